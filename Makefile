@@ -1,0 +1,35 @@
+# The one entry point. Every target bootstraps what it needs (.ci/bootstrap.sh).
+#   make test     every test suite; non-zero exit on any failure
+#   make demo     throwaway cluster + People's Daily corpus + near-duplicates, in plain SQL
+#   make bench    benchmarks, each figure next to its baseline from the same run
+#   make install  install into the system PostgreSQL 15
+PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
+
+.PHONY: all deps install test test-unit test-sql demo bench corpus clean
+
+all: test
+
+deps:
+	@bash .ci/bootstrap.sh
+
+corpus:
+	@bash tests/harness/corpus.sh
+
+install: deps
+	cargo pgrx install --release --pg-config $(PG_CONFIG)
+
+test: deps corpus
+	@bash tests/harness/run_tests.sh
+
+test-unit: deps
+	cargo test -p simhash-core
+
+demo: deps corpus
+	@bash tests/harness/demo.sh
+
+bench: deps corpus
+	@bash tests/bench/run.sh
+
+clean:
+	-@for d in target/run/*/; do bash tests/harness/cluster.sh stop "$$(basename $$d)"; done
+	cargo clean

@@ -1,0 +1,191 @@
+//! Steps 2–4 of the pipeline: segment the normalized text, drop what is not a
+//! feature, and weight the rest.
+
+use std::borrow::Cow;
+
+use crate::fingerprint::hash_feature;
+use crate::lexicon::{Entry, HashMapU64, Lexicon};
+use crate::options::{Options, Tokenizer, Weighting};
+
+/// One distinct feature of a document, in order of first occurrence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Feature<'a> {
+    pub text: Cow<'a, str>,
+    pub hash: u64,
+    pub count: u32,
+    pub weight: f64,
+}
+
+/// A token is a feature iff it holds at least one letter or digit
+/// (`char::is_alphanumeric`): this drops whitespace and punctuation.
+#[inline]
+fn has_word_char(token: &str) -> bool {
+    token.chars().any(char::is_alphanumeric)
+}
+
+/// Han ideographs (CJK Unified Ideographs and extensions A–F, compatibility ideographs):
+/// the script jieba segments with its dictionary.
+#[inline]
+fn is_han(c: char) -> bool {
+    matches!(c, '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' | '\u{20000}'..='\u{2FA1F}')
+}
+
+/// A token made only of letters and digits (plus the `.` of "4.3") outside the Han script.
+#[inline]
+fn is_non_han_word(token: &str) -> bool {
+    token.chars().all(|c| (c.is_alphanumeric() && !is_han(c)) || c == '.') && has_word_char(token)
+}
+
+/// Features of an already [`normalize`](crate::normalize::normalize)d text.
+///
+/// - jieba: jieba-rs `cut` without HMM; Chinese words, Latin words and numbers come out
+///   as tokens of their own (adjacent non-Han letter/digit tokens are glued back into
+///   one word). Tokens without a letter or digit and stop words (NLTK's Chinese and
+///   English lists) are dropped.
+/// - ngram(n): every window of n consecutive letters/digits (all other characters
+///   removed first); a text with fewer than n of them is one feature. No stop words.
+pub fn extract<'a>(lexicon: &Lexicon, normalized: &'a str, options: &Options) -> Vec<Feature<'a>> {
+    let mut acc = Accumulator::default();
+    match options.tokenizer {
+        Tokenizer::Jieba => {
+            let mut add = |word: &'a str| {
+                let word = word.trim_end_matches('.');
+                if !has_word_char(word) {
+                    return;
+                }
+                let hash = hash_feature(word.as_bytes());
+                if lexicon.lookup(hash) != Some(Entry::StopWord) {
+                    acc.add(hash, || Cow::Borrowed(word));
+                }
+            };
+            // jieba only keeps [a-zA-Z0-9] runs together, so "crème" comes out as
+            // "cr" "è" "me": glue adjacent tokens that are letters/digits of any
+            // non-Han script back into one word.
+            let mut pending: Option<(usize, usize)> = None;
+            for token in lexicon.jieba.cut(normalized, false) {
+                let word = token.word;
+                // A "." continues a word only between letters/digits, as in "4.3".
+                if is_non_han_word(word) || (word == "." && pending.is_some()) {
+                    pending = match pending {
+                        Some((start, end)) if end == token.byte_start => Some((start, token.byte_end)),
+                        Some((start, end)) => {
+                            add(&normalized[start..end]);
+                            Some((token.byte_start, token.byte_end))
+                        }
+                        None => Some((token.byte_start, token.byte_end)),
+                    };
+                    continue;
+                }
+                if let Some((start, end)) = pending.take() {
+                    add(&normalized[start..end]);
+                }
+                add(word);
+            }
+            if let Some((start, end)) = pending {
+                add(&normalized[start..end]);
+            }
+        }
+        Tokenizer::Ngram(n) => {
+            let kept: String = normalized.chars().filter(|c| c.is_alphanumeric()).collect();
+            let bounds: Vec<usize> = kept.char_indices().map(|(i, _)| i).chain([kept.len()]).collect();
+            let nchars = bounds.len() - 1;
+            if nchars > 0 {
+                for w in 0..=nchars.saturating_sub(n) {
+                    let gram = &kept[bounds[w]..bounds[(w + n).min(nchars)]];
+                    acc.add(hash_feature(gram.as_bytes()), || Cow::Owned(gram.to_owned()));
+                }
+            }
+        }
+    }
+    acc.finish(lexicon, options.weighting)
+}
+
+#[derive(Default)]
+struct Accumulator<'a> {
+    index: HashMapU64<usize>,
+    feats: Vec<Feature<'a>>,
+}
+
+impl<'a> Accumulator<'a> {
+    /// Count one occurrence; the text is only materialized for a new feature.
+    #[inline]
+    fn add(&mut self, hash: u64, text: impl FnOnce() -> Cow<'a, str>) {
+        match self.index.get(&hash) {
+            Some(&i) => self.feats[i].count += 1,
+            None => {
+                self.index.insert(hash, self.feats.len());
+                self.feats.push(Feature { text: text(), hash, count: 1, weight: 0.0 });
+            }
+        }
+    }
+
+    fn finish(mut self, lexicon: &Lexicon, weighting: Weighting) -> Vec<Feature<'a>> {
+        for f in &mut self.feats {
+            f.weight = match weighting {
+                Weighting::Tfidf => f.count as f64 * lexicon.idf(f.hash),
+                Weighting::Tf => f.count as f64,
+                Weighting::Binary => 1.0,
+            };
+        }
+        self.feats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalize::normalize;
+
+    fn texts(doc: &str, options: &Options) -> Vec<(String, u32)> {
+        let norm = normalize(doc);
+        extract(Lexicon::global(), &norm, options).into_iter().map(|f| (f.text.into_owned(), f.count)).collect()
+    }
+
+    #[test]
+    fn jieba_words_latin_and_numbers() {
+        let got = texts("我爱北京天安门，I love Beijing 2008！", &Options::default());
+        let words: Vec<&str> = got.iter().map(|(t, _)| t.as_str()).collect();
+        // 我 and i are stop words; punctuation and spaces are dropped.
+        assert_eq!(words, ["爱", "北京", "天安门", "love", "beijing", "2008"]);
+    }
+
+    #[test]
+    fn accented_and_other_script_words_stay_whole() {
+        let got = texts("Crème brûlée 和 Ünïcödé 4.3亿元 привет мир 2026.", &Options::default());
+        let words: Vec<&str> = got.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(words, ["crème", "brûlée", "ünïcödé", "4.3", "亿元", "привет", "мир", "2026"]);
+    }
+
+    #[test]
+    fn counts_and_tfidf_weights() {
+        let lex = Lexicon::global();
+        let norm = normalize("经济 经济 发展");
+        let f = extract(lex, &norm, &Options::default());
+        assert_eq!(f[0].text, "经济");
+        assert_eq!(f[0].count, 2);
+        assert_eq!(f[0].weight, 2.0 * lex.idf(hash_feature("经济".as_bytes())));
+        let binary = extract(lex, &norm, &Options { weighting: Weighting::Binary, ..Options::default() });
+        assert!(binary.iter().all(|f| f.weight == 1.0));
+    }
+
+    #[test]
+    fn unknown_words_get_the_median_idf() {
+        let lex = Lexicon::global();
+        assert_eq!(lex.idf(hash_feature(b"qwxzvbnmunknown")), lex.median_idf);
+    }
+
+    #[test]
+    fn ngrams_skip_punctuation_and_short_texts_are_one_feature() {
+        let o = Options { tokenizer: Tokenizer::Ngram(2), weighting: Weighting::Tf };
+        assert_eq!(texts("ab, ab", &o), [("ab".to_string(), 2), ("ba".to_string(), 1)]);
+        assert_eq!(texts("中", &o), [("中".to_string(), 1)]);
+        assert!(texts("，。!", &o).is_empty());
+    }
+
+    #[test]
+    fn no_features_for_punctuation_and_stop_words() {
+        assert!(texts("", &Options::default()).is_empty());
+        assert!(texts("，。！？ …", &Options::default()).is_empty());
+        assert!(texts("的 了 the and", &Options::default()).is_empty());
+    }
+}

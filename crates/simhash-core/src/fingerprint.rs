@@ -1,0 +1,85 @@
+//! Folding weighted features into a 64-bit SimHash (Charikar 2002).
+
+use xxhash_rust::xxh3::xxh3_64;
+
+/// The 64-bit hash of one feature: xxh3_64 of its UTF-8 bytes, seed 0.
+#[inline]
+pub fn hash_feature(feature: &[u8]) -> u64 {
+    xxh3_64(feature)
+}
+
+/// SimHash of weighted feature hashes.
+///
+/// Bit `i` (bit 0 is the least significant) of the result is set iff
+/// `Σ w(f) over features whose hash has bit i set − Σ w(f) over the others > 0`,
+/// summed in f64 in the order given. A tie, and so an empty input, gives 0.
+pub fn fingerprint<I>(features: I) -> u64
+where
+    I: IntoIterator<Item = (u64, f64)>,
+{
+    let mut acc = [0f64; 64];
+    for (hash, weight) in features {
+        // Branch-free ±w per bit; the compiler vectorizes this loop.
+        for (bit, slot) in acc.iter_mut().enumerate() {
+            let sign = ((hash >> bit) & 1) as f64 * 2.0 - 1.0;
+            *slot += sign * weight;
+        }
+    }
+    acc.iter()
+        .enumerate()
+        .fold(0u64, |fp, (bit, &v)| if v > 0.0 { fp | (1u64 << bit) } else { fp })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn empty_is_zero() {
+        assert_eq!(fingerprint(std::iter::empty()), 0);
+    }
+
+    #[test]
+    fn one_feature_is_its_hash() {
+        let h = hash_feature("新闻".as_bytes());
+        assert_eq!(fingerprint([(h, 1.0)]), h);
+        // A negative weight flips every bit.
+        assert_eq!(fingerprint([(h, -2.5)]), !h);
+    }
+
+    #[test]
+    fn ties_are_zero() {
+        // Two features with complementary hashes and equal weight cancel out exactly.
+        assert_eq!(fingerprint([(0xF0F0, 1.0), (!0xF0F0u64, 1.0)]), 0);
+    }
+
+    #[test]
+    fn xxh3_golden() {
+        // Pins the hash function: changing it would silently change every stored fingerprint.
+        assert_eq!(hash_feature(b""), 0x2D06800538D394C2);
+        assert_eq!(hash_feature("中国".as_bytes()), hash_feature("中国".as_bytes()));
+    }
+
+    proptest! {
+        #[test]
+        fn matches_bitwise_definition(feats in proptest::collection::vec((any::<u64>(), -100.0f64..100.0), 0..40)) {
+            let fp = fingerprint(feats.iter().copied());
+            for bit in 0..64 {
+                let mut s = 0.0f64;
+                for &(h, w) in &feats {
+                    if (h >> bit) & 1 == 1 { s += w } else { s -= w }
+                }
+                prop_assert_eq!((fp >> bit) & 1 == 1, s > 0.0, "bit {}", bit);
+            }
+        }
+
+        #[test]
+        fn scale_invariant(feats in proptest::collection::vec((any::<u64>(), 1u32..50), 0..40), scale in 1u32..8) {
+            // Integer weights keep the sums exact, so scaling cannot change a sign.
+            let a = fingerprint(feats.iter().map(|&(h, w)| (h, w as f64)));
+            let b = fingerprint(feats.iter().map(|&(h, w)| (h, (w * scale) as f64)));
+            prop_assert_eq!(a, b);
+        }
+    }
+}

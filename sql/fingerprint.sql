@@ -1,0 +1,29 @@
+-- Fingerprint functions (src/fingerprint.rs). Hand-written C-language declarations:
+-- their Rust bodies read the text datum in place and handle non-UTF8 server encodings.
+
+CREATE FUNCTION simhash(doc text) RETURNS bigint
+    IMMUTABLE STRICT PARALLEL SAFE
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_text';
+COMMENT ON FUNCTION simhash(text) IS
+    'SimHash fingerprint of a text: NFKC + lowercase, jieba words, TF-IDF weights, xxh3_64';
+
+CREATE FUNCTION simhash(doc text, options jsonb) RETURNS bigint
+    IMMUTABLE STRICT PARALLEL SAFE
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_text_options';
+COMMENT ON FUNCTION simhash(text, jsonb) IS
+    'SimHash fingerprint with options: {"tokenizer": "jieba"|"ngram", "n": 1..32, "weighting": "tfidf"|"tf"|"binary"}';
+
+CREATE FUNCTION simhash(features text[], weights float8[]) RETURNS bigint
+    IMMUTABLE STRICT PARALLEL SAFE
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_weighted';
+COMMENT ON FUNCTION simhash(text[], float8[]) IS
+    'SimHash fingerprint of caller-supplied features and weights (hashed verbatim)';
+
+CREATE FUNCTION simhash_features(doc text, options jsonb DEFAULT '{}')
+    RETURNS TABLE(feature text, weight float8)
+    STABLE STRICT PARALLEL SAFE
+    LANGUAGE sql
+    AS $$ SELECT convert_from(f.feature, 'UTF8'), f.weight
+          FROM @extschema@.simhash_features_utf8(convert_to(doc, 'UTF8'), options) AS f $$;
+COMMENT ON FUNCTION simhash_features(text, jsonb) IS
+    'The features and weights that simhash(doc, options) folds, in order of first occurrence';

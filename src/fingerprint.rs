@@ -1,0 +1,160 @@
+//! `simhash(doc text [, options jsonb])`, `simhash(features text[], weights float8[])`
+//! and `simhash_features(doc text [, options jsonb])`.
+//!
+//! The three `simhash` variants are version-1 C functions written by hand rather than
+//! `#[pg_extern]`s: pgrx's `&str` argument copies every detoasted document and
+//! accepts only UTF-8, where these read the datum in place and convert other server
+//! encodings (see `text.rs`). Their `CREATE FUNCTION`s are in `sql/fingerprint.sql`.
+
+use pgrx::prelude::*;
+use pgrx::JsonB;
+use simhash_core::{Lexicon, Options};
+
+use crate::text::{server_bytes_to_utf8, text_datum_to_utf8};
+
+/// `PG_FUNCTION_INFO_V1(name)`: tells the fmgr that `name` uses the version-1 calling convention.
+macro_rules! function_info_v1 {
+    ($finfo:ident) => {
+        #[unsafe(no_mangle)]
+        #[doc(hidden)]
+        pub extern "C" fn $finfo() -> &'static pg_sys::Pg_finfo_record {
+            const V1: pg_sys::Pg_finfo_record = pg_sys::Pg_finfo_record { api_version: 1 };
+            &V1
+        }
+    };
+}
+
+function_info_v1!(pg_finfo_simhash_text);
+/// `simhash(doc text) → bigint`, STRICT.
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_text(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: declared STRICT with one text argument in sql/fingerprint.sql, so argument 0
+    // exists and is a non-NULL text datum.
+    let doc = unsafe { text_datum_to_utf8(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0)) };
+    let fp = simhash_core::simhash_text(Lexicon::global(), &doc, &Options::default());
+    pg_sys::Datum::from(fp as i64)
+}
+
+function_info_v1!(pg_finfo_simhash_text_options);
+/// `simhash(doc text, options jsonb) → bigint`, STRICT.
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_text_options(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: declared STRICT with (text, jsonb) arguments, so both are non-NULL datums
+    // of those types.
+    let (doc, options) = unsafe {
+        let doc = text_datum_to_utf8(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0));
+        let json = JsonB::from_datum(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 1), false)
+            .expect("STRICT function got no jsonb");
+        (doc, crate::options::parse(&json))
+    };
+    let fp = simhash_core::simhash_text(Lexicon::global(), &doc, &options);
+    pg_sys::Datum::from(fp as i64)
+}
+
+/// Elements of a one-dimensional array datum, with their NULL flags.
+///
+/// # Safety
+/// `datum` must be a non-NULL array whose element type is `elem_type`.
+unsafe fn deconstruct(datum: pg_sys::Datum, elem_type: pg_sys::Oid, what: &str) -> (Vec<pg_sys::Datum>, Vec<bool>) {
+    // SAFETY: the caller guarantees an array of `elem_type`; deconstruct_array palloc's
+    // its outputs in the current memory context and sets `n` to their length.
+    unsafe {
+        let arr = pg_sys::pg_detoast_datum(datum.cast_mut_ptr()) as *mut pg_sys::ArrayType;
+        if (*arr).ndim > 1 {
+            ereport!(
+                ERROR,
+                PgSqlErrorCode::ERRCODE_ARRAY_ELEMENT_ERROR,
+                format!("simhash: {what} must be a one-dimensional array")
+            );
+        }
+        let (mut len, mut byval, mut align) = (0i16, false, 0 as std::ffi::c_char);
+        pg_sys::get_typlenbyvalalign(elem_type, &mut len, &mut byval, &mut align);
+        let mut elems: *mut pg_sys::Datum = std::ptr::null_mut();
+        let mut nulls: *mut bool = std::ptr::null_mut();
+        let mut n = 0i32;
+        pg_sys::deconstruct_array(arr, elem_type, len.into(), byval, align, &mut elems, &mut nulls, &mut n);
+        if n == 0 {
+            return (Vec::new(), Vec::new());
+        }
+        (
+            std::slice::from_raw_parts(elems, n as usize).to_vec(),
+            std::slice::from_raw_parts(nulls, n as usize).to_vec(),
+        )
+    }
+}
+
+function_info_v1!(pg_finfo_simhash_weighted);
+/// `simhash(features text[], weights float8[]) → bigint`, STRICT. Each feature is hashed
+/// as its UTF-8 bytes, verbatim (no normalization), with its weight as given.
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_weighted(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: declared STRICT with (text[], float8[]) arguments.
+    let ((feats, feat_nulls), (weights, weight_nulls)) = unsafe {
+        (
+            deconstruct(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0), pg_sys::TEXTOID, "features"),
+            deconstruct(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 1), pg_sys::FLOAT8OID, "weights"),
+        )
+    };
+    if feats.len() != weights.len() {
+        ereport!(
+            ERROR,
+            PgSqlErrorCode::ERRCODE_ARRAY_ELEMENT_ERROR,
+            format!("simhash: {} features but {} weights", feats.len(), weights.len()),
+            "features and weights must have the same length"
+        );
+    }
+    if let Some(i) = feat_nulls.iter().chain(&weight_nulls).position(|&n| n) {
+        let (which, at) = if i < feat_nulls.len() { ("features", i) } else { ("weights", i - feat_nulls.len()) };
+        ereport!(
+            ERROR,
+            PgSqlErrorCode::ERRCODE_NULL_VALUE_NOT_ALLOWED,
+            format!("simhash: {which}[{}] is NULL", at + 1)
+        );
+    }
+    let mut hashed = Vec::with_capacity(feats.len());
+    for (i, (&f, &w)) in feats.iter().zip(&weights).enumerate() {
+        // SAFETY: float8 is pass-by-value on every 64-bit platform pgrx supports.
+        let w = unsafe { f64::from_datum(w, false) }.expect("non-NULL float8");
+        if !w.is_finite() {
+            ereport!(
+                ERROR,
+                PgSqlErrorCode::ERRCODE_DATA_EXCEPTION,
+                format!("simhash: weights[{}] is {w}; weights must be finite", i + 1)
+            );
+        }
+        // SAFETY: `f` is a non-NULL element of a text[] array.
+        let text = unsafe { text_datum_to_utf8(f) };
+        hashed.push((simhash_core::hash_feature(text.as_bytes()), w));
+    }
+    pg_sys::Datum::from(simhash_core::fingerprint(hashed) as i64)
+}
+
+/// The features `simhash(doc, options)` folds, as UTF-8 bytes; `simhash_features(text, jsonb)`
+/// in sql/fingerprint.sql converts them to the server encoding.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn simhash_features_utf8(
+    doc: &[u8],
+    options: JsonB,
+) -> TableIterator<'static, (name!(feature, Vec<u8>), name!(weight, f64))> {
+    let options = crate::options::parse(&options);
+    // convert_to(doc, 'UTF8') in the SQL wrapper has already converted and verified.
+    let doc = server_bytes_to_utf8_checked(doc);
+    let normalized = simhash_core::normalize::normalize(&doc);
+    let rows: Vec<(Vec<u8>, f64)> = simhash_core::extract(Lexicon::global(), &normalized, &options)
+        .into_iter()
+        .map(|f| (f.text.as_bytes().to_vec(), f.weight))
+        .collect();
+    TableIterator::new(rows)
+}
+
+fn server_bytes_to_utf8_checked(doc: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(doc) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => server_bytes_to_utf8(doc),
+    }
+}
+
+pgrx::extension_sql_file!("../sql/fingerprint.sql", name = "fingerprint", requires = [simhash_features_utf8]);

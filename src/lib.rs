@@ -1,0 +1,39 @@
+//! The SQL layer of the `simhash` extension: only glue between PostgreSQL and
+//! `simhash-core`, which holds the algorithms and is tested without a server.
+//!
+//! One file per SQL concept:
+//! - `fingerprint.rs`: `simhash(...)` and `simhash_features(...)`;
+//! - `distance.rs`: `hamming(a, b)` and the `<~>` operator;
+//! - `options.rs`: the `options jsonb` argument;
+//! - `text.rs`: `text` datums in the server encoding ⇄ UTF-8.
+
+use pgrx::prelude::*;
+
+::pgrx::pg_module_magic!(name, version);
+
+mod distance;
+mod fingerprint;
+mod options;
+mod text;
+
+/// Called when the library is loaded. Under `shared_preload_libraries = 'simhash'`
+/// that is in the postmaster, so the jieba dictionary and the IDF table (about
+/// 150 ms and 40 MB to build) are built once and every forked backend shares them
+/// copy-on-write. Otherwise each backend builds them on its first call.
+#[pg_guard]
+pub extern "C-unwind" fn _PG_init() {
+    // SAFETY: a plain read of a backend-global flag that PostgreSQL sets before
+    // loading preload libraries; nothing else writes it concurrently.
+    if unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
+        simhash_core::Lexicon::global();
+    }
+}
+
+/// Required by `cargo pgrx test`; this project tests through pg_regress instead.
+#[cfg(test)]
+pub mod pg_test {
+    pub fn setup(_options: Vec<&str>) {}
+    pub fn postgresql_conf_options() -> Vec<&'static str> {
+        vec![]
+    }
+}

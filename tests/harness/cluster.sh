@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Throwaway PostgreSQL clusters for tests, the demo and benchmarks.
+#
+# The extension is installed into a private, relocated copy of the system's PostgreSQL 15
+# (target/pgroot), never into /usr: tests cannot pick up a stale system install, and
+# several work trees can test side by side. initdb refuses root, so servers run as the
+# `postgres` user and listen only on a Unix socket inside their data directory.
+#
+#   cluster.sh install             build (release) and install the extension into target/pgroot
+#   cluster.sh start NAME [GUC=V]  initdb + start target/run/NAME, extra settings appended
+#   cluster.sh stop NAME
+#   cluster.sh env NAME            print PGHOST/PGPORT/PGUSER exports for NAME
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+pg_major=15
+sys_bin=/usr/lib/postgresql/$pg_major/bin
+pgroot=$root/target/pgroot
+bin=$pgroot/usr/lib/postgresql/$pg_major/bin
+run=${SIMHASH_RUN_DIR:-$root/target/run}
+port=5432   # Unix socket only; the socket lives in each cluster's own directory.
+
+cmd=${1:?usage: cluster.sh install|start|stop|env NAME}
+shift
+
+case $cmd in
+install)
+    if [ ! -x "$bin/postgres" ]; then
+        mkdir -p "$pgroot/usr/lib/postgresql" "$pgroot/usr/share/postgresql"
+        cp -a /usr/lib/postgresql/$pg_major "$pgroot/usr/lib/postgresql/"
+        cp -a /usr/share/postgresql/$pg_major "$pgroot/usr/share/postgresql/"
+    fi
+    # SIMHASH_DEBUG=1: a debug build, quicker to compile while iterating.
+    profile=--release; [ "${SIMHASH_DEBUG:-0}" = 1 ] && profile=
+    (cd "$root" && cargo pgrx install $profile --pg-config "$bin/pg_config" >/dev/null)
+    ;;
+start)
+    name=${1:?NAME}; shift
+    dir=$run/$name
+    "$0" stop "$name" >/dev/null 2>&1 || true
+    rm -rf "$dir"; mkdir -p "$dir"
+    # Every directory above the data directory must be traversable by postgres.
+    d=$dir; while [ "$d" != / ]; do chmod o+x "$d" 2>/dev/null || true; d=$(dirname "$d"); done
+    chown postgres "$dir"
+    runuser -u postgres -- "$bin/initdb" -D "$dir/data" -U postgres --auth=trust \
+        --encoding=UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1
+    {
+        echo "listen_addresses = ''"
+        echo "unix_socket_directories = '$dir'"
+        echo "port = $port"
+        echo "fsync = off"
+        echo "max_connections = 40"
+        for setting in "$@"; do echo "$setting"; done
+    } >>"$dir/data/postgresql.conf"
+    # A developer's RUST_BACKTRACE would put Rust backtraces into error DETAILs.
+    env -u RUST_BACKTRACE runuser -u postgres -- "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
+    "$0" env "$name" >"$dir/env"
+    ;;
+stop)
+    name=${1:?NAME}
+    dir=$run/$name
+    [ -d "$dir/data" ] && runuser -u postgres -- "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+    ;;
+env)
+    name=${1:?NAME}
+    echo "export PGHOST=$run/$name PGPORT=$port PGUSER=postgres PATH=$sys_bin:\$PATH"
+    ;;
+*)
+    echo "cluster.sh: unknown command $cmd" >&2; exit 2 ;;
+esac
