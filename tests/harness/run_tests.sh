@@ -24,9 +24,10 @@ bash $h/cluster.sh start test "shared_buffers = 256MB"
 trap 'bash $h/cluster.sh stop test' EXIT
 eval "$(bash $h/cluster.sh env test)"
 
-# The regression database holds a corpus table that tests may read (see tests/pg_regress/README).
+# The regression database has the extension and a `corpus` table of real news paragraphs.
 createdb simhash_regress
 psql -X -q -v ON_ERROR_STOP=1 -d simhash_regress \
+    -c "CREATE EXTENSION simhash" \
     -c "CREATE TABLE corpus(id serial PRIMARY KEY, body text NOT NULL)" \
     -c "\\copy corpus(body) FROM '$root/target/corpus/peoples_daily_199801.txt'"
 
