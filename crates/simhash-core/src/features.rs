@@ -20,7 +20,9 @@ pub struct Feature<'a> {
 /// (`char::is_alphanumeric`): this drops whitespace and punctuation.
 #[inline]
 fn has_word_char(token: &str) -> bool {
-    token.chars().any(char::is_alphanumeric)
+    // Han first: a range test, where `is_alphanumeric` binary-searches Unicode tables
+    // for every non-ASCII character (4% of the time on Chinese text, measured with perf).
+    token.chars().any(|c| is_han(c) || c.is_alphanumeric())
 }
 
 /// Han ideographs (CJK Unified Ideographs and extensions A–F, compatibility ideographs):
@@ -33,7 +35,7 @@ fn is_han(c: char) -> bool {
 /// A token made only of letters and digits (plus the `.` of "4.3") outside the Han script.
 #[inline]
 fn is_non_han_word(token: &str) -> bool {
-    token.chars().all(|c| (c.is_alphanumeric() && !is_han(c)) || c == '.') && has_word_char(token)
+    token.chars().all(|c| c == '.' || (!is_han(c) && c.is_alphanumeric())) && has_word_char(token)
 }
 
 /// Features of an already [`normalize`](crate::normalize::normalize)d text.
@@ -46,23 +48,22 @@ fn is_non_han_word(token: &str) -> bool {
 ///   removed first); a text with fewer than n of them is one feature. No stop words.
 pub fn extract<'a>(lexicon: &Lexicon, normalized: &'a str, options: &Options) -> Vec<Feature<'a>> {
     let mut acc = Accumulator::default();
+    let drop_stop_words = options.tokenizer == Tokenizer::Jieba;
     match options.tokenizer {
         Tokenizer::Jieba => {
+            let tokens = lexicon.jieba.cut(normalized, false);
+            acc.reserve(tokens.len());
             let mut add = |word: &'a str| {
                 let word = word.trim_end_matches('.');
-                if !has_word_char(word) {
-                    return;
-                }
-                let hash = hash_feature(word.as_bytes());
-                if lexicon.lookup(hash) != Some(Entry::StopWord) {
-                    acc.add(hash, || Cow::Borrowed(word));
+                if has_word_char(word) {
+                    acc.add(hash_feature(word.as_bytes()), || Cow::Borrowed(word));
                 }
             };
             // jieba only keeps [a-zA-Z0-9] runs together, so "crème" comes out as
             // "cr" "è" "me": glue adjacent tokens that are letters/digits of any
             // non-Han script back into one word.
             let mut pending: Option<(usize, usize)> = None;
-            for token in lexicon.jieba.cut(normalized, false) {
+            for token in tokens {
                 let word = token.word;
                 // A "." continues a word only between letters/digits, as in "4.3".
                 if is_non_han_word(word) || (word == "." && pending.is_some()) {
@@ -97,7 +98,7 @@ pub fn extract<'a>(lexicon: &Lexicon, normalized: &'a str, options: &Options) ->
             }
         }
     }
-    acc.finish(lexicon, options.weighting)
+    acc.finish(lexicon, options.weighting, drop_stop_words)
 }
 
 #[derive(Default)]
@@ -119,14 +120,28 @@ impl<'a> Accumulator<'a> {
         }
     }
 
-    fn finish(mut self, lexicon: &Lexicon, weighting: Weighting) -> Vec<Feature<'a>> {
-        for f in &mut self.feats {
+    fn reserve(&mut self, tokens: usize) {
+        self.index.reserve(tokens);
+        self.feats.reserve(tokens);
+    }
+
+    /// Weights, and stop-word removal, with one lexicon lookup per distinct feature
+    /// rather than per token: the 270k-entry table is the one structure here that
+    /// misses the CPU cache. Measured on the People's Daily corpus, looking up per
+    /// token cost about as much time as jieba's `cut` itself.
+    fn finish(mut self, lexicon: &Lexicon, weighting: Weighting, drop_stop_words: bool) -> Vec<Feature<'a>> {
+        self.feats.retain_mut(|f| {
+            let entry = lexicon.lookup(f.hash);
+            if drop_stop_words && entry == Some(Entry::StopWord) {
+                return false;
+            }
             f.weight = match weighting {
-                Weighting::Tfidf => f.count as f64 * lexicon.idf(f.hash),
+                Weighting::Tfidf => f.count as f64 * lexicon.idf_of(entry),
                 Weighting::Tf => f.count as f64,
                 Weighting::Binary => 1.0,
             };
-        }
+            true
+        });
         self.feats
     }
 }

@@ -89,7 +89,13 @@ impl Lexicon {
     /// IDF of a token hash, the median for unknown words.
     #[inline]
     pub fn idf(&self, hash: u64) -> f64 {
-        match self.lookup(hash) {
+        self.idf_of(self.lookup(hash))
+    }
+
+    /// IDF given a lookup result, the median for unknown words.
+    #[inline]
+    pub fn idf_of(&self, entry: Option<Entry>) -> f64 {
+        match entry {
             Some(Entry::Idf(v)) => v,
             _ => self.median_idf,
         }

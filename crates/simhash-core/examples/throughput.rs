@@ -1,0 +1,61 @@
+//! Throughput (MB per CPU-second) of the pure-Rust pipeline on one core, next to its own baseline:
+//! jieba-rs `cut` alone (the tokenizer limit) on the same text in the same run.
+//!
+//!     cargo run --release -p simhash-core --example throughput -- target/corpus/peoples_daily_199801.txt
+//!
+//! Prints `name  MB/s` lines; `make bench` compares the in-database figure with `cut`.
+
+use std::time::Instant;
+
+use simhash_core::{Lexicon, Options};
+
+/// Seconds this thread has spent on a CPU (Linux schedstat): unlike wall time, it does
+/// not count the time other processes on a shared machine take from us.
+fn cpu_seconds() -> f64 {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").expect("Linux schedstat");
+    s.split_whitespace().next().and_then(|ns| ns.parse::<f64>().ok()).expect("schedstat ns") / 1e9
+}
+
+/// Best on-CPU time of `reps` runs of `f`.
+fn best_of<F: FnMut() -> u64>(reps: usize, mut f: F) -> (f64, u64) {
+    let mut best = f64::INFINITY;
+    let mut check = 0;
+    for _ in 0..reps {
+        let t = cpu_seconds();
+        check = f();
+        best = best.min(cpu_seconds() - t);
+    }
+    (best, check)
+}
+
+fn main() {
+    let path = std::env::args().nth(1).expect("usage: throughput CORPUS.txt");
+    let text = std::fs::read_to_string(&path).expect("read corpus");
+    let docs: Vec<&str> = text.lines().collect();
+    let mb = text.len() as f64 / 1e6;
+
+    let t = Instant::now();
+    let lex = Lexicon::global();
+    println!("lexicon_load_ms {:.1}", t.elapsed().as_secs_f64() * 1e3);
+
+    let (cut, n) = best_of(3, || docs.iter().map(|d| lex.jieba.cut(d, false).len() as u64).sum());
+    println!("jieba_cut_MBps {:.2} ({n} tokens)", mb / cut);
+    let options = Options::default();
+    let (full, x) = best_of(3, || docs.iter().fold(0u64, |a, d| a ^ simhash_core::simhash_text(lex, d, &options)));
+    println!("simhash_rust_MBps {:.2} (xor {x:x})", mb / full);
+    println!("simhash_rust_over_cut {:.2}", cut / full);
+    if std::env::var("BREAKDOWN").is_ok() { breakdown(&docs, mb); }
+}
+
+#[allow(dead_code)]
+pub fn breakdown(docs: &[&str], mb: f64) {
+    let lex = Lexicon::global();
+    let (norm, _) = best_of(3, || docs.iter().map(|d| simhash_core::normalize::normalize(d).len() as u64).sum());
+    println!("normalize_MBps {:.2}", mb / norm);
+    let normed: Vec<String> = docs.iter().map(|d| simhash_core::normalize::normalize(d).into_owned()).collect();
+    let (cutn, _) = best_of(3, || normed.iter().map(|d| lex.jieba.cut(d, false).len() as u64).sum());
+    println!("cut_normalized_MBps {:.2}", mb / cutn);
+    let o = Options::default();
+    let (ex, _) = best_of(3, || normed.iter().map(|d| simhash_core::extract(lex, d, &o).len() as u64).sum());
+    println!("extract_normalized_MBps {:.2}", mb / ex);
+}
