@@ -1,7 +1,7 @@
 -- simhash_duplicates(query, k) and simhash_clusters(query, k) (src/batch.rs, simhash-core batch.rs):
 -- exact against a brute-force self-join, identical groups, clusters, NULLs and errors.
-CREATE EXTENSION IF NOT EXISTS simhash;
 SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS simhash;
 
 -- 20,400 deterministic rows: 12,000 random fingerprints (md5 of the row number), 8,000 near
 -- copies of 797 bases with 0..5 bits flipped, 300 copies of one fingerprint, 100 NULLs.
@@ -42,17 +42,15 @@ SELECT count(*) = 2000 * 1999 / 2 AS all_pairs
 
 -- Clusters are the connected components of the pairs: check against an iterative
 -- label propagation over the brute-force pairs at k = 3.
-CREATE TEMP TABLE label AS
-  SELECT id, id AS c FROM (SELECT id1 AS id FROM brute WHERE distance <= 3
-                           UNION SELECT id2 FROM brute WHERE distance <= 3) s;
+CREATE TEMP TABLE edge AS
+  SELECT id1 AS x, id2 AS y FROM brute WHERE distance <= 3
+  UNION ALL SELECT id2, id1 FROM brute WHERE distance <= 3;
+CREATE TEMP TABLE label AS SELECT DISTINCT x AS id, x AS c FROM edge;
 DO $$
 BEGIN
   LOOP
-    UPDATE label l SET c = m.c FROM (
-      SELECT x.id, min(y.c) AS c FROM label x
-        JOIN brute e ON e.distance <= 3 AND x.id IN (e.id1, e.id2)
-        JOIN label y ON y.id IN (e.id1, e.id2)
-       GROUP BY x.id) m
+    UPDATE label l SET c = m.c
+      FROM (SELECT e.x AS id, min(y.c) AS c FROM edge e JOIN label y ON y.id = e.y GROUP BY e.x) m
      WHERE l.id = m.id AND m.c < l.c;
     EXIT WHEN NOT FOUND;
   END LOOP;
