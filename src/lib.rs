@@ -2,6 +2,7 @@
 //! `simhash-core`, which holds the algorithms and is tested without a server.
 //!
 //! One file per SQL concept:
+//! - `batch.rs`: `simhash_duplicates(...)` and `simhash_clusters(...)`;
 //! - `fingerprint.rs`: `simhash(...)` and `simhash_features(...)`;
 //! - `distance.rs`: `hamming(a, b)` and the `<~>` operator;
 //! - `options.rs`: the `options jsonb` argument;
@@ -11,6 +12,7 @@ use pgrx::prelude::*;
 
 ::pgrx::pg_module_magic!(name, version);
 
+mod batch;
 mod distance;
 mod fingerprint;
 mod options;

@@ -1,0 +1,623 @@
+//! Batch near-duplicate detection over a whole set of fingerprints: every pair within
+//! Hamming distance `k`, and the connected components of that "near-duplicate graph".
+//!
+//! The algorithm is Manku, Jain & Das Sarma (WWW 2007), batch mode:
+//!
+//! 1. Identical fingerprints are grouped first (sort by `(fp, id)`). Pairs inside a
+//!    group are emitted directly at distance 0 and clusters union a group without
+//!    pairwise work, so thousands of copies of one document never go quadratic in
+//!    the search below, which only sees *distinct* fingerprints.
+//! 2. The 64 bits are split into `m` blocks (sizes differ by at most one bit). Two
+//!    fingerprints within distance `k` differ in at most `k` blocks, so they agree on
+//!    at least `a = m - k` of them (pigeonhole). For each of the `C(m, a)` choices of
+//!    `a` blocks a "table" permutes the fingerprints so that those blocks form the top
+//!    bits, radix-sorts on those key bits and compares only inside runs of equal keys.
+//! 3. A pair can agree on several `a`-subsets and would then be met in several tables.
+//!    It is emitted only by the canonical table: the one keyed on the `a` *lowest-indexed*
+//!    blocks on which the pair agrees (the lexicographically first subset), so every
+//!    pair comes out exactly once without a hash set.
+//!
+//! `m` comes from a cost model ([`plan`]): a table costs a pass of permute + radix sort
+//! per fingerprint plus one XOR-popcount per candidate pair, about `n² / 2^(b+1)`
+//! candidates for `b` key bits on random data. Brute force (`n²/2` comparisons) is a
+//! candidate plan too; it wins for tiny inputs and for large `k` (no `m ≤ 64` leaves
+//! enough key bits to prune, and at `k = 64` every pair qualifies anyway). Every plan is
+//! exact for every `k` in `0..=64`.
+//!
+//! Long loops call the caller's [`Progress`] callback: [`Progress::Phase`] once per phase
+//! and [`Progress::Tick`] at least every ~2^20 units of work, so the SQL layer can check
+//! for query cancellation and report progress. Memory: see [`BYTES_PER_ROW`].
+
+use crate::hamming;
+
+/// What the algorithm reports to its caller while it runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Progress {
+    /// A phase starts; the message is human-readable and deterministic (no timings).
+    Phase(String),
+    /// A unit of bounded work (≤ about a millisecond) is done: a place to check for cancellation.
+    Tick,
+}
+
+/// Working memory of the pair search per input row, beyond the output: the rows
+/// `(fp, id)` 16 B, the distinct fingerprints 8 B, group offsets 4 B, the table being
+/// scanned 8 B and its radix-sort scratch 8 B. Clusters add 4 B (union-find parent).
+pub const BYTES_PER_ROW: usize = 44;
+
+/// How the distinct fingerprints are searched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plan {
+    /// `k = 0` (or fewer than two distinct fingerprints): only identical ones pair.
+    IdenticalOnly,
+    /// Manku tables: `m` blocks, keyed on `a = m - k` of them, `C(m, a)` tables.
+    Blocks { m: u32, a: u32 },
+    /// Compare every pair of distinct fingerprints.
+    BruteForce,
+}
+
+const TICK_WORK: u64 = 1 << 20;
+
+/// `C(n, r)` as f64 (no overflow for n ≤ 64).
+fn binomial(n: u32, r: u32) -> f64 {
+    (0..r).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
+}
+
+/// Estimated cost, in units of one candidate comparison, of a plan over `n` distinct fingerprints.
+pub fn plan_cost(plan: Plan, n: usize) -> f64 {
+    let n = n as f64;
+    // Permute + radix sort (1–2 passes) + run scan, per fingerprint per table: about
+    // eight comparisons' worth of time in measurements.
+    const PER_ROW_PER_TABLE: f64 = 8.0;
+    match plan {
+        Plan::IdenticalOnly => 0.0,
+        Plan::BruteForce => n * (n - 1.0) / 2.0,
+        Plan::Blocks { m, a } => {
+            let key_bits = (64 * a / m) as i32; // the smallest key any table gets
+            binomial(m, a) * (n * PER_ROW_PER_TABLE + n * n / 2f64.powi(key_bits + 1))
+        }
+    }
+}
+
+/// The cheapest exact plan for `n` distinct fingerprints and maximum distance `k`.
+pub fn plan(n: usize, k: u32) -> Plan {
+    assert!(k <= 64, "max distance {k} > 64");
+    if k == 0 || n < 2 {
+        return Plan::IdenticalOnly;
+    }
+    let mut best = (plan_cost(Plan::BruteForce, n), Plan::BruteForce);
+    for m in (k + 1)..=64 {
+        let a = m - k;
+        if binomial(m, a) > 5000.0 {
+            continue; // more tables than any input could amortize
+        }
+        let p = Plan::Blocks { m, a };
+        let c = plan_cost(p, n);
+        if c < best.0 {
+            best = (c, p);
+        }
+    }
+    best.1
+}
+
+/// Rows grouped by identical fingerprint: `rows` sorted by `(fp, id)`; group `g` is
+/// `rows[starts[g]..starts[g+1]]` and has fingerprint `distinct[g]`.
+struct Grouped {
+    rows: Vec<(u64, i64)>,
+    distinct: Vec<u64>,
+    starts: Vec<u32>,
+}
+
+impl Grouped {
+    fn new(input: impl IntoIterator<Item = (i64, u64)>, cb: &mut dyn FnMut(Progress)) -> Grouped {
+        let mut rows: Vec<(u64, i64)> = input.into_iter().map(|(id, fp)| (fp, id)).collect();
+        assert!(rows.len() < u32::MAX as usize, "more than 2^32 - 1 rows");
+        cb(Progress::Tick);
+        rows.sort_unstable();
+        cb(Progress::Tick);
+        let mut distinct = Vec::new();
+        let mut starts = Vec::new();
+        for (i, &(fp, _)) in rows.iter().enumerate() {
+            if distinct.last() != Some(&fp) || i == 0 {
+                distinct.push(fp);
+                starts.push(i as u32);
+            }
+        }
+        starts.push(rows.len() as u32);
+        distinct.shrink_to_fit();
+        starts.shrink_to_fit();
+        Grouped { rows, distinct, starts }
+    }
+
+    fn ids(&self, g: usize) -> &[(u64, i64)] {
+        &self.rows[self.starts[g] as usize..self.starts[g + 1] as usize]
+    }
+}
+
+/// One Manku table: which blocks form the key and where every block lands once permuted.
+struct Table {
+    /// `(offset, len)` of each original block, block 0 = lowest bits.
+    blocks: Vec<(u32, u32)>,
+    /// Block indices in permuted order, most significant first: the key blocks then the rest.
+    order: Vec<usize>,
+    key_bits: u32,
+    /// `(shift, mask)` in permuted space of the non-key blocks with an index below the
+    /// largest key block: a pair agreeing on any of them belongs to an earlier table.
+    earlier: Vec<(u32, u64)>,
+}
+
+fn mask(len: u32) -> u64 {
+    if len == 64 { u64::MAX } else { (1u64 << len) - 1 }
+}
+
+impl Table {
+    fn new(m: u32, key: &[usize]) -> Table {
+        let (base, extra) = (64 / m, 64 % m);
+        let mut blocks = Vec::with_capacity(m as usize);
+        let mut off = 0;
+        for i in 0..m {
+            let len = base + u32::from(i < extra);
+            blocks.push((off, len));
+            off += len;
+        }
+        let mut order: Vec<usize> = key.to_vec();
+        order.extend((0..m as usize).filter(|b| !key.contains(b)));
+        let key_bits = key.iter().map(|&b| blocks[b].1).sum();
+        // Shift of each block in permuted space: the first in `order` is the topmost.
+        let mut shift = vec![0u32; m as usize];
+        let mut top = 64;
+        for &b in &order {
+            top -= blocks[b].1;
+            shift[b] = top;
+        }
+        let last_key = *key.last().expect("a key has at least one block");
+        let earlier = (0..last_key)
+            .filter(|b| !key.contains(b))
+            .map(|b| (shift[b], mask(blocks[b].1)))
+            .collect();
+        Table { blocks, order, key_bits, earlier }
+    }
+
+    #[inline]
+    fn permute(&self, fp: u64) -> u64 {
+        let mut p = 0u64;
+        for &b in &self.order {
+            let (off, len) = self.blocks[b];
+            p = p.checked_shl(len).unwrap_or(0) | ((fp >> off) & mask(len));
+        }
+        p
+    }
+
+    fn unpermute(&self, mut p: u64) -> u64 {
+        let mut fp = 0u64;
+        for &b in self.order.iter().rev() {
+            let (off, len) = self.blocks[b];
+            fp |= (p & mask(len)) << off;
+            p = if len == 64 { 0 } else { p >> len };
+        }
+        fp
+    }
+
+    /// Is this the first table (in lexicographic key order) on whose key blocks
+    /// two permuted fingerprints with equal keys agree?
+    #[inline]
+    fn is_canonical(&self, xor: u64) -> bool {
+        self.earlier.iter().all(|&(s, m)| (xor >> s) & m != 0)
+    }
+}
+
+/// LSD radix sort of `v` on its top `bits` bits (order inside equal keys is unspecified).
+fn radix_sort_top(v: &mut Vec<u64>, scratch: &mut Vec<u64>, bits: u32, cb: &mut dyn FnMut(Progress)) {
+    if v.len() < 4096 {
+        let shift = 64 - bits;
+        v.sort_unstable_by_key(|&x| if bits == 0 { 0 } else { x >> shift });
+        return;
+    }
+    let passes = bits.div_ceil(13).max(1);
+    let digit = bits.div_ceil(passes);
+    scratch.clear();
+    scratch.resize(v.len(), 0);
+    let mut counts = vec![0usize; 1 << digit];
+    for p in 0..passes {
+        // Least significant digit of the key first.
+        let lo = 64 - bits + p * digit;
+        let width = digit.min(64 - lo);
+        let dmask = mask(width) as usize;
+        counts.iter_mut().for_each(|c| *c = 0);
+        for &x in v.iter() {
+            counts[(x >> lo) as usize & dmask] += 1;
+        }
+        let mut sum = 0;
+        for c in counts.iter_mut() {
+            let t = *c;
+            *c = sum;
+            sum += t;
+        }
+        for &x in v.iter() {
+            let d = (x >> lo) as usize & dmask;
+            scratch[counts[d]] = x;
+            counts[d] += 1;
+        }
+        std::mem::swap(v, scratch);
+        cb(Progress::Tick);
+    }
+}
+
+/// Calls `emit(i, j, distance)` once for every pair `i < j` of indices into `distinct`
+/// (sorted, no duplicates) within distance `k` (`k ≥ 1`), following `plan`.
+fn distinct_pairs(distinct: &[u64], k: u32, plan: Plan, cb: &mut dyn FnMut(Progress), emit: &mut dyn FnMut(usize, usize, u32)) {
+    let n = distinct.len();
+    let mut work = 0u64;
+    match plan {
+        Plan::IdenticalOnly => {}
+        Plan::BruteForce => {
+            for i in 0..n {
+                for j in i + 1..n {
+                    let d = hamming(distinct[i], distinct[j]);
+                    if d <= k {
+                        emit(i, j, d);
+                    }
+                }
+                work += (n - i) as u64;
+                if work >= TICK_WORK {
+                    work = 0;
+                    cb(Progress::Tick);
+                }
+            }
+        }
+        Plan::Blocks { m, a } => {
+            let index = |fp: u64| distinct.binary_search(&fp).expect("permutation is a bijection");
+            let mut buf: Vec<u64> = Vec::with_capacity(n);
+            let mut scratch: Vec<u64> = Vec::new();
+            let mut key = (0..a as usize).collect::<Vec<_>>();
+            loop {
+                let table = Table::new(m, &key);
+                buf.clear();
+                for chunk in distinct.chunks(1 << 16) {
+                    buf.extend(chunk.iter().map(|&fp| table.permute(fp)));
+                    cb(Progress::Tick);
+                }
+                radix_sort_top(&mut buf, &mut scratch, table.key_bits, cb);
+                let shift = 64 - table.key_bits;
+                let key_of = |x: u64| if table.key_bits == 64 { x } else { x >> shift };
+                let mut i = 0;
+                while i < n {
+                    let kv = key_of(buf[i]);
+                    let mut j = i + 1;
+                    while j < n && key_of(buf[j]) == kv {
+                        j += 1;
+                    }
+                    for x in i..j {
+                        let px = buf[x];
+                        for &py in &buf[x + 1..j] {
+                            let xor = px ^ py;
+                            let d = xor.count_ones();
+                            if d <= k && table.is_canonical(xor) {
+                                let (fa, fb) = (index(table.unpermute(px)), index(table.unpermute(py)));
+                                emit(fa.min(fb), fa.max(fb), d);
+                            }
+                        }
+                        work += (j - x) as u64;
+                        if work >= TICK_WORK {
+                            work = 0;
+                            cb(Progress::Tick);
+                        }
+                    }
+                    work += 1;
+                    i = j;
+                }
+                if !next_combination(&mut key, m as usize) {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// Advances `c` (strictly increasing indices below `n`) to the next combination in
+/// lexicographic order; false after the last one.
+fn next_combination(c: &mut [usize], n: usize) -> bool {
+    let r = c.len();
+    let mut i = r;
+    while i > 0 {
+        i -= 1;
+        if c[i] < n - r + i {
+            c[i] += 1;
+            for j in i + 1..r {
+                c[j] = c[j - 1] + 1;
+            }
+            return true;
+        }
+    }
+    false
+}
+
+fn plan_message(plan: Plan, distinct: usize, k: u32) -> String {
+    match plan {
+        Plan::IdenticalOnly => format!("{distinct} distinct fingerprints, k={k}: identical fingerprints only"),
+        Plan::BruteForce => format!("{distinct} distinct fingerprints, k={k}: comparing all pairs"),
+        Plan::Blocks { m, a } => format!(
+            "{distinct} distinct fingerprints, k={k}: {m} blocks, {} tables keyed on {a} blocks",
+            binomial(m, a) as u64
+        ),
+    }
+}
+
+/// Every unordered pair of rows whose fingerprints are within Hamming distance `k`, as
+/// `(id1, id2, distance)` with `id1 < id2`, sorted. Rows are `(id, fp)`; two rows with the
+/// same id never pair (ids are meant to be unique). Panics if `k > 64`.
+pub fn duplicates(rows: impl IntoIterator<Item = (i64, u64)>, k: u32, cb: &mut dyn FnMut(Progress)) -> Vec<(i64, i64, u32)> {
+    let g = Grouped::new(rows, cb);
+    let plan = plan(g.distinct.len(), k);
+    cb(Progress::Phase(plan_message(plan, g.distinct.len(), k)));
+    let mut out = Vec::new();
+    let mut work = 0u64;
+    let mut cross = |a: &[(u64, i64)], b: &[(u64, i64)], d: u32, out: &mut Vec<(i64, i64, u32)>, cb: &mut dyn FnMut(Progress)| {
+        for &(_, x) in a {
+            for &(_, y) in b {
+                if x != y {
+                    out.push((x.min(y), x.max(y), d));
+                }
+            }
+            work += b.len() as u64;
+            if work >= TICK_WORK {
+                work = 0;
+                cb(Progress::Tick);
+            }
+        }
+    };
+    for gi in 0..g.distinct.len() {
+        let ids = g.ids(gi);
+        for (x, &(_, id)) in ids.iter().enumerate() {
+            cross(&[(0, id)], &ids[x + 1..], 0, &mut out, cb);
+        }
+    }
+    let mut pairs = Vec::new();
+    distinct_pairs(&g.distinct, k, plan, cb, &mut |i, j, d| pairs.push((i as u32, j as u32, d)));
+    for (i, j, d) in pairs {
+        cross(g.ids(i as usize), g.ids(j as usize), d, &mut out, cb);
+    }
+    cb(Progress::Phase(format!("{} pairs found, sorting", out.len())));
+    out.sort_unstable();
+    out
+}
+
+/// Connected components of the graph "within distance `k`": `(id, cluster_id)` for every
+/// row that has at least one near-duplicate, `cluster_id` the smallest id of its
+/// component, sorted by `(cluster_id, id)`. Panics if `k > 64`.
+pub fn clusters(rows: impl IntoIterator<Item = (i64, u64)>, k: u32, cb: &mut dyn FnMut(Progress)) -> Vec<(i64, i64)> {
+    let g = Grouped::new(rows, cb);
+    let n = g.distinct.len();
+    let plan = plan(n, k);
+    cb(Progress::Phase(plan_message(plan, n, k)));
+    // Union-find over groups of identical fingerprints, path halving.
+    let mut parent: Vec<u32> = (0..n as u32).collect();
+    fn find(parent: &mut [u32], mut x: u32) -> u32 {
+        while parent[x as usize] != x {
+            let p = parent[parent[x as usize] as usize];
+            parent[x as usize] = p;
+            x = p;
+        }
+        x
+    }
+    distinct_pairs(&g.distinct, k, plan, cb, &mut |i, j, _| {
+        let (ri, rj) = (find(&mut parent, i as u32), find(&mut parent, j as u32));
+        if ri != rj {
+            parent[ri.max(rj) as usize] = ri.min(rj);
+        }
+    });
+    // Per root: smallest id and number of rows (0 = no entry yet).
+    let mut min_id = vec![i64::MAX; n];
+    let mut size = vec![0u32; n];
+    for gi in 0..n {
+        let r = find(&mut parent, gi as u32) as usize;
+        let ids = g.ids(gi);
+        min_id[r] = min_id[r].min(ids[0].1); // sorted by (fp, id): ids[0] is the group's smallest
+        size[r] = size[r].saturating_add(ids.len() as u32);
+    }
+    let mut out = Vec::new();
+    for gi in 0..n {
+        let r = find(&mut parent, gi as u32) as usize;
+        if size[r] >= 2 {
+            out.extend(g.ids(gi).iter().map(|&(_, id)| (min_id[r], id)));
+        }
+        if gi % (1 << 16) == 0 {
+            cb(Progress::Tick);
+        }
+    }
+    cb(Progress::Phase(format!("{} rows in clusters, sorting", out.len())));
+    out.sort_unstable();
+    out.into_iter().map(|(c, id)| (id, c)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn brute(rows: &[(i64, u64)], k: u32) -> Vec<(i64, i64, u32)> {
+        let mut v = Vec::new();
+        for (x, &(a, fa)) in rows.iter().enumerate() {
+            for &(b, fb) in &rows[x + 1..] {
+                let d = hamming(fa, fb);
+                if d <= k && a != b {
+                    v.push((a.min(b), a.max(b), d));
+                }
+            }
+        }
+        v.sort_unstable();
+        v
+    }
+
+    /// Components from the brute-force pairs, by repeated relaxation.
+    fn brute_clusters(rows: &[(i64, u64)], k: u32) -> Vec<(i64, i64)> {
+        let pairs = brute(rows, k);
+        let mut label: std::collections::BTreeMap<i64, i64> = pairs.iter().flat_map(|&(a, b, _)| [(a, a), (b, b)]).collect();
+        loop {
+            let mut changed = false;
+            for &(a, b, _) in &pairs {
+                let m = label[&a].min(label[&b]);
+                for x in [a, b] {
+                    if label[&x] != m {
+                        label.insert(x, m);
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut v: Vec<(i64, i64)> = label.into_iter().map(|(id, c)| (c, id)).collect();
+        v.sort_unstable();
+        v.into_iter().map(|(c, id)| (id, c)).collect()
+    }
+
+    fn nop(_: Progress) {}
+
+    /// Random base fingerprints with planted near copies (few bits flipped) and exact copies.
+    fn planted(seed: u64, n: usize, flips: u32) -> Vec<(i64, u64)> {
+        let mut s = seed | 1;
+        let mut rnd = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        let mut rows: Vec<(i64, u64)> = Vec::new();
+        for id in 0..n as i64 {
+            let fp = if id > 0 && rnd() % 3 == 0 {
+                let mut f = rows[(rnd() % id as u64) as usize].1;
+                for _ in 0..rnd() % (flips as u64 + 1) {
+                    f ^= 1 << (rnd() % 64);
+                }
+                f
+            } else {
+                rnd()
+            };
+            rows.push((id, fp));
+        }
+        rows
+    }
+
+    #[test]
+    fn exact_vs_brute_force_for_every_k() {
+        let rows = planted(42, 300, 8);
+        for k in 0..=64 {
+            assert_eq!(duplicates(rows.clone(), k, &mut nop), brute(&rows, k), "k={k}");
+        }
+    }
+
+    #[test]
+    fn every_block_plan_is_exact() {
+        // Force each Manku plan on a small input (the cost model would pick brute force).
+        let rows = planted(7, 400, 10);
+        let mut d: Vec<u64> = rows.iter().map(|r| r.1).collect();
+        d.sort_unstable();
+        d.dedup();
+        for k in 1..=10u32 {
+            let want: Vec<_> = {
+                let mut v = Vec::new();
+                distinct_pairs(&d, k, Plan::BruteForce, &mut nop, &mut |i, j, x| v.push((i, j, x)));
+                v.sort_unstable();
+                v
+            };
+            for m in k + 1..=(k + 3).min(64) {
+                let mut got = Vec::new();
+                distinct_pairs(&d, k, Plan::Blocks { m, a: m - k }, &mut nop, &mut |i, j, x| got.push((i, j, x)));
+                got.sort_unstable();
+                assert_eq!(got, want, "k={k} m={m}");
+            }
+        }
+    }
+
+    #[test]
+    fn large_input_uses_blocks_and_radix_sort() {
+        // Above 4096 distinct fingerprints tables are radix-sorted.
+        let rows = planted(3, 6_000, 4);
+        assert!(matches!(plan(6_000, 3), Plan::Blocks { .. }));
+        let got = duplicates(rows.clone(), 3, &mut nop);
+        assert_eq!(got, brute(&rows, 3));
+        assert!(got.len() > 1000);
+    }
+
+    #[test]
+    fn identical_groups_and_clusters() {
+        // 2000 copies of one fingerprint, a chain 0 - 1 bit - 2 bits, and singletons.
+        let mut rows: Vec<(i64, u64)> = (100..2100).map(|id| (id, 0xABCD)).collect();
+        rows.extend([(5, 0xF000), (6, 0xF001), (7, 0xF003), (8, 0xFFFF_FFFF_0000_0000)]);
+        let pairs = duplicates(rows.clone(), 1, &mut nop);
+        assert_eq!(pairs.len(), 2000 * 1999 / 2 + 2);
+        assert!(pairs.contains(&(5, 6, 1)) && pairs.contains(&(6, 7, 1)) && !pairs.iter().any(|p| p.0 == 5 && p.1 == 7));
+        let cl = clusters(rows.clone(), 1, &mut nop);
+        assert_eq!(cl.len(), 2003);
+        assert_eq!(&cl[..3], &[(5, 5), (6, 5), (7, 5)]);
+        assert!(cl[3..].iter().all(|&(id, c)| c == 100 && (100..2100).contains(&id)));
+        assert_eq!(cl, brute_clusters(&rows, 1));
+    }
+
+    trait TapSort {
+        fn tap_sort(self) -> Self;
+    }
+    impl TapSort for Vec<(i64, i64)> {
+        fn tap_sort(mut self) -> Self {
+            self.sort_unstable_by_key(|&(id, c)| (c, id));
+            self
+        }
+    }
+
+    #[test]
+    fn progress_reports_phases_and_ticks() {
+        let mut phases = Vec::new();
+        let mut ticks = 0;
+        duplicates(planted(1, 10_000, 3), 3, &mut |p| match p {
+            Progress::Phase(s) => phases.push(s),
+            Progress::Tick => ticks += 1,
+        });
+        assert_eq!(phases.len(), 2);
+        assert!(phases[0].contains("tables keyed on"), "{phases:?}");
+        assert!(ticks > 10);
+    }
+
+    #[test]
+    fn same_id_never_pairs() {
+        assert_eq!(duplicates(vec![(1, 5), (1, 5), (2, 5)], 0, &mut nop), vec![(1, 2, 0), (1, 2, 0)]);
+        assert!(duplicates(Vec::new(), 3, &mut nop).is_empty());
+    }
+
+    #[test]
+    fn permutation_round_trips() {
+        for m in 1..=64 {
+            let t = Table::new(m, &[m as usize - 1]);
+            for fp in [0, u64::MAX, 0x0123_4567_89AB_CDEF, 1 << 63] {
+                assert_eq!(t.unpermute(t.permute(fp)), fp, "m={m}");
+                assert_eq!(t.permute(fp).count_ones(), fp.count_ones());
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn matches_brute_force(seed: u64, n in 0usize..200, flips in 0u32..12, k in 0u32..=64) {
+            let rows = planted(seed, n, flips);
+            prop_assert_eq!(duplicates(rows.clone(), k, &mut nop), brute(&rows, k));
+            prop_assert_eq!(clusters(rows.clone(), k, &mut nop), brute_clusters(&rows, k).tap_sort());
+        }
+
+        #[test]
+        fn forced_block_plans_match(seed: u64, k in 1u32..20, extra in 1u32..5) {
+            let rows = planted(seed, 150, k + 2);
+            let mut d: Vec<u64> = rows.iter().map(|r| r.1).collect();
+            d.sort_unstable();
+            d.dedup();
+            let m = (k + extra).min(64);
+            let mut want = Vec::new();
+            distinct_pairs(&d, k, Plan::BruteForce, &mut nop, &mut |i, j, x| want.push((i, j, x)));
+            let mut got = Vec::new();
+            distinct_pairs(&d, k, Plan::Blocks { m, a: m - k }, &mut nop, &mut |i, j, x| got.push((i, j, x)));
+            want.sort_unstable();
+            got.sort_unstable();
+            prop_assert_eq!(got, want);
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! `simhash_duplicates(query, max_distance)` and `simhash_clusters(query, max_distance)`:
+//! bulk near-duplicate detection over the `(id bigint, fp bigint)` rows of a query.
+//!
+//! Only glue: the query runs through an SPI cursor in batches (each batch's tuple table
+//! freed before the next), the rows go into Rust-owned vectors, and
+//! `simhash_core::batch` does the work. Every allocation of the search is a Rust `Vec`,
+//! so an error or a cancellation (a Rust panic unwinding to pgrx's guard) frees it; no
+//! palloc'd state outlives the call except the result rows.
+
+use pgrx::prelude::*;
+use simhash_core::batch::{self, Progress};
+
+/// Rows fetched per SPI batch: bounds the tuple memory held at once to a few MB.
+const FETCH_ROWS: i64 = 50_000;
+
+/// `max_distance` as the core's `k`, or ERROR 22023 outside `0..=64`.
+fn max_distance(func: &str, k: i32) -> u32 {
+    if !(0..=64).contains(&k) {
+        ereport!(
+            ERROR,
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            format!("{func}: max_distance must be between 0 and 64, got {k}")
+        );
+    }
+    k as u32
+}
+
+/// Runs `query` and returns its `(id, fp)` rows. ERROR 42804 unless it returns exactly
+/// two bigint columns, 22004 on a NULL id; rows with a NULL fingerprint are skipped.
+fn read_rows(func: &str, query: &str) -> Vec<(i64, u64)> {
+    Spi::connect(|client| {
+        let mut cursor = client.open_cursor(query, &[]);
+        let mut rows = Vec::new();
+        let mut null_fps = 0u64;
+        let mut checked = false;
+        loop {
+            let n = cursor.fetch(FETCH_ROWS).unwrap_or_else(|e| error!("{func}: {e}")).len();
+            // SAFETY: `fetch` just set SPI_tuptable (a FETCH always builds one, with the
+            // portal's tuple descriptor, even for zero rows) and holds `n` tuples. The
+            // SpiTupleTable borrowing it is gone; we free it here and nothing else does.
+            unsafe {
+                let table = pg_sys::SPI_tuptable;
+                if table.is_null() {
+                    break;
+                }
+                let desc = (*table).tupdesc;
+                if !checked {
+                    let types_ok = (*desc).natts == 2
+                        && pg_sys::SPI_gettypeid(desc, 1) == pg_sys::INT8OID
+                        && pg_sys::SPI_gettypeid(desc, 2) == pg_sys::INT8OID;
+                    if !types_ok {
+                        pg_sys::SPI_freetuptable(table);
+                        ereport!(
+                            ERROR,
+                            PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH,
+                            format!("{func}: the fingerprints query must return two bigint columns (id, fp)"),
+                            "Cast them, e.g. SELECT id::bigint, fp FROM t."
+                        );
+                    }
+                    checked = true;
+                }
+                let vals = std::slice::from_raw_parts((*table).vals, n);
+                rows.reserve(n);
+                for &tuple in vals {
+                    let mut null = false;
+                    let id = pg_sys::SPI_getbinval(tuple, desc, 1, &mut null);
+                    if null {
+                        pg_sys::SPI_freetuptable(table);
+                        ereport!(
+                            ERROR,
+                            PgSqlErrorCode::ERRCODE_NULL_VALUE_NOT_ALLOWED,
+                            format!("{func}: the fingerprints query returned a NULL id")
+                        );
+                    }
+                    let fp = pg_sys::SPI_getbinval(tuple, desc, 2, &mut null);
+                    if null {
+                        null_fps += 1;
+                        continue;
+                    }
+                    rows.push((id.value() as i64, fp.value() as i64 as u64));
+                }
+                pg_sys::SPI_freetuptable(table);
+            }
+            if n == 0 {
+                break;
+            }
+            check_for_interrupts!();
+        }
+        notice!("{func}: read {} rows ({null_fps} with a NULL fingerprint ignored)", rows.len());
+        rows
+    })
+}
+
+/// The core's progress callback: phases become NOTICEs, ticks check for cancellation.
+fn progress(func: &'static str) -> impl FnMut(Progress) {
+    move |p| match p {
+        Progress::Phase(msg) => notice!("{func}: {msg}"),
+        Progress::Tick => {
+            check_for_interrupts!();
+        }
+    }
+}
+
+/// Every pair of rows of `fingerprints` (a query returning `(id bigint, fp bigint)`)
+/// within Hamming distance `max_distance`, once, with `id1 < id2`.
+#[pg_extern(volatile, parallel_unsafe)]
+fn simhash_duplicates(
+    fingerprints: &str,
+    max_distance: default!(i32, 3),
+) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(distance, i32))> {
+    const F: &str = "simhash_duplicates";
+    let k = self::max_distance(F, max_distance);
+    let rows = read_rows(F, fingerprints);
+    let pairs = batch::duplicates(rows, k, &mut progress(F));
+    TableIterator::new(pairs.into_iter().map(|(a, b, d)| (a, b, d as i32)))
+}
+
+/// Connected components of the near-duplicate graph of `fingerprints`: `(id, cluster_id)`
+/// for every row with at least one near-duplicate, `cluster_id` the component's smallest id.
+#[pg_extern(volatile, parallel_unsafe)]
+fn simhash_clusters(
+    fingerprints: &str,
+    max_distance: default!(i32, 3),
+) -> TableIterator<'static, (name!(id, i64), name!(cluster_id, i64))> {
+    const F: &str = "simhash_clusters";
+    let k = self::max_distance(F, max_distance);
+    let rows = read_rows(F, fingerprints);
+    TableIterator::new(batch::clusters(rows, k, &mut progress(F)))
+}

@@ -1,0 +1,96 @@
+-- simhash_duplicates(query, k) and simhash_clusters(query, k) (src/batch.rs, simhash-core batch.rs):
+-- exact against a brute-force self-join, identical groups, clusters, NULLs and errors.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS simhash;
+
+-- 20,400 deterministic rows: 12,000 random fingerprints (md5 of the row number), 8,000 near
+-- copies of 797 bases with 0..5 bits flipped, 300 copies of one fingerprint, 100 NULLs.
+CREATE TEMP TABLE fps(id bigint, fp bigint);
+INSERT INTO fps SELECT g, ('x' || substr(md5(g::text), 1, 16))::bit(64)::bigint
+  FROM generate_series(1, 12000) g;
+INSERT INTO fps SELECT 100000 + g,
+       ('x' || substr(md5('base' || (g % 797)), 1, 16))::bit(64)::bigint
+       # (CASE WHEN g % 6 > 0 THEN 1::bigint << (get_byte(decode(md5('a' || g), 'hex'), 0) % 64) ELSE 0 END)
+       # (CASE WHEN g % 6 > 1 THEN 1::bigint << (get_byte(decode(md5('a' || g), 'hex'), 1) % 64) ELSE 0 END)
+       # (CASE WHEN g % 6 > 2 THEN 1::bigint << (get_byte(decode(md5('a' || g), 'hex'), 2) % 64) ELSE 0 END)
+       # (CASE WHEN g % 6 > 3 THEN 1::bigint << (get_byte(decode(md5('a' || g), 'hex'), 3) % 64) ELSE 0 END)
+       # (CASE WHEN g % 6 > 4 THEN 1::bigint << (get_byte(decode(md5('a' || g), 'hex'), 4) % 64) ELSE 0 END)
+  FROM generate_series(1, 8000) g;
+INSERT INTO fps SELECT 200000 + g, 1234567890123 FROM generate_series(1, 300) g;
+INSERT INTO fps SELECT 300000 + g, NULL FROM generate_series(1, 100) g;
+SELECT count(*) AS rows, count(fp) AS with_fp, count(DISTINCT fp) AS distinct_fps FROM fps;
+
+-- The oracle: every pair within distance 10, by brute force.
+CREATE TEMP TABLE brute AS
+  SELECT a.id AS id1, b.id AS id2, hamming(a.fp, b.fp) AS distance
+    FROM fps a JOIN fps b ON a.id < b.id AND hamming(a.fp, b.fp) <= 10;
+
+-- Exact for each k: nothing missing, nothing extra, no pair twice.
+SELECT k,
+       (SELECT count(*) FROM brute WHERE distance <= k) AS brute_pairs,
+       (SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM fps', k)) AS pairs,
+       (SELECT count(*) FROM (SELECT * FROM brute WHERE distance <= k
+                              EXCEPT ALL SELECT * FROM simhash_duplicates('SELECT id, fp FROM fps', k)) m) AS missing,
+       (SELECT count(*) FROM (SELECT * FROM simhash_duplicates('SELECT id, fp FROM fps', k)
+                              EXCEPT ALL SELECT * FROM brute WHERE distance <= k) x) AS extra
+  FROM unnest(ARRAY[0, 1, 3, 6, 10]) k;
+-- Default max_distance is 3; id1 < id2 always.
+SELECT count(*) AS pairs, bool_and(id1 < id2) AS ordered FROM simhash_duplicates('SELECT id, fp FROM fps');
+-- Large k: everything pairs with everything at 64.
+SELECT count(*) = 2000 * 1999 / 2 AS all_pairs
+  FROM simhash_duplicates('SELECT id, fp FROM fps WHERE id <= 2000', 64);
+
+-- Clusters are the connected components of the pairs: check against an iterative
+-- label propagation over the brute-force pairs at k = 3.
+CREATE TEMP TABLE edge AS
+  SELECT id1 AS x, id2 AS y FROM brute WHERE distance <= 3
+  UNION ALL SELECT id2, id1 FROM brute WHERE distance <= 3;
+CREATE TEMP TABLE label AS SELECT DISTINCT x AS id, x AS c FROM edge;
+DO $$
+BEGIN
+  LOOP
+    UPDATE label l SET c = m.c
+      FROM (SELECT e.x AS id, min(y.c) AS c FROM edge e JOIN label y ON y.id = e.y GROUP BY e.x) m
+     WHERE l.id = m.id AND m.c < l.c;
+    EXIT WHEN NOT FOUND;
+  END LOOP;
+END $$;
+SELECT count(*) AS clustered_rows, count(DISTINCT cluster_id) AS clusters,
+       (SELECT count(*) FROM (SELECT id, c FROM label
+                              EXCEPT SELECT * FROM simhash_clusters('SELECT id, fp FROM fps', 3)) d) AS differ
+  FROM simhash_clusters('SELECT id, fp FROM fps', 3);
+-- The 300 identical fingerprints form one cluster named after its smallest id.
+SELECT cluster_id, count(*) FROM simhash_clusters('SELECT id, fp FROM fps WHERE id > 200000', 0) GROUP BY 1;
+SELECT * FROM simhash_clusters('VALUES (5::bigint, 15::bigint), (7, 14), (9, 12), (3, -1)', 1);
+
+-- Everyday use: keep the oldest row of each cluster.
+SELECT count(*) AS to_delete FROM simhash_clusters('SELECT id, fp FROM fps', 3) WHERE id <> cluster_id;
+
+-- Progress NOTICEs (silenced above with client_min_messages).
+SET client_min_messages = notice;
+SELECT * FROM simhash_duplicates('VALUES (1::bigint, 0::bigint), (2, 1), (3, NULL), (4, 7)', 2);
+SET client_min_messages = warning;
+
+-- Errors, with SQLSTATEs.
+\set VERBOSITY sqlstate
+SELECT * FROM simhash_duplicates('SELECT 1, 2');
+SELECT * FROM simhash_duplicates('SELECT 1::bigint, 2::bigint, 3::bigint');
+SELECT * FROM simhash_clusters('SELECT id::text, fp FROM fps');
+SELECT * FROM simhash_duplicates('SELECT NULL::bigint, 2::bigint');
+SELECT * FROM simhash_duplicates('SELECT id, fp FROM fps', -1);
+SELECT * FROM simhash_clusters('SELECT id, fp FROM fps', 65);
+SELECT * FROM simhash_duplicates('SELECT nope FROM fps');
+\set VERBOSITY default
+-- NULL query: STRICT, no rows. Empty input: no rows.
+SELECT count(*) FROM simhash_duplicates(NULL);
+SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM fps WHERE false');
+
+-- The corpus at k = 3 against brute force.
+CREATE TEMP TABLE corpus_fp AS SELECT id::bigint AS id, simhash(body) AS fp FROM corpus;
+CREATE TEMP TABLE corpus_brute AS
+  SELECT a.id AS id1, b.id AS id2, hamming(a.fp, b.fp) AS distance
+    FROM corpus_fp a JOIN corpus_fp b ON a.id < b.id AND hamming(a.fp, b.fp) <= 3;
+SELECT (SELECT count(*) FROM corpus_brute) AS brute_pairs,
+       (SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM corpus_fp', 3)) AS pairs,
+       (SELECT count(*) FROM (SELECT * FROM corpus_brute
+                              EXCEPT ALL SELECT * FROM simhash_duplicates('SELECT id, fp FROM corpus_fp', 3)) d) AS missing;
