@@ -58,7 +58,7 @@ impl Lexicon {
         GLOBAL.get_or_init(Lexicon::load)
     }
 
-    /// Whether [`Lexicon::global`] has been loaded in this process yet.
+    /// Build a lexicon: decompress and parse the IDF table, add the stop words, load jieba.
     pub fn load() -> Lexicon {
         let mut text = String::with_capacity(6_400_000);
         flate2::read::GzDecoder::new(IDF_GZ)
