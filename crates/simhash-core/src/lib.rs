@@ -6,6 +6,7 @@
 //! The pipeline of `simhash(text)` (README, "Fingerprint definition"):
 //! [`normalize`] → [`features`] (segment, filter, weight) → [`fingerprint`].
 
+pub mod blocks;
 pub mod features;
 pub mod fingerprint;
 pub mod hamming;
