@@ -48,7 +48,7 @@ printf '%-28s %14s %14s %10s\n' block_indexes_bytes "$idx_size" "$table_size" "$
 for k in 3 7; do
     fast=$(latencies "SELECT id FROM fps WHERE simhash_near(fp, %s, $k)" "$Q")
     slow=$(latencies "SELECT id FROM fps WHERE bit_count((fp # %s)::bit(64)) <= $k" "$SEQ_Q")
-    for p in 0.5 0.99; do
+    for p in 0.50 0.99; do
         f=$(echo "$fast" | pct $p); s=$(echo "$slow" | pct 0.5)
         printf '%-28s %14s %14s %10s\n' "k${k}_p${p#0.}_ms" "$f" "$s" "$(echo "scale=1; $s / $f" | bc)"
     done
