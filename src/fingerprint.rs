@@ -12,18 +12,6 @@ use simhash_core::{Lexicon, Options};
 
 use crate::text::{server_bytes_to_utf8, text_datum_to_utf8};
 
-/// `PG_FUNCTION_INFO_V1(name)`: tells the fmgr that `name` uses the version-1 calling convention.
-macro_rules! function_info_v1 {
-    ($finfo:ident) => {
-        #[unsafe(no_mangle)]
-        #[doc(hidden)]
-        pub extern "C" fn $finfo() -> &'static pg_sys::Pg_finfo_record {
-            const V1: pg_sys::Pg_finfo_record = pg_sys::Pg_finfo_record { api_version: 1 };
-            &V1
-        }
-    };
-}
-
 function_info_v1!(pg_finfo_simhash_text);
 /// `simhash(doc text) → bigint`, STRICT.
 #[unsafe(no_mangle)]

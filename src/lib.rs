@@ -5,6 +5,9 @@
 //! - `batch.rs`: `simhash_duplicates(...)` and `simhash_clusters(...)`;
 //! - `fingerprint.rs`: `simhash(...)` and `simhash_features(...)`;
 //! - `distance.rs`: `hamming(a, b)` and the `<~>` operator;
+//! - `blocks.rs`: `simhash_block`, `simhash_probes`, `simhash_create_blocks`;
+//! - `search.rs`: `simhash_near`, the `~=` operator and the `simhash.max_distance` GUC;
+//! - `support.rs`: the planner support function that rewrites them into block probes;
 //! - `options.rs`: the `options jsonb` argument;
 //! - `text.rs`: `text` datums in the server encoding ⇄ UTF-8.
 
@@ -12,10 +15,25 @@ use pgrx::prelude::*;
 
 ::pgrx::pg_module_magic!(name, version);
 
+/// `PG_FUNCTION_INFO_V1(name)`: tells the fmgr that `name` uses the version-1 calling convention.
+macro_rules! function_info_v1 {
+    ($finfo:ident) => {
+        #[unsafe(no_mangle)]
+        #[doc(hidden)]
+        pub extern "C" fn $finfo() -> &'static pg_sys::Pg_finfo_record {
+            const V1: pg_sys::Pg_finfo_record = pg_sys::Pg_finfo_record { api_version: 1 };
+            &V1
+        }
+    };
+}
+
 mod batch;
+mod blocks;
 mod distance;
 mod fingerprint;
 mod options;
+mod search;
+mod support;
 mod text;
 
 /// Called when the library is loaded. Under `shared_preload_libraries = 'simhash'`
@@ -24,6 +42,7 @@ mod text;
 /// copy-on-write. Otherwise each backend builds them on its first call.
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
+    search::register_gucs();
     // SAFETY: a plain read of a backend-global flag that PostgreSQL sets before
     // loading preload libraries; nothing else writes it concurrently.
     if unsafe { pg_sys::process_shared_preload_libraries_in_progress } {

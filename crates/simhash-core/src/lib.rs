@@ -7,6 +7,7 @@
 //! [`normalize`] → [`features`] (segment, filter, weight) → [`fingerprint`].
 
 pub mod batch;
+pub mod blocks;
 pub mod features;
 pub mod fingerprint;
 pub mod hamming;
