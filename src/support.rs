@@ -305,8 +305,7 @@ fn copy(e: *mut pg_sys::Expr) -> *mut pg_sys::Expr {
 unsafe fn rewrite(req: *mut pg_sys::SupportRequestSimplify) -> Option<*mut pg_sys::Expr> {
     // SAFETY: the planner's request: `fcall` is a FuncExpr of simhash_near (3 args) or
     // simhash_near_guc (2 args) with simplified arguments, `root` is NULL or the PlannerInfo
-    // of the query level whose range table the arguments' level-0 Vars index. The relation
-    // is already locked by the parser or plan-cache revalidation, hence NoLock.
+    // of the query level whose range table the arguments' level-0 Vars index.
     unsafe {
         let root = (*req).root;
         let fcall = (*req).fcall;
@@ -314,11 +313,35 @@ unsafe fn rewrite(req: *mut pg_sys::SupportRequestSimplify) -> Option<*mut pg_sy
             return None;
         }
         let args = list_ptrs((*fcall).args);
-        if !(args.len() == 2 || args.len() == 3) || !is_a(args[0], pg_sys::NodeTag::T_Var) {
+        if !(args.len() == 2 || args.len() == 3) {
             return None;
         }
-        let fp = args[0].cast::<pg_sys::Var>();
-        let query = args[1].cast::<pg_sys::Expr>();
+        // Distance is symmetric: `q ~= fp` is rewritten like `fp ~= q`. The first argument
+        // is tried first, so `a.fp ~= b.fp` probes a's blocks with b's fingerprint.
+        rewrite_with(root, fcall, &args, 0).or_else(|| rewrite_with(root, fcall, &args, 1))
+    }
+}
+
+/// The rewrite with `args[fp_arg]` as the indexed column and the other of the first two
+/// arguments as the query, or None.
+///
+/// # Safety
+/// As for [`rewrite`]: `root` and `fcall` come from a valid SupportRequestSimplify, `args`
+/// are the call's arguments (2 or 3), `fp_arg` is 0 or 1.
+unsafe fn rewrite_with(
+    root: *mut pg_sys::PlannerInfo,
+    fcall: *mut pg_sys::FuncExpr,
+    args: &[*mut c_void],
+    fp_arg: usize,
+) -> Option<*mut pg_sys::Expr> {
+    // SAFETY: see `rewrite`. The relation is already locked by the parser or plan-cache
+    // revalidation, hence NoLock.
+    unsafe {
+        if !is_a(args[fp_arg], pg_sys::NodeTag::T_Var) {
+            return None;
+        }
+        let fp = args[fp_arg].cast::<pg_sys::Var>();
+        let query = args[1 - fp_arg].cast::<pg_sys::Expr>();
         if (*fp).varlevelsup != 0 || (*fp).varattno <= 0 || (*fp).vartype != pg_sys::INT8OID {
             return None;
         }
