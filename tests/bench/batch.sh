@@ -46,6 +46,20 @@ tj=$(secs "SELECT count(*) FROM b1m a JOIN b1m b ON a.id < b.id
              AND bit_count((a.fp # b.fp)::bit(64)) <= 3"); pj=$(cat "$out")
 if [ "$pj" != "$p1" ]; then echo "MISMATCH: self-join found $pj pairs, simhash_duplicates $p1" >&2; exit 1; fi
 
+# Cancellation: how long past a statement_timeout the 10M search keeps running, once while
+# it reads rows through the cursor (timeout 1 s) and once while it searches (timeout at
+# 3/4 of its measured run time, past the reading phase).
+cancel() { # cancel TIMEOUT_SECONDS: seconds from the timeout to the error
+    local t0 t
+    t0=$(now)
+    q "SET statement_timeout = '$(echo "$1 * 1000 / 1" | bc)ms';
+       SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM b10m', 3)" >/dev/null 2>&1 || true
+    t=$(echo "$(now) - $t0" | bc)
+    echo "$t - $1" | bc
+}
+late_timeout=$(echo "scale=1; $t10 * 3 / 4" | bc)
+c_read=$(cancel 1); c_search=$(cancel "$late_timeout")
+
 ratio() { echo "scale=1; $2 / $1" | bc; }
 printf '%-34s %10s %10s %8s\n' name value baseline ratio
 printf '%-34s %10.2f %10.2f %7sx\n' "duplicates_1M_k3_s ($p1 pairs)" "$t1" "$tj" "$(ratio "$t1" "$tj")"
@@ -53,3 +67,5 @@ printf '%-34s %10.2f %10s %8s\n' "duplicates_10M_k3_s ($p10 pairs)" "$t10" - -
 printf '%-34s %10.2f %10s %8s\n' "duplicates_1M_k6_s ($p6 pairs)" "$t6" - -
 printf '%-34s %10.2f %10s %8s\n' "selfjoin_1M_k3_s (baseline)" "$tj" - -
 printf '%-34s %10.2f %10s %8s\n' "selfjoin_1M_index_build_s" "$ti" - -
+printf '%-34s %10.3f %10s %8s\n' "cancel_while_reading_s (after 1 s)" "$c_read" - -
+printf '%-34s %10.3f %10s %8s\n' "cancel_while_searching_s (after ${late_timeout} s)" "$c_search" - -

@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash tests/harness/cluster.sh install
+export SKIP_INSTALL=1   # each script installs by itself only when run alone
 for b in tests/bench/*.sh; do
     [ "$(basename "$b")" = run.sh ] && continue
     echo "=== $(basename "$b" .sh)"

@@ -57,7 +57,10 @@ BEGIN
 END $$;
 SELECT count(*) AS clustered_rows, count(DISTINCT cluster_id) AS clusters,
        (SELECT count(*) FROM (SELECT id, c FROM label
-                              EXCEPT SELECT * FROM simhash_clusters('SELECT id, fp FROM fps', 3)) d) AS differ
+                              EXCEPT SELECT * FROM simhash_clusters('SELECT id, fp FROM fps', 3)) d) AS missing,
+       (SELECT count(*) FROM (SELECT * FROM simhash_clusters('SELECT id, fp FROM fps', 3)
+                              EXCEPT SELECT id, c FROM label) d) AS extra,
+       (SELECT count(*) FROM label) AS oracle_rows
   FROM simhash_clusters('SELECT id, fp FROM fps', 3);
 -- The 300 identical fingerprints form one cluster named after its smallest id.
 SELECT cluster_id, count(*) FROM simhash_clusters('SELECT id, fp FROM fps WHERE id > 200000', 0) GROUP BY 1;
@@ -81,6 +84,8 @@ SELECT * FROM simhash_duplicates('SELECT id, fp FROM fps', -1);
 SELECT * FROM simhash_clusters('SELECT id, fp FROM fps', 65);
 SELECT * FROM simhash_duplicates('SELECT nope FROM fps');
 \set VERBOSITY default
+-- The type error says how to fix it.
+SELECT * FROM simhash_duplicates('SELECT 1, 2');
 -- NULL query: STRICT, no rows. Empty input: no rows.
 SELECT count(*) FROM simhash_duplicates(NULL);
 SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM fps WHERE false');
