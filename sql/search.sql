@@ -13,7 +13,11 @@ CREATE OPERATOR ~= (
     LEFTARG = bigint,
     RIGHTARG = bigint,
     FUNCTION = simhash_near_guc,
-    COMMUTATOR = ~=
+    COMMUTATOR = ~=,
+    -- Estimate by testing the operator on the column's statistics, as pg_trgm's % does;
+    -- only used where the predicate is not rewritten into block probes.
+    RESTRICT = matchingsel,
+    JOIN = matchingjoinsel
 );
 COMMENT ON OPERATOR ~= (bigint, bigint) IS
     'fingerprints within simhash.max_distance bits of each other';
