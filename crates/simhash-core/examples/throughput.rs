@@ -58,4 +58,9 @@ pub fn breakdown(docs: &[&str], mb: f64) {
     let o = Options::default();
     let (ex, _) = best_of(3, || normed.iter().map(|d| simhash_core::extract(lex, d, &o).len() as u64).sum());
     println!("extract_normalized_MBps {:.2}", mb / ex);
+    let feats: Vec<Vec<(u64, f64)>> =
+        normed.iter().map(|d| simhash_core::extract(lex, d, &o).iter().map(|f| (f.hash, f.weight)).collect()).collect();
+    let n: usize = feats.iter().map(Vec::len).sum();
+    let (fold, _) = best_of(5, || feats.iter().fold(0, |a, f| a ^ std::hint::black_box(simhash_core::fingerprint(f.iter().copied()))));
+    println!("fold_ns_per_feature {:.2} ({n} features)", fold * 1e9 / n as f64);
 }
