@@ -67,6 +67,7 @@ pub fn fingerprint_normalized(lexicon: &Lexicon, normalized: &str, options: &Opt
     let mut counts = Counts::default();
     segment(lexicon, normalized, options.tokenizer, &mut counts);
     let weigher = Weigher::new(lexicon, options);
+    lexicon.prefetch(counts.feats.iter().map(|&(hash, _)| hash));
     let mut fold = Fold::default();
     for &(hash, count) in &counts.feats {
         if let Some(w) = weigher.weight(hash, count) {
