@@ -132,11 +132,13 @@ fn simhash_features_utf8(
     // the server encoding: these bytes are never in the server encoding.
     let doc = match std::str::from_utf8(doc) {
         Ok(s) => s,
-        Err(e) => ereport!(
-            ERROR,
-            PgSqlErrorCode::ERRCODE_CHARACTER_NOT_IN_REPERTOIRE,
-            format!("simhash: invalid byte sequence for encoding \"UTF8\" at byte {}", e.valid_up_to())
-        ),
+        Err(e) => {
+            ereport!(
+                ERROR,
+                PgSqlErrorCode::ERRCODE_CHARACTER_NOT_IN_REPERTOIRE,
+                format!("simhash: invalid byte sequence for encoding \"UTF8\" at byte {}", e.valid_up_to())
+            );
+        }
     };
     let normalized = simhash_core::normalize::normalize(doc);
     let rows: Vec<(Vec<u8>, f64)> = simhash_core::extract(Lexicon::global(), &normalized, &options)
