@@ -10,7 +10,7 @@ use pgrx::prelude::*;
 use pgrx::JsonB;
 use simhash_core::{Lexicon, Options};
 
-use crate::text::{server_bytes_to_utf8, text_datum_to_utf8};
+use crate::text::text_datum_to_utf8;
 
 function_info_v1!(pg_finfo_simhash_text);
 /// `simhash(doc text) → bigint`, STRICT.
@@ -128,21 +128,24 @@ fn simhash_features_utf8(
     options: JsonB,
 ) -> TableIterator<'static, (name!(feature, Vec<u8>), name!(weight, f64))> {
     let options = crate::options::parse(&options);
-    // convert_to(doc, 'UTF8') in the SQL wrapper has already converted and verified.
-    let doc = server_bytes_to_utf8_checked(doc);
-    let normalized = simhash_core::normalize::normalize(&doc);
+    // convert_to(doc, 'UTF8') in the SQL wrapper has already converted to UTF-8, whatever
+    // the server encoding: these bytes are never in the server encoding.
+    let doc = match std::str::from_utf8(doc) {
+        Ok(s) => s,
+        Err(e) => {
+            ereport!(
+                ERROR,
+                PgSqlErrorCode::ERRCODE_CHARACTER_NOT_IN_REPERTOIRE,
+                format!("simhash: invalid byte sequence for encoding \"UTF8\" at byte {}", e.valid_up_to())
+            );
+        }
+    };
+    let normalized = simhash_core::normalize::normalize(doc);
     let rows: Vec<(Vec<u8>, f64)> = simhash_core::extract(Lexicon::global(), &normalized, &options)
         .into_iter()
         .map(|f| (f.text.as_bytes().to_vec(), f.weight))
         .collect();
     TableIterator::new(rows)
-}
-
-fn server_bytes_to_utf8_checked(doc: &[u8]) -> std::borrow::Cow<'_, str> {
-    match std::str::from_utf8(doc) {
-        Ok(s) => std::borrow::Cow::Borrowed(s),
-        Err(_) => server_bytes_to_utf8(doc),
-    }
 }
 
 pgrx::extension_sql_file!("../sql/fingerprint.sql", name = "fingerprint", requires = [simhash_features_utf8]);

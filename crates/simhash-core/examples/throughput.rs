@@ -56,6 +56,19 @@ pub fn breakdown(docs: &[&str], mb: f64) {
     let (cutn, _) = best_of(3, || normed.iter().map(|d| lex.jieba.cut(d, false).len() as u64).sum());
     println!("cut_normalized_MBps {:.2}", mb / cutn);
     let o = Options::default();
+    let (a, _) = best_of(3, || normed.iter().map(|d| lex.jieba.cut(d, false).iter().fold(0u64, |a, t| a ^ simhash_core::hash_feature(t.word.as_bytes()))).sum());
+    println!("cut_hash_tokens_MBps {:.2}", mb / a);
+    let (a, _) = best_of(3, || normed.iter().map(|d| lex.jieba.cut(d, false).iter().fold(0u64, |a, t| a + lex.lookup(simhash_core::hash_feature(t.word.as_bytes())).is_some() as u64)).sum());
+    println!("cut_hash_lookup_every_token_MBps {:.2}", mb / a);
     let (ex, _) = best_of(3, || normed.iter().map(|d| simhash_core::extract(lex, d, &o).len() as u64).sum());
     println!("extract_normalized_MBps {:.2}", mb / ex);
+    let feats: Vec<Vec<(u64, f64)>> =
+        normed.iter().map(|d| simhash_core::extract(lex, d, &o).iter().map(|f| (f.hash, f.weight)).collect()).collect();
+    let n: usize = feats.iter().map(Vec::len).sum();
+    let (fold, _) = best_of(5, || feats.iter().fold(0, |a, f| a ^ std::hint::black_box(simhash_core::fingerprint(f.iter().copied()))));
+    println!("fold_ns_per_feature {:.2} ({n} features)", fold * 1e9 / n as f64);
+    let (look, _) = best_of(5, || {
+        feats.iter().flatten().fold(0, |a, &(h, _)| a + std::hint::black_box(lex.lookup(h)).is_some() as u64)
+    });
+    println!("lookup_ns_per_feature {:.2}", look * 1e9 / n as f64);
 }

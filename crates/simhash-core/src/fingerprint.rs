@@ -17,17 +17,66 @@ pub fn fingerprint<I>(features: I) -> u64
 where
     I: IntoIterator<Item = (u64, f64)>,
 {
-    let mut acc = [0f64; 64];
+    let mut fold = Fold::default();
     for (hash, weight) in features {
-        // Branch-free ±w per bit; the compiler vectorizes this loop.
-        for (bit, slot) in acc.iter_mut().enumerate() {
-            let sign = ((hash >> bit) & 1) as f64 * 2.0 - 1.0;
-            *slot += sign * weight;
+        fold.add(hash, weight);
+    }
+    fold.finish()
+}
+
+/// `NEGATE[v][j]` is the sign bit to XOR into a weight for bit `j` of byte value `v`:
+/// 0 (add +w) where the bit is set, the f64 sign bit (add −w) where it is clear.
+static NEGATE: [[u64; 8]; 256] = {
+    let mut t = [[0u64; 8]; 256];
+    let mut v = 0;
+    while v < 256 {
+        let mut j = 0;
+        while j < 8 {
+            if (v >> j) & 1 == 0 {
+                t[v][j] = 1 << 63;
+            }
+            j += 1;
+        }
+        v += 1;
+    }
+    t
+};
+
+/// The running per-bit sums of [`fingerprint`], fed one feature at a time.
+#[derive(Clone)]
+pub struct Fold {
+    /// `acc[byte][j]` is the sum for bit `8 * byte + j`.
+    acc: [[f64; 8]; 8],
+}
+
+impl Default for Fold {
+    fn default() -> Self {
+        Fold { acc: [[0.0; 8]; 8] }
+    }
+}
+
+impl Fold {
+    /// Add `+weight` to the sum of every bit set in `hash`, `−weight` to the others.
+    ///
+    /// Flipping the sign bit gives exactly `−weight`, and `s + (−w)` is exactly `s − w`,
+    /// so every sum sees the same f64 operations in the same order as the definition.
+    /// A 16 kB table of sign masks per hash byte, rather than a shift and an int→float
+    /// conversion per bit: 38 → 7.7 ns per feature on the corpus (throughput.rs BREAKDOWN).
+    #[inline]
+    pub fn add(&mut self, hash: u64, weight: f64) {
+        let w = weight.to_bits();
+        for (byte, lanes) in self.acc.iter_mut().enumerate() {
+            let signs = &NEGATE[((hash >> (8 * byte)) & 0xFF) as usize];
+            for (slot, &neg) in lanes.iter_mut().zip(signs) {
+                *slot += f64::from_bits(w ^ neg);
+            }
         }
     }
-    acc.iter()
-        .enumerate()
-        .fold(0u64, |fp, (bit, &v)| if v > 0.0 { fp | (1u64 << bit) } else { fp })
+
+    /// Bit `i` set iff the sum for bit `i` is positive.
+    pub fn finish(&self) -> u64 {
+        self.acc.as_flattened().iter().enumerate().fold(0u64, |fp, (bit, &v)| if v > 0.0 { fp | (1u64 << bit) } else { fp })
+    }
 }
 
 #[cfg(test)]
@@ -59,6 +108,29 @@ mod tests {
         // Pins the hash function: changing it would silently change every stored fingerprint.
         assert_eq!(hash_feature(b""), 0x2D06800538D394C2);
         assert_eq!(hash_feature("中国".as_bytes()), hash_feature("中国".as_bytes()));
+    }
+
+    /// The fold as it was before the sign table, kept to prove the two bit-identical.
+    fn fingerprint_shift_convert(features: &[(u64, f64)]) -> u64 {
+        let mut acc = [0f64; 64];
+        for &(hash, weight) in features {
+            for (bit, slot) in acc.iter_mut().enumerate() {
+                let sign = ((hash >> bit) & 1) as f64 * 2.0 - 1.0;
+                *slot += sign * weight;
+            }
+        }
+        acc.iter().enumerate().fold(0u64, |fp, (bit, &v)| if v > 0.0 { fp | (1u64 << bit) } else { fp })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn sign_table_equals_shift_convert(feats in proptest::collection::vec(
+            (any::<u64>(), prop_oneof![-1e3f64..1e3, (1u32..20, 5.0f64..15.0).prop_map(|(c, i)| c as f64 * i), Just(0.0), Just(-0.0)]),
+            0..60,
+        )) {
+            prop_assert_eq!(fingerprint(feats.iter().copied()), fingerprint_shift_convert(&feats));
+        }
     }
 
     proptest! {

@@ -23,7 +23,5 @@ pub use options::{Options, OptionsError, Tokenizer, Weighting};
 
 /// Fingerprint of a document under `options`: normalize, extract weighted features, fold.
 pub fn simhash_text(lexicon: &Lexicon, doc: &str, options: &Options) -> u64 {
-    let normalized = normalize::normalize(doc);
-    let feats = extract(lexicon, &normalized, options);
-    fingerprint(feats.iter().map(|f| (f.hash, f.weight)))
+    features::fingerprint_normalized(lexicon, &normalize::normalize(doc), options)
 }
