@@ -7,6 +7,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 h=tests/harness
 corpus=$root/target/corpus/peoples_daily_199801.txt
+[ "${SKIP_INSTALL:-0}" = 1 ] || bash $h/cluster.sh install
 
 # Baseline: jieba-rs cut alone, same text, same mode (no HMM), one core.
 cargo run -q --release -p simhash-core --example throughput -- "$corpus" >target/bench-throughput.txt
@@ -29,12 +30,14 @@ DO \$\$ DECLARE t0 float8; BEGIN
     PERFORM sum(simhash(body)) FROM corpus;
     INSERT INTO runs VALUES ($cpu_sql - t0);
   END LOOP; END \$\$;
-SELECT round((SELECT sum(octet_length(body)) FROM corpus) / 1e6 / min(s))::numeric(10,2) FROM runs;
+SELECT round(((SELECT sum(octet_length(body)) FROM corpus) / 1e6 / min(s))::numeric, 2) FROM runs;
 SQL
 }
 first_call() { # cluster name → "first-call ms, private kB after it" in a new backend
     eval "$(bash $h/cluster.sh env "$1")"
-    psql -X -q -At <<'SQL'
+    psql -X -q -c "CREATE EXTENSION IF NOT EXISTS simhash"
+    # ON_ERROR_STOP: a failing call must stop the bench, not be timed.
+    psql -X -q -At -v ON_ERROR_STOP=1 <<'SQL'
 \timing on
 SELECT simhash('第一次调用') \g /dev/null
 \timing off
