@@ -3,7 +3,8 @@
 # paragraphs, a third of them followed by planted variants within distance 3, arranged so
 # that a paragraph and its variants are inserted by different clients at the same moment.
 # For actions reject and skip, under READ COMMITTED and REPEATABLE READ, with two rows per
-# transaction (so lock order across rows can deadlock) and pgbench retrying 40001/40P01:
+# transaction (so lock order across rows can deadlock), and with 100 rows per transaction
+# (the table-wide lock escalation), pgbench retrying 40001/40P01:
 #   - every item is processed exactly once (one outcome row each);
 #   - brute force (PostgreSQL's bit_count, not the extension) finds 0 pairs within 3;
 #   - every item that has no near-duplicate among all items is present (nothing lost);
@@ -75,31 +76,32 @@ SQL
 items=$(psql -Atc "SELECT count(*) FROM work")
 planted=$(psql -Atc "SELECT count(*) FROM cand WHERE var > 0")
 lonely=$(psql -Atc "SELECT count(*) FROM lonely")
-per_tx=2
-txs=$(( (items + clients * per_tx - 1) / (clients * per_tx) ))
-echo "items $items (planted variants $planted, items without any near-duplicate $lonely); $clients clients x $txs transactions x $per_tx items"
+echo "items $items (planted variants $planted, items without any near-duplicate $lonely), $clients clients"
 
-# Client c, transaction i handles items 16i + c and 16i + 8 + c: the consecutive items of a
-# paragraph and its variants start in different clients at the same moment. i only advances
-# after COMMIT, so a retried transaction handles the same items again.
+# Client c, transaction i handles items 8(per_tx i + j) + c for j < per_tx: the consecutive
+# items of a paragraph and its variants start in different clients at the same moment. i
+# only advances after COMMIT, so a retried transaction handles the same items again.
+psql -c "CREATE FUNCTION try_items(c int, i int, per_tx int) RETURNS void LANGUAGE sql AS
+         'SELECT try_item(8 * (per_tx * i + j) + c) FROM generate_series(0, per_tx - 1) j'"
 cat >"$tmp/insert.sql" <<'EOF'
 BEGIN;
-SELECT try_item(16 * :i + :client_id);
-SELECT try_item(16 * :i + 8 + :client_id);
+SELECT try_items(:client_id, :i, :per_tx);
 COMMIT;
 \set i :i + 1
 EOF
 
 status=0
-for action in reject skip; do
-    for iso in "read committed" "repeatable read"; do
+# action, isolation, items per transaction. 2 items: lock order across rows can deadlock.
+# 100 items (up to 400 block keys): transactions escalate to the table-wide key.
+while IFS=, read -r action iso per_tx; do
+        txs=$(( (items + clients * per_tx - 1) / (clients * per_tx) ))
         psql -c "SET client_min_messages = warning" -c "TRUNCATE docs, outcome" \
              -c "DROP TRIGGER IF EXISTS docs_dedup ON docs" \
              -c "CREATE TRIGGER docs_dedup BEFORE INSERT OR UPDATE OF body ON docs FOR EACH ROW
                  EXECUTE FUNCTION simhash_dedup_trigger('fp', 'body', '$k', '$action')"
         set +e
         PGOPTIONS="-c default_transaction_isolation=${iso// /\\ } -c deadlock_timeout=50ms" \
-            pgbench -n -c $clients -j 2 -t "$txs" --max-tries=1000 -D i=0 -f "$tmp/insert.sql" "$db" \
+            pgbench -n -c $clients -j 2 -t "$txs" --max-tries=1000 -D i=0 -D per_tx="$per_tx" -f "$tmp/insert.sql" "$db" \
             >"$tmp/pgbench.out" 2>"$tmp/pgbench.err"
         rc=$?
         set -e
@@ -117,7 +119,7 @@ SELECT (SELECT count(*) FROM outcome),
        (SELECT count(*) FROM docs);
 SQL
         )
-        line="$action, $iso: attempted $items, done $done, inserted $inserted, $([ "$action" = reject ] && echo rejected || echo skipped) $refused, transactions retried ${retried:-?} (retries ${retries:-?}), failed ${failed:-?}; brute-force pairs within $k: $pairs, lost $lost, unjustified $unjustified"
+        line="$action, $iso, $per_tx rows/transaction: attempted $items, done $done, inserted $inserted, $([ "$action" = reject ] && echo rejected || echo skipped) $refused, transactions retried ${retried:-?} (retries ${retries:-?}), failed ${failed:-?}; brute-force pairs within $k: $pairs, lost $lost, unjustified $unjustified"
         if [ "$rc" -ne 0 ] || [ "$done" -ne "$items" ] || [ "$pairs" -ne 0 ] || [ "$lost" -ne 0 ] \
             || [ "$unjustified" -ne 0 ] || [ "$rows" -ne "$inserted" ] || [ "${failed:-1}" -ne 0 ]; then
             echo "FAIL $line (pgbench exit $rc)"
@@ -126,6 +128,12 @@ SQL
         else
             echo "ok   $line"
         fi
-    done
-done
+done <<'RUNS'
+reject,read committed,2
+reject,repeatable read,2
+skip,read committed,2
+skip,repeatable read,2
+reject,read committed,100
+skip,repeatable read,100
+RUNS
 exit $status

@@ -166,6 +166,18 @@ pub fn lock_keys(relid: u32, attnum: i16, k: u32, fp: u64) -> Vec<u64> {
     keys
 }
 
+/// The table-wide key of the same (table, column, k). Every inserter holds it in a shared
+/// mode; a transaction that inserts many rows holds it exclusively instead of one set of
+/// block keys per row, so that its lock count stays bounded (see `src/trigger.rs`).
+pub fn table_lock_key(relid: u32, attnum: i16, k: u32) -> u64 {
+    let mut buf = [0u8; 8];
+    buf[0..4].copy_from_slice(&relid.to_le_bytes());
+    buf[4..6].copy_from_slice(&attnum.to_le_bytes());
+    buf[6] = k as u8;
+    buf[7] = 0xff; // not a block count (1..=64): never equal to a block key's prefix
+    xxhash_rust::xxh3::xxh3_64(&buf)
+}
+
 /// Bits `[i*64/m, (i+1)*64/m)` of `fp` (any width up to 64, unlike `blocks::block_value`).
 fn block_bits(fp: u64, i: u32, m: u32) -> u64 {
     let (lo, hi) = blocks::block_range(i, m);
@@ -279,6 +291,12 @@ mod tests {
         }
         // k = 64: one key for every fingerprint.
         assert_eq!(lock_keys(1, 2, 64, 0), lock_keys(1, 2, 64, u64::MAX));
+        // The table key is none of the block keys, and differs per table, column and k.
+        let t = table_lock_key(1, 2, 3);
+        assert!(!lock_keys(1, 2, 3, 0x0123_4567_89ab_cdef).contains(&t));
+        assert_ne!(t, table_lock_key(2, 2, 3));
+        assert_ne!(t, table_lock_key(1, 3, 3));
+        assert_ne!(t, table_lock_key(1, 2, 4));
     }
 
     #[test]

@@ -217,3 +217,23 @@ ROLLBACK;
 SELECT trig_try($$INSERT INTO trig_docs(id, body) VALUES (11, '人民日报社论：迎接新的一年，开创新的局面！')$$);
 SELECT dblink_disconnect('trig_other');
 SELECT count(*) AS near_duplicate_pairs FROM trig_docs a JOIN trig_docs b ON a.id < b.id AND hamming(a.fp, b.fp) <= 3;
+
+-- 9. A bulk INSERT keeps its lock count bounded: past 128 block keys the transaction holds
+-- the table's key exclusively instead (PostgreSQL's shared lock table holds a few thousand
+-- locks for the whole server; 4 keys for each of 2,000 rows would not fit).
+CREATE TABLE trig_bulk(id int PRIMARY KEY, body text, fp bigint);
+SELECT simhash_create_blocks('trig_bulk', 'fp');
+CREATE TRIGGER trig_bulk_dedup BEFORE INSERT ON trig_bulk
+    FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger('fp', 'body', '3', 'skip');
+BEGIN;
+INSERT INTO trig_bulk SELECT id, body FROM corpus WHERE id <= 2000;
+SELECT count(*) FILTER (WHERE mode = 'ShareLock') AS table_key_share,
+       count(*) FILTER (WHERE mode = 'ExclusiveLock' AND objid IN
+           (SELECT objid FROM pg_locks s WHERE s.pid = l.pid AND s.locktype = 'advisory' AND s.mode = 'ShareLock')) AS table_key_exclusive,
+       count(*) BETWEEN 128 AND 140 AS bounded
+FROM pg_locks l WHERE locktype = 'advisory' AND objsubid = 21320 AND pid = pg_backend_pid();
+COMMIT;
+SELECT count(*) AS near_duplicate_pairs FROM trig_bulk a JOIN trig_bulk b ON a.id < b.id AND hamming(a.fp, b.fp) <= 3;
+SELECT (SELECT count(*) FROM trig_bulk) + count(*) = 2000 AS all_accounted
+FROM corpus c WHERE c.id <= 2000 AND NOT EXISTS (SELECT 1 FROM trig_bulk b WHERE b.id = c.id)
+  AND EXISTS (SELECT 1 FROM trig_bulk b WHERE hamming(b.fp, simhash(c.body)) <= 3);
