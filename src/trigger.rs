@@ -423,7 +423,17 @@ thread_local! {
 /// Relcache invalidation callback: remember the relation; the cache is pruned on next use.
 #[pg_guard]
 unsafe extern "C-unwind" fn relcache_invalidated(_arg: pg_sys::Datum, relid: pg_sys::Oid) {
-    STALE.with(|s| s.borrow_mut().push(relid));
+    STALE.with(|s| {
+        let mut s = s.borrow_mut();
+        // A session busy with DDL and no insert would grow the list without bound: past a
+        // few entries, forget everything instead (one re-prepare per trigger).
+        if s.len() >= 64 {
+            s.clear();
+            s.push(pg_sys::InvalidOid);
+        } else {
+            s.push(relid);
+        }
+    });
 }
 
 /// The trigger's cached state, built (and validated) if missing or stale.
