@@ -8,6 +8,7 @@
 //! - `blocks.rs`: `simhash_block`, `simhash_probes`, `simhash_create_blocks`;
 //! - `search.rs`: `simhash_near`, the `~=` operator and the `simhash.max_distance` GUC;
 //! - `support.rs`: the planner support function that rewrites them into block probes;
+//! - `trigger.rs`: `simhash_update_trigger` and `simhash_dedup_trigger` (insert triggers);
 //! - `options.rs`: the `options jsonb` argument;
 //! - `text.rs`: `text` datums in the server encoding ⇄ UTF-8.
 
@@ -35,6 +36,7 @@ mod options;
 mod search;
 mod support;
 mod text;
+mod trigger;
 
 /// Called when the library is loaded. Under `shared_preload_libraries = 'simhash'`
 /// that is in the postmaster, so the jieba dictionary and the IDF table (about

@@ -8,6 +8,7 @@
 
 pub mod batch;
 pub mod blocks;
+pub mod dedup;
 pub mod features;
 pub mod fingerprint;
 pub mod hamming;

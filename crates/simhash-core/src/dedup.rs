@@ -1,0 +1,387 @@
+//! The PostgreSQL-free half of the near-duplicate triggers (`simhash_dedup_trigger`):
+//! argument parsing, the advisory-lock keys that make concurrent inserts of
+//! near-duplicates contend, and the text of the duplicate check query.
+//!
+//! **Lock keys.** Before looking for an existing near-duplicate, an inserter locks a set of
+//! keys derived from its new fingerprint and holds them until commit. Two fingerprints
+//! within distance `k` must always share at least one key, whatever `k`: then the second
+//! inserter waits for the first to commit and its check sees the first row. Pigeonhole
+//! gives this with `k + 1` blocks: `k` differing bits touch at most `k` of the `k + 1`
+//! blocks, so at least one block is bit-for-bit identical in both, and the key of
+//! (block index, block value) is the same. `k = 0` is one block (the whole fingerprint);
+//! `k = 64` matches every pair, so it is one constant key (inserts serialize).
+//!
+//! Keys are hashed with the table, the fingerprint column and `k`, so unrelated triggers do
+//! not contend; a hash collision only adds a needless wait, it can never hide a duplicate.
+//! An inserter takes its keys in ascending order, so two single-row inserters never wait
+//! for each other in a cycle.
+
+use std::fmt;
+
+use crate::blocks;
+
+/// What the trigger does with a row that has a near-duplicate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// ERROR 23505, like a unique index.
+    Reject,
+    /// The row is not inserted (the BEFORE trigger returns NULL).
+    Skip,
+    /// The row is inserted with a column set to the matching row's key.
+    Link,
+}
+
+impl Action {
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::Reject => "reject",
+            Action::Skip => "skip",
+            Action::Link => "link",
+        }
+    }
+}
+
+/// The arguments of `simhash_dedup_trigger(fp_column, text_column, max_distance, action
+/// [, link_column])`, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DedupArgs {
+    pub fp_column: String,
+    pub text_column: String,
+    pub max_distance: u32,
+    pub action: Action,
+    /// Only (and always) with [`Action::Link`].
+    pub link_column: Option<String>,
+}
+
+/// Invalid trigger arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DedupError {
+    /// Wrong number of arguments (how the trigger was declared): SQLSTATE 39P01.
+    ArgCount { got: usize },
+    /// `max_distance` is not an integer in `0..=64`: 22023.
+    MaxDistance(String),
+    /// Unknown action: 22023.
+    Action(String),
+    /// `link` without a link column: 22023.
+    LinkColumnMissing,
+    /// A fifth argument with an action other than `link`: 22023.
+    LinkColumnUnexpected(Action),
+}
+
+impl DedupError {
+    /// Whether the error is in how the trigger was declared (39P01) rather than in an
+    /// argument's value (22023).
+    pub fn is_protocol(&self) -> bool {
+        matches!(self, DedupError::ArgCount { .. })
+    }
+}
+
+impl fmt::Display for DedupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DedupError::ArgCount { got } => write!(
+                f,
+                "expected 4 or 5 arguments (fp_column, text_column, max_distance, action [, link_column]), got {got}"
+            ),
+            DedupError::MaxDistance(s) => write!(f, "max_distance must be an integer between 0 and 64, got \"{s}\""),
+            DedupError::Action(s) => write!(f, "unknown action \"{s}\": expected reject, skip or link"),
+            DedupError::LinkColumnMissing => write!(f, "action link needs a fifth argument, the column to link with"),
+            DedupError::LinkColumnUnexpected(a) => {
+                write!(f, "a fifth argument (link column) is only allowed with action link, not {}", a.name())
+            }
+        }
+    }
+}
+
+/// Parses an action name (case-insensitive, surrounding spaces ignored).
+pub fn parse_action(s: &str) -> Result<Action, DedupError> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "reject" => Ok(Action::Reject),
+        "skip" => Ok(Action::Skip),
+        "link" => Ok(Action::Link),
+        _ => Err(DedupError::Action(s.to_owned())),
+    }
+}
+
+/// Parses a max distance given as a trigger argument (trigger arguments are strings).
+pub fn parse_max_distance(s: &str) -> Result<u32, DedupError> {
+    match s.trim().parse::<u32>() {
+        Ok(k) if k <= 64 => Ok(k),
+        _ => Err(DedupError::MaxDistance(s.to_owned())),
+    }
+}
+
+/// Checks the trigger arguments.
+pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<DedupArgs, DedupError> {
+    if !(4..=5).contains(&args.len()) {
+        return Err(DedupError::ArgCount { got: args.len() });
+    }
+    let max_distance = parse_max_distance(args[2].as_ref())?;
+    let action = parse_action(args[3].as_ref())?;
+    let link_column = args.get(4).map(|s| s.as_ref().to_owned());
+    match (action, &link_column) {
+        (Action::Link, None) => return Err(DedupError::LinkColumnMissing),
+        (a, Some(_)) if a != Action::Link => return Err(DedupError::LinkColumnUnexpected(a)),
+        _ => {}
+    }
+    Ok(DedupArgs {
+        fp_column: args[0].as_ref().to_owned(),
+        text_column: args[1].as_ref().to_owned(),
+        max_distance,
+        action,
+        link_column,
+    })
+}
+
+/// Number of blocks the lock keys cut a fingerprint into for distance bound `k`:
+/// `k + 1` (pigeonhole), one for `k = 64` (the constant key).
+pub fn lock_blocks(k: u32) -> u32 {
+    if k >= 64 {
+        1
+    } else {
+        k + 1
+    }
+}
+
+/// The advisory-lock keys of fingerprint `fp` for a check within distance `k` on column
+/// `attnum` of table `relid`, ascending and without repeats (the order to lock them in).
+pub fn lock_keys(relid: u32, attnum: i16, k: u32, fp: u64) -> Vec<u64> {
+    let m = lock_blocks(k);
+    let mut keys: Vec<u64> = (0..m)
+        .map(|i| {
+            // k = 64: every fingerprint gets the same single key.
+            let value = if k >= 64 { 0 } else { block_bits(fp, i, m) };
+            let mut buf = [0u8; 20];
+            buf[0..4].copy_from_slice(&relid.to_le_bytes());
+            buf[4..6].copy_from_slice(&attnum.to_le_bytes());
+            buf[6] = k as u8;
+            buf[7] = m as u8;
+            buf[8..12].copy_from_slice(&i.to_le_bytes());
+            buf[12..20].copy_from_slice(&value.to_le_bytes());
+            xxhash_rust::xxh3::xxh3_64(&buf)
+        })
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
+/// The table-wide key of the same (table, column, k). Every inserter holds it in a shared
+/// mode; a transaction that inserts many rows holds it exclusively instead of one set of
+/// block keys per row, so that its lock count stays bounded (see `src/trigger.rs`).
+pub fn table_lock_key(relid: u32, attnum: i16, k: u32) -> u64 {
+    let mut buf = [0u8; 8];
+    buf[0..4].copy_from_slice(&relid.to_le_bytes());
+    buf[4..6].copy_from_slice(&attnum.to_le_bytes());
+    buf[6] = k as u8;
+    buf[7] = 0xff; // not a block count (1..=64): never equal to a block key's prefix
+    xxhash_rust::xxh3::xxh3_64(&buf)
+}
+
+/// Bits `[i*64/m, (i+1)*64/m)` of `fp` (any width up to 64, unlike `blocks::block_value`).
+fn block_bits(fp: u64, i: u32, m: u32) -> u64 {
+    let (lo, hi) = blocks::block_range(i, m);
+    let width = hi - lo;
+    let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+    (fp >> lo) & mask
+}
+
+/// The pieces of the check query, already quoted for SQL by the caller
+/// (PostgreSQL's `quote_identifier`, which knows the server's keyword list).
+#[derive(Debug, Clone)]
+pub struct CheckQuery<'a> {
+    /// Schema-qualified table, e.g. `public.docs`.
+    pub table: &'a str,
+    /// The fingerprint column.
+    pub fp: &'a str,
+    /// The extension's schema, so `hamming` and `simhash_near` resolve whatever the
+    /// inserting session's `search_path`.
+    pub ext_schema: &'a str,
+    pub max_distance: u32,
+    /// The key columns (the primary key); empty means use `ctid`.
+    pub key_columns: &'a [String],
+    /// Whether to return the (single) key column itself, for `link`.
+    pub with_link_value: bool,
+    /// Whether to exclude the row being updated: `ctid <> $2`.
+    pub exclude_ctid: bool,
+}
+
+/// The check query: the nearest existing row within `max_distance` of `$1` (bigint), as
+/// `(key text, link value or NULL, distance int)`, ties broken by key. `simhash_near(fp,
+/// $1, <const k>)` is what the planner support function rewrites into block-index probes.
+/// Every column is qualified with the alias `t`: an unqualified `ORDER BY id` would pick
+/// the output column `id::text` (also named `id`) and sort keys as strings. The ORDER BY
+/// also keeps the plan on the block indexes: with a bare `LIMIT 1` the planner, hoping to
+/// meet a match early, chose a sequential scan of a small table (seen in the regression test).
+pub fn check_query(q: &CheckQuery<'_>) -> String {
+    let ctid = ["ctid".to_owned()];
+    let keys: Vec<String> =
+        if q.key_columns.is_empty() { &ctid[..] } else { q.key_columns }.iter().map(|c| format!("t.{c}")).collect();
+    let key_text = keys.iter().map(|c| format!("{c}::pg_catalog.text")).collect::<Vec<_>>().join(" || ', ' || ");
+    let link_value = if q.with_link_value { keys[0].as_str() } else { "NULL" };
+    let exclude = if q.exclude_ctid { " AND t.ctid OPERATOR(pg_catalog.<>) $2" } else { "" };
+    format!(
+        "SELECT {key_text}, {link_value}, {s}.hamming(t.{fp}, $1) FROM ONLY {table} AS t \
+         WHERE {s}.simhash_near(t.{fp}, $1, {k}){exclude} ORDER BY 3, {order} LIMIT 1",
+        s = q.ext_schema,
+        fp = q.fp,
+        table = q.table,
+        k = q.max_distance,
+        order = keys.join(", "),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hamming;
+    use proptest::prelude::*;
+
+    fn shares_key(relid: u32, k: u32, a: u64, b: u64) -> bool {
+        let (ka, kb) = (lock_keys(relid, 3, k, a), lock_keys(relid, 3, k, b));
+        ka.iter().any(|x| kb.binary_search(x).is_ok())
+    }
+
+    /// A deterministic generator (splitmix64), so the brute-force test needs no seed.
+    fn splitmix(state: &mut u64) -> u64 {
+        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    #[test]
+    fn near_fingerprints_share_a_key_for_every_k() {
+        // For every k: random pairs at every distance d <= k, plus the adversarial flips that
+        // put one differing bit into each of the first d blocks (the worst case for pigeonhole).
+        let mut s = 42;
+        for k in 0..=64u32 {
+            let m = lock_blocks(k);
+            for d in 0..=k {
+                for _ in 0..40 {
+                    // d distinct random bits (a partial Fisher-Yates shuffle of 0..64).
+                    let a = splitmix(&mut s);
+                    let mut bits: Vec<u32> = (0..64).collect();
+                    let mut b = a;
+                    for j in 0..d as usize {
+                        let pick = j + (splitmix(&mut s) % (64 - j as u64)) as usize;
+                        bits.swap(j, pick);
+                        b ^= 1 << bits[j];
+                    }
+                    assert_eq!(hamming(a, b), d);
+                    assert!(shares_key(7, k, a, b), "k={k} d={d} {a:#x} {b:#x}");
+                }
+                let a = splitmix(&mut s);
+                let mut b = a;
+                for i in 0..d.min(m) {
+                    b ^= 1 << blocks::block_range(i, m).0;
+                }
+                if hamming(a, b) <= k {
+                    assert!(shares_key(7, k, a, b), "adversarial k={k} d={d}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn keys_are_sorted_distinct_and_k_plus_one() {
+        for k in [0u32, 1, 3, 10, 63, 64] {
+            let keys = lock_keys(1, 2, k, 0x0123_4567_89ab_cdef);
+            assert!(keys.windows(2).all(|w| w[0] < w[1]));
+            assert_eq!(keys.len() as u32, if k == 64 { 1 } else { k + 1 });
+        }
+        // k = 64: one key for every fingerprint.
+        assert_eq!(lock_keys(1, 2, 64, 0), lock_keys(1, 2, 64, u64::MAX));
+        // The table key is none of the block keys, and differs per table, column and k.
+        let t = table_lock_key(1, 2, 3);
+        assert!(!lock_keys(1, 2, 3, 0x0123_4567_89ab_cdef).contains(&t));
+        assert_ne!(t, table_lock_key(2, 2, 3));
+        assert_ne!(t, table_lock_key(1, 3, 3));
+        assert_ne!(t, table_lock_key(1, 2, 4));
+    }
+
+    #[test]
+    fn unrelated_tables_and_far_fingerprints_rarely_contend() {
+        // k = 3: four 16-bit blocks, so two random fingerprints share a key with
+        // probability about 4/65536; other tables or columns never share keys.
+        let mut s = 7;
+        let mut shared = 0;
+        for _ in 0..20_000 {
+            let (a, b) = (splitmix(&mut s), splitmix(&mut s));
+            shared += shares_key(1, 3, a, b) as u32;
+        }
+        assert!(shared <= 10, "{shared} of 20000 random pairs share a key");
+        let a = 0xdead_beef_u64;
+        let other_table = lock_keys(2, 3, 3, a);
+        assert!(lock_keys(1, 3, 3, a).iter().all(|k| !other_table.contains(k)));
+        let other_column = lock_keys(1, 4, 3, a);
+        assert!(lock_keys(1, 3, 3, a).iter().all(|k| !other_column.contains(k)));
+    }
+
+    proptest! {
+        #[test]
+        fn prop_within_k_share_a_key(a: u64, flips in proptest::collection::vec(0u32..64, 0..64), k in 0u32..=64) {
+            let mut b = a;
+            for f in flips {
+                if hamming(a, b ^ (1 << f)) <= k {
+                    b ^= 1 << f;
+                }
+            }
+            prop_assert!(hamming(a, b) <= k);
+            prop_assert!(shares_key(99, k, a, b));
+        }
+    }
+
+    #[test]
+    fn args() {
+        let ok = parse_args(&["fp", "body", "3", "reject"]).unwrap();
+        assert_eq!(ok.max_distance, 3);
+        assert_eq!(ok.action, Action::Reject);
+        assert_eq!(ok.link_column, None);
+        let link = parse_args(&["fp", "body", " 64 ", "LINK", "dup_of"]).unwrap();
+        assert_eq!((link.max_distance, link.action), (64, Action::Link));
+        assert_eq!(link.link_column.as_deref(), Some("dup_of"));
+        assert_eq!(parse_args(&["fp", "body", "3"]), Err(DedupError::ArgCount { got: 3 }));
+        assert!(parse_args(&["fp", "body", "3"]).unwrap_err().is_protocol());
+        assert_eq!(parse_args(&["fp", "body", "65", "skip"]), Err(DedupError::MaxDistance("65".into())));
+        assert_eq!(parse_args(&["fp", "body", "-1", "skip"]), Err(DedupError::MaxDistance("-1".into())));
+        assert_eq!(parse_args(&["fp", "body", "x", "skip"]), Err(DedupError::MaxDistance("x".into())));
+        assert_eq!(parse_args(&["fp", "body", "3", "drop"]), Err(DedupError::Action("drop".into())));
+        assert_eq!(parse_args(&["fp", "body", "3", "link"]), Err(DedupError::LinkColumnMissing));
+        assert_eq!(
+            parse_args(&["fp", "body", "3", "skip", "d"]),
+            Err(DedupError::LinkColumnUnexpected(Action::Skip))
+        );
+        assert_eq!(
+            DedupError::Action("drop".into()).to_string(),
+            "unknown action \"drop\": expected reject, skip or link"
+        );
+    }
+
+    #[test]
+    fn query_text() {
+        let keys = vec!["id".to_owned()];
+        let q = CheckQuery {
+            table: "public.docs",
+            fp: "fp",
+            ext_schema: "public",
+            max_distance: 3,
+            key_columns: &keys,
+            with_link_value: true,
+            exclude_ctid: true,
+        };
+        assert_eq!(
+            check_query(&q),
+            "SELECT t.id::pg_catalog.text, t.id, public.hamming(t.fp, $1) FROM ONLY public.docs AS t \
+             WHERE public.simhash_near(t.fp, $1, 3) AND t.ctid OPERATOR(pg_catalog.<>) $2 ORDER BY 3, t.id LIMIT 1"
+        );
+        let none: Vec<String> = vec![];
+        let q = CheckQuery { key_columns: &none, with_link_value: false, exclude_ctid: false, ..q };
+        assert_eq!(
+            check_query(&q),
+            "SELECT t.ctid::pg_catalog.text, NULL, public.hamming(t.fp, $1) FROM ONLY public.docs AS t \
+             WHERE public.simhash_near(t.fp, $1, 3) ORDER BY 3, t.ctid LIMIT 1"
+        );
+    }
+}

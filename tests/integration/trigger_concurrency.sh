@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# simhash_dedup_trigger under concurrency (issue 4): 8 pgbench clients insert ~2,000 real
+# paragraphs, a third of them followed by planted variants within distance 3, arranged so
+# that a paragraph and its variants are inserted by different clients at the same moment.
+# For actions reject and skip, under READ COMMITTED and REPEATABLE READ, with two rows per
+# transaction (so lock order across rows can deadlock), and with 100 rows per transaction
+# (the table-wide lock escalation), pgbench retrying 40001/40P01:
+#   - every item is processed exactly once (one outcome row each);
+#   - brute force (PostgreSQL's bit_count, not the extension) finds 0 pairs within 3;
+#   - every item that has no near-duplicate among all items is present (nothing lost);
+#   - every rejected or skipped item has a near-duplicate in the table (no false refusal);
+#   - pgbench reports no failed transaction and no aborted client.
+# Expects PGHOST/PGPORT/PGUSER of a running cluster with the extension installed.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+db=simhash_trigger_conc
+k=3
+clients=8
+tmp=$(mktemp -d)
+cleanup() { dropdb --if-exists "$db" >/dev/null 2>&1 || true; rm -rf "$tmp"; }
+trap cleanup EXIT
+psql() { command psql -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
+
+dropdb --if-exists "$db" >/dev/null 2>&1 || true
+createdb "$db"
+psql -c "CREATE EXTENSION simhash"
+psql -c "CREATE TABLE src(id serial PRIMARY KEY, body text NOT NULL)" \
+     -c "\\copy src(body) FROM '$root/target/corpus/peoples_daily_199801.txt'"
+psql >/dev/null <<SQL
+-- 1,500 paragraphs; every third gets variants: an exact copy, and one character replaced at a
+-- quarter, a half, three quarters of its length when that stays within distance $k. Items are numbered so
+-- that a paragraph and its variants are consecutive, hence handled by neighbouring clients
+-- at the same time.
+CREATE TABLE para AS
+SELECT row_number() OVER (ORDER BY id) AS pid, body FROM src WHERE length(body) BETWEEN 80 AND 300 AND id % 7 = 0
+ORDER BY id LIMIT 1500;
+CREATE TABLE cand AS
+SELECT p.pid, 0 AS var, p.body, simhash(p.body) AS fp FROM para p
+UNION ALL
+SELECT p.pid, v.var, v.body, simhash(v.body) FROM para p,
+    LATERAL (VALUES (1, overlay(p.body placing '某' from length(p.body) / 4 for 1)),
+                    (2, overlay(p.body placing '某' from length(p.body) / 2 for 1)),
+                    (3, overlay(p.body placing '某' from 3 * length(p.body) / 4 for 1)),
+                    (4, p.body)) v(var, body)
+WHERE p.pid % 3 = 0;
+DELETE FROM cand c USING cand b
+WHERE c.var > 0 AND b.pid = c.pid AND b.var = 0
+  AND bit_count((c.fp # b.fp)::bit(64)) > $k;
+CREATE TABLE work AS
+SELECT (row_number() OVER (ORDER BY pid, var) - 1)::int AS item, body, fp FROM cand;
+ALTER TABLE work ADD PRIMARY KEY (item);
+-- Items with no other item within $k: whatever the interleaving, they must all be inserted.
+CREATE TABLE lonely AS
+SELECT item FROM work w WHERE NOT EXISTS
+    (SELECT 1 FROM work o WHERE o.item <> w.item AND bit_count((o.fp # w.fp)::bit(64)) <= $k);
+
+CREATE TABLE docs(item int PRIMARY KEY, body text, fp bigint);
+SELECT simhash_create_blocks('docs', 'fp');
+CREATE TABLE outcome(item int PRIMARY KEY, result text NOT NULL);
+-- One item: insert it and record what happened. Only 23505 is caught; 40001 and 40P01
+-- abort the transaction and pgbench retries it (the outcome rows roll back with it).
+CREATE FUNCTION try_item(n int) RETURNS void LANGUAGE plpgsql AS \$\$
+DECLARE b text; rc bigint;
+BEGIN
+    SELECT body INTO b FROM work WHERE item = n;
+    IF NOT FOUND THEN RETURN; END IF;
+    BEGIN
+        INSERT INTO docs(item, body) VALUES (n, b);
+        GET DIAGNOSTICS rc = ROW_COUNT;
+        INSERT INTO outcome VALUES (n, CASE WHEN rc = 1 THEN 'inserted' ELSE 'skipped' END);
+    EXCEPTION WHEN unique_violation THEN
+        INSERT INTO outcome VALUES (n, 'rejected');
+    END;
+END \$\$;
+SQL
+items=$(psql -Atc "SELECT count(*) FROM work")
+planted=$(psql -Atc "SELECT count(*) FROM cand WHERE var > 0")
+lonely=$(psql -Atc "SELECT count(*) FROM lonely")
+echo "items $items (planted variants $planted, items without any near-duplicate $lonely), $clients clients"
+
+# Client c, transaction i handles items 8(per_tx i + j) + c for j < per_tx: the consecutive
+# items of a paragraph and its variants start in different clients at the same moment. i
+# only advances after COMMIT, so a retried transaction handles the same items again.
+psql -c "CREATE FUNCTION try_items(c int, i int, per_tx int) RETURNS void LANGUAGE sql AS
+         'SELECT try_item(8 * (per_tx * i + j) + c) FROM generate_series(0, per_tx - 1) j'"
+cat >"$tmp/insert.sql" <<'EOF'
+BEGIN;
+SELECT try_items(:client_id, :i, :per_tx);
+COMMIT;
+\set i :i + 1
+EOF
+
+status=0
+# action, isolation, items per transaction. 2 items: lock order across rows can deadlock.
+# 100 items (up to 400 block keys): transactions escalate to the table-wide key.
+while IFS=, read -r action iso per_tx; do
+        txs=$(( (items + clients * per_tx - 1) / (clients * per_tx) ))
+        psql -c "SET client_min_messages = warning" -c "TRUNCATE docs, outcome" \
+             -c "DROP TRIGGER IF EXISTS docs_dedup ON docs" \
+             -c "CREATE TRIGGER docs_dedup BEFORE INSERT OR UPDATE OF body ON docs FOR EACH ROW
+                 EXECUTE FUNCTION simhash_dedup_trigger('fp', 'body', '$k', '$action')"
+        set +e
+        PGOPTIONS="-c default_transaction_isolation=${iso// /\\ } -c deadlock_timeout=50ms" \
+            pgbench -n -c $clients -j 2 -t "$txs" --max-tries=1000 -D i=0 -D per_tx="$per_tx" -f "$tmp/insert.sql" "$db" \
+            >"$tmp/pgbench.out" 2>"$tmp/pgbench.err"
+        rc=$?
+        set -e
+        retried=$(sed -n 's/^number of transactions retried: \([0-9]*\).*/\1/p' "$tmp/pgbench.out")
+        retries=$(sed -n 's/^total number of retries: \([0-9]*\).*/\1/p' "$tmp/pgbench.out")
+        failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$tmp/pgbench.out")
+        read -r done inserted refused pairs lost unjustified rows < <(psql -AtF' ' <<SQL
+SELECT (SELECT count(*) FROM outcome),
+       (SELECT count(*) FROM outcome WHERE result = 'inserted'),
+       (SELECT count(*) FROM outcome WHERE result <> 'inserted'),
+       (SELECT count(*) FROM docs a JOIN docs b ON a.item < b.item AND bit_count((a.fp # b.fp)::bit(64)) <= $k),
+       (SELECT count(*) FROM lonely l WHERE NOT EXISTS (SELECT 1 FROM docs d WHERE d.item = l.item)),
+       (SELECT count(*) FROM outcome o JOIN work w USING (item) WHERE o.result <> 'inserted'
+            AND NOT EXISTS (SELECT 1 FROM docs d WHERE bit_count((d.fp # w.fp)::bit(64)) <= $k)),
+       (SELECT count(*) FROM docs);
+SQL
+        )
+        line="$action, $iso, $per_tx rows/transaction: attempted $items, done $done, inserted $inserted, $([ "$action" = reject ] && echo rejected || echo skipped) $refused, transactions retried ${retried:-?} (retries ${retries:-?}), failed ${failed:-?}; brute-force pairs within $k: $pairs, lost $lost, unjustified $unjustified"
+        if [ "$rc" -ne 0 ] || [ "$done" -ne "$items" ] || [ "$pairs" -ne 0 ] || [ "$lost" -ne 0 ] \
+            || [ "$unjustified" -ne 0 ] || [ "$rows" -ne "$inserted" ] || [ "${failed:-1}" -ne 0 ]; then
+            echo "FAIL $line (pgbench exit $rc)"
+            tail -5 "$tmp/pgbench.err"
+            status=1
+        else
+            echo "ok   $line"
+        fi
+done <<'RUNS'
+reject,read committed,2
+reject,repeatable read,2
+skip,read committed,2
+skip,repeatable read,2
+reject,read committed,100
+skip,repeatable read,100
+RUNS
+exit $status
