@@ -30,7 +30,8 @@ fn simhash_block(fp: i64, block: i32, nblocks: i32) -> i32 {
 /// the query's block: a row within `max_distance` of `query` matches one of them in some block.
 #[pg_extern(immutable, strict, parallel_safe)]
 fn simhash_probes(query: i64, block: i32, nblocks: i32, max_distance: i32) -> Vec<i32> {
-    let probes = blocks::probes(query as u64, block, nblocks, max_distance).unwrap_or_else(|e| raise(e));
+    let probes = blocks::probes(query as u64, block, nblocks, max_distance, blocks::MAX_RUNTIME_PROBES)
+        .unwrap_or_else(|e| raise(e));
     probes.into_iter().map(|v| v as i32).collect()
 }
 

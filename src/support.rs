@@ -390,12 +390,13 @@ unsafe fn rewrite_with(
         let sets = block_sets(rel, fp, &funcs);
         pg_sys::table_close(rel, NO_LOCK);
 
-        // Only sets whose probes stay small for the k that may occur: the constant k, or,
-        // for a run-time k, any k (sets of >= 4 blocks). The GUC's value guides the choice.
+        // Only sets whose probes fit for the k that may occur: the constant k (as constant
+        // arrays, MAX_PROBES), or, for a run-time k, any k (simhash_probes at execution,
+        // MAX_RUNTIME_PROBES: sets of >= 3 blocks). The GUC's value guides the choice.
         let eligible: Vec<&BlockSet> = sets
             .iter()
             .filter(|s| match const_k {
-                Some(k) => core_blocks::probes_fit(s.n as u32, k as u32),
+                Some(k) => core_blocks::probes_fit(s.n as u32, k as u32, core_blocks::MAX_PROBES),
                 None => core_blocks::probes_fit_any_k(s.n as u32),
             })
             .collect();
@@ -412,7 +413,7 @@ unsafe fn rewrite_with(
             let array = match (query_const, const_k) {
                 (Some(q), Some(k)) if !(*q).constisnull => {
                     let q = (*q).constvalue.value() as i64;
-                    let probes = core_blocks::probes(q as u64, i as i32, set.n, k).unwrap_or_else(|e| crate::blocks::raise(e));
+                    let probes = core_blocks::probes(q as u64, i as i32, set.n, k, core_blocks::MAX_PROBES).unwrap_or_else(|e| crate::blocks::raise(e));
                     int4_array_const(&probes)
                 }
                 _ => func_call(

@@ -15,9 +15,18 @@ use std::fmt;
 pub const MIN_BLOCKS: i32 = 2;
 pub const MAX_BLOCKS: i32 = 16;
 
-/// Largest Hamming ball enumerated for one block. Every block of a set with `n >= 4` has at
-/// most 16 bits, so its ball (at most 2^16 values) is always within this limit.
+/// Largest Hamming ball put into a plan as a constant array (query and k known when
+/// planning). Every block of a set with `n >= 4` has at most 16 bits, so its ball (at most
+/// 2^16 values) is always within this limit.
 pub const MAX_PROBES: u64 = 1 << 16;
+
+/// Largest Hamming ball `simhash_probes` computes at execution (k known only then). Blocks
+/// of sets with `n >= 3` have at most 22 bits, so every ball of theirs fits and such sets
+/// serve every k at run time. Lists this long (16 MB) occur only from k = 18 with 3 blocks,
+/// where a lookup costs as much as a scan anyway; up to k = 17 a 3-block list stays at or
+/// below 35,443 values. 3 blocks recall ~3x fewer rows than 4 at k = 7
+/// (tests/bench/search.sh: 6.2 ms vs 15.0 ms p50 at 10M rows).
+pub const MAX_RUNTIME_PROBES: u64 = 1 << 22;
 
 /// Invalid arguments, named after the SQL argument at fault.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,7 +38,7 @@ pub enum BlockError {
     /// `max_distance` outside `0..=64`.
     MaxDistance(i32),
     /// The Hamming ball of one block would exceed [`MAX_PROBES`] values.
-    TooManyProbes { nblocks: i32, max_distance: i32, probes: u64 },
+    TooManyProbes { nblocks: i32, max_distance: i32, probes: u64, limit: u64 },
 }
 
 impl fmt::Display for BlockError {
@@ -40,9 +49,9 @@ impl fmt::Display for BlockError {
                 write!(f, "block must be between 0 and {}, got {block}", nblocks - 1)
             }
             BlockError::MaxDistance(k) => write!(f, "max_distance must be between 0 and 64, got {k}"),
-            BlockError::TooManyProbes { nblocks, max_distance, probes } => write!(
+            BlockError::TooManyProbes { nblocks, max_distance, probes, limit } => write!(
                 f,
-                "max_distance {max_distance} with {nblocks} blocks needs {probes} probes per block (limit {MAX_PROBES})"
+                "max_distance {max_distance} with {nblocks} blocks needs {probes} probes per block (limit {limit})"
             ),
         }
     }
@@ -133,29 +142,31 @@ pub fn ball(center: u32, width: u32, radius: u32) -> Vec<u32> {
     out
 }
 
-/// Probe values of block `block` of `nblocks` for a query and distance bound `k`.
-pub fn probes(query: u64, block: i32, nblocks: i32, k: i32) -> Result<Vec<u32>, BlockError> {
+/// Probe values of block `block` of `nblocks` for a query and distance bound `k`, at most
+/// `limit` of them ([`MAX_PROBES`] or [`MAX_RUNTIME_PROBES`]).
+pub fn probes(query: u64, block: i32, nblocks: i32, k: i32, limit: u64) -> Result<Vec<u32>, BlockError> {
     check_block(block, nblocks)?;
     check_max_distance(k)?;
     let (b, n) = (block as u32, nblocks as u32);
     let (width, radius) = (block_width(b, n), probe_radius(k as u32, n));
     let size = ball_size(width, radius);
-    if size > MAX_PROBES {
-        return Err(BlockError::TooManyProbes { nblocks, max_distance: k, probes: size });
+    if size > limit {
+        return Err(BlockError::TooManyProbes { nblocks, max_distance: k, probes: size, limit });
     }
     Ok(ball(block_value(query, b, n), width, radius))
 }
 
-/// Whether every block's ball for bound `k` stays within [`MAX_PROBES`].
-pub fn probes_fit(nblocks: u32, k: u32) -> bool {
+/// Whether every block's ball for bound `k` stays within `limit`.
+pub fn probes_fit(nblocks: u32, k: u32, limit: u64) -> bool {
     let r = probe_radius(k, nblocks);
-    (0..nblocks).all(|b| ball_size(block_width(b, nblocks), r) <= MAX_PROBES)
+    (0..nblocks).all(|b| ball_size(block_width(b, nblocks), r) <= limit)
 }
 
-/// Whether `probes_fit` holds for every `k` in `0..=64`: true exactly when every block
-/// has at most 16 bits (`nblocks >= 4`).
+/// Whether the set can serve a k known only at execution: every ball for every `k` in
+/// `0..=64` within [`MAX_RUNTIME_PROBES`]. True exactly when every block has at most 22
+/// bits (`nblocks >= 3`).
 pub fn probes_fit_any_k(nblocks: u32) -> bool {
-    (0..=64).all(|k| probes_fit(nblocks, k))
+    (0..=64).all(|k| probes_fit(nblocks, k, MAX_RUNTIME_PROBES))
 }
 
 /// Expected fraction of uniformly random rows a probe of `nblocks` blocks at bound `k`
@@ -173,11 +184,11 @@ pub fn candidate_fraction(nblocks: u32, k: u32) -> f64 {
 }
 
 /// Index of the block count among `sets` with the smallest expected candidate fraction at
-/// bound `k`, among those whose probes fit; ties go to the earlier entry.
+/// bound `k`, among those whose probes fit a constant array; ties go to the earlier entry.
 pub fn choose_block_set(sets: &[u32], k: u32) -> Option<usize> {
     let mut best: Option<(usize, f64)> = None;
     for (i, &n) in sets.iter().enumerate() {
-        if !probes_fit(n, k) {
+        if !probes_fit(n, k, MAX_PROBES) {
             continue;
         }
         let f = candidate_fraction(n, k);
@@ -221,7 +232,10 @@ mod tests {
         assert!(check_block(15, 16).is_ok());
         assert_eq!(check_max_distance(65), Err(BlockError::MaxDistance(65)));
         assert_eq!(check_max_distance(-1), Err(BlockError::MaxDistance(-1)));
-        assert!(matches!(probes(0, 0, 2, 64), Err(BlockError::TooManyProbes { .. })));
+        assert!(matches!(probes(0, 0, 2, 64, MAX_RUNTIME_PROBES), Err(BlockError::TooManyProbes { .. })));
+        assert!(matches!(probes(0, 0, 3, 18, MAX_PROBES), Err(BlockError::TooManyProbes { .. })));
+        assert_eq!(probes(0, 2, 3, 17, MAX_PROBES).unwrap().len(), 35_443);
+        assert_eq!(probes(0, 2, 3, 64, MAX_RUNTIME_PROBES).unwrap().len(), (1 << 22) - 1); // r = 21 of 22 bits
     }
 
     #[test]
@@ -235,13 +249,14 @@ mod tests {
     }
 
     #[test]
-    fn fits_any_k_iff_four_or_more_blocks() {
+    fn fits_any_k_iff_three_or_more_blocks() {
         assert!(!probes_fit_any_k(2));
-        assert!(!probes_fit_any_k(3));
-        for n in 4..=16 {
+        for n in 3..=16 {
             assert!(probes_fit_any_k(n));
         }
-        assert!(probes_fit(2, 3));
+        assert!(probes_fit(2, 3, MAX_PROBES));
+        assert!(!probes_fit(3, 18, MAX_PROBES), "constant arrays stay small");
+        assert!((4..=16).all(|n| (0..=64).all(|k| probes_fit(n, k, MAX_PROBES))));
     }
 
     #[test]
@@ -289,7 +304,7 @@ mod tests {
             }
             let k = hamming(fp, q) as i32;
             let found = (0..n).any(|b| {
-                let p = probes(q, b, n, k).unwrap();
+                let p = probes(q, b, n, k, MAX_PROBES).unwrap();
                 p.contains(&block_value(fp, b as u32, n as u32))
             });
             prop_assert!(found);

@@ -103,6 +103,13 @@ TRUNCATE search_queries;
 INSERT INTO search_queries SELECT id, fp FROM search_docs_gen WHERE id % 2000 = 1;
 SELECT * FROM search_check('search_docs_gen', ARRAY(SELECT generate_series(0, 12)));
 SELECT * FROM search_check('search_docs_idx', ARRAY(SELECT generate_series(0, 12)));
+-- (d) 3 blocks (21+21+22 bits) only: constant arrays for a constant k, simhash_probes at
+-- execution for a run-time k (search_check's lateral join, ~=), exact for every k.
+CREATE TABLE search_docs3 AS SELECT id, fp FROM search_docs_gen;
+SELECT format('CREATE INDEX ON search_docs3 ((simhash_block(fp, %s, 3)))', i) FROM generate_series(0, 2) i \gexec
+ANALYZE search_docs3;
+SELECT * FROM search_check('search_docs3', ARRAY(SELECT generate_series(0, 12)));
+EXPLAIN (COSTS OFF) SELECT id FROM search_docs3 WHERE fp ~= 1234567890123;
 
 -- Plan shapes.
 -- A constant query: constant probe arrays (radius 0 at k = 3 with 4 blocks).
@@ -165,5 +172,5 @@ SELECT simhash_create_blocks('search_bad', 'Mixed Case', 1);
 SELECT simhash_create_blocks('search_bad', 'Mixed Case', 2);
 SELECT attname FROM pg_attribute WHERE attrelid = 'search_bad'::regclass AND attnum > 0 ORDER BY attnum;
 
-DROP TABLE search_uniform, search_clustered, search_docs_gen, search_docs_idx, search_plain, search_bad, search_queries;
+DROP TABLE search_uniform, search_clustered, search_docs_gen, search_docs_idx, search_docs3, search_plain, search_bad, search_queries;
 DROP FUNCTION search_check(regclass, int[]);
