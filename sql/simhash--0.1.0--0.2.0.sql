@@ -114,7 +114,7 @@ CREATE OPERATOR ~= (
 COMMENT ON OPERATOR ~= (bigint, bigint) IS
     'fingerprints within simhash.max_distance bits of each other';
 
--- Insert triggers (src/trigger.rs; README.d/trigger.md): keep a fingerprint column current,
+-- Insert triggers (src/trigger.rs; README.md, "Deduplicating on insert"): keep a fingerprint column current,
 -- and reject, skip or link near-duplicates as they are written.
 
 CREATE FUNCTION simhash_update_trigger() RETURNS trigger

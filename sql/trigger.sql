@@ -1,4 +1,4 @@
--- Insert triggers (src/trigger.rs; README.d/trigger.md): keep a fingerprint column current,
+-- Insert triggers (src/trigger.rs; README.md, "Deduplicating on insert"): keep a fingerprint column current,
 -- and reject, skip or link near-duplicates as they are written.
 
 CREATE FUNCTION simhash_update_trigger() RETURNS trigger

@@ -4,7 +4,7 @@
 //! under concurrency. `simhash_dedup_skipped()` counts skipped rows, and
 //! `simhash_dedup_query(tbl, VARIADIC args)` shows the check query a trigger runs.
 //!
-//! Design (README.d/trigger.md has the user-facing version):
+//! Design (README.md, "Deduplicating on insert", has the user-facing version):
 //! - Stored generated columns are computed after BEFORE triggers, so the dedup trigger
 //!   cannot read a generated fingerprint: it fingerprints the text itself and writes the
 //!   (plain) fingerprint column, which the block columns are then generated from.

@@ -18,7 +18,7 @@ DURATION=${DURATION:-20}
 ROUNDS=${ROUNDS:-2}
 # 2 blocks of 32 bits: at k = 3 the check probes 2 x 33 index keys and finds about no false
 # candidate, whatever N; 4 blocks of 16 bits probe 4 keys but fetch about 4N/65536 heap rows
-# (61 at 1M, 610 at 10M). At 1M rows both measured the same ratio (0.49, README.d/trigger.md);
+# (61 at 1M, 610 at 10M). At 1M rows 2 blocks measured 0.47-0.50, 4 blocks 0.44-0.49 (README.md);
 # at 10M the 4-block check does ten times the heap work.
 NBLOCKS=${NBLOCKS:-2}
 CLIENTS=8
