@@ -87,12 +87,19 @@ pub fn block_width(block: u32, nblocks: u32) -> u32 {
     hi - lo
 }
 
-/// The bits of block `block` of `nblocks`, as an unsigned integer (at most 32 bits).
-pub fn block_value(fp: u64, block: u32, nblocks: u32) -> u32 {
+/// Bits `[block*64/nblocks, (block+1)*64/nblocks)` of `fp`, for any `nblocks` in
+/// `1..=64` (the trigger's lock keys cut into up to 64 blocks, one of 64 bits).
+pub fn block_bits(fp: u64, block: u32, nblocks: u32) -> u64 {
     let (lo, hi) = block_range(block, nblocks);
     let width = hi - lo;
     let mask = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
-    ((fp >> lo) & mask) as u32
+    (fp >> lo) & mask
+}
+
+/// The bits of block `block` of `nblocks`, as an unsigned integer (at most 32 bits, as
+/// `nblocks >= MIN_BLOCKS`).
+pub fn block_value(fp: u64, block: u32, nblocks: u32) -> u32 {
+    block_bits(fp, block, nblocks) as u32
 }
 
 /// Radius each block is probed with for distance bound `k`: some block of a row within

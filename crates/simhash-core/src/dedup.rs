@@ -150,7 +150,7 @@ pub fn lock_keys(relid: u32, attnum: i16, k: u32, fp: u64) -> Vec<u64> {
     let mut keys: Vec<u64> = (0..m)
         .map(|i| {
             // k = 64: every fingerprint gets the same single key.
-            let value = if k >= 64 { 0 } else { block_bits(fp, i, m) };
+            let value = if k >= 64 { 0 } else { blocks::block_bits(fp, i, m) };
             let mut buf = [0u8; 20];
             buf[0..4].copy_from_slice(&relid.to_le_bytes());
             buf[4..6].copy_from_slice(&attnum.to_le_bytes());
@@ -176,14 +176,6 @@ pub fn table_lock_key(relid: u32, attnum: i16, k: u32) -> u64 {
     buf[6] = k as u8;
     buf[7] = 0xff; // not a block count (1..=64): never equal to a block key's prefix
     xxhash_rust::xxh3::xxh3_64(&buf)
-}
-
-/// Bits `[i*64/m, (i+1)*64/m)` of `fp` (any width up to 64, unlike `blocks::block_value`).
-fn block_bits(fp: u64, i: u32, m: u32) -> u64 {
-    let (lo, hi) = blocks::block_range(i, m);
-    let width = hi - lo;
-    let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
-    (fp >> lo) & mask
 }
 
 /// The pieces of the check query, already quoted for SQL by the caller
