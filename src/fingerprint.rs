@@ -12,6 +12,17 @@ use simhash_core::{Lexicon, Options};
 
 use crate::text::text_datum_to_utf8;
 
+/// `simhash(doc)` of a text datum in the server encoding: the one definition both the
+/// SQL function and the insert triggers (trigger.rs) compute.
+///
+/// # Safety
+/// `datum` must be a non-NULL `text` (or `varchar`) datum.
+pub(crate) unsafe fn simhash_of_text_datum(datum: pg_sys::Datum) -> i64 {
+    // SAFETY: forwarded from the caller.
+    let doc = unsafe { text_datum_to_utf8(datum) };
+    simhash_core::simhash_text(Lexicon::global(), &doc, &Options::default()) as i64
+}
+
 function_info_v1!(pg_finfo_simhash_text);
 /// `simhash(doc text) → bigint`, STRICT.
 #[unsafe(no_mangle)]
@@ -19,9 +30,8 @@ function_info_v1!(pg_finfo_simhash_text);
 pub unsafe extern "C-unwind" fn simhash_text(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
     // SAFETY: declared STRICT with one text argument in sql/fingerprint.sql, so argument 0
     // exists and is a non-NULL text datum.
-    let doc = unsafe { text_datum_to_utf8(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0)) };
-    let fp = simhash_core::simhash_text(Lexicon::global(), &doc, &Options::default());
-    pg_sys::Datum::from(fp as i64)
+    let fp = unsafe { simhash_of_text_datum(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0)) };
+    pg_sys::Datum::from(fp)
 }
 
 function_info_v1!(pg_finfo_simhash_text_options);

@@ -29,9 +29,6 @@ use pgrx::pg_sys;
 use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::prelude::*;
 use simhash_core::dedup::{self, Action, CheckQuery};
-use simhash_core::{Lexicon, Options};
-
-use crate::text::text_datum_to_utf8;
 
 /// `locktag_field4` of our advisory locks. `pg_advisory_lock(bigint)` uses 1 and
 /// `pg_advisory_lock(int, int)` 2, so an application's own advisory locks never collide
@@ -228,8 +225,7 @@ unsafe fn fingerprint_of(tuple: pg_sys::HeapTuple, desc: pg_sys::TupleDesc, text
         return None;
     }
     // SAFETY: a non-NULL text or varchar datum (checked by `fp_and_text`).
-    let doc = unsafe { text_datum_to_utf8(datum) };
-    Some(simhash_core::simhash_text(Lexicon::global(), &doc, &Options::default()) as i64)
+    Some(unsafe { crate::fingerprint::simhash_of_text_datum(datum) })
 }
 
 /// `tuple` with some columns replaced, palloc'd in the current memory context.
