@@ -29,6 +29,7 @@ macro_rules! function_info_v1 {
 }
 
 mod batch;
+mod block_index;
 mod blocks;
 mod distance;
 mod fingerprint;
