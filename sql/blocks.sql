@@ -1,7 +1,10 @@
 -- simhash_create_blocks (src/blocks.rs): STORED generated block columns plus one btree index
--- each, in the form the planner support function (src/support.rs) recognizes.
+-- each, in the form the planner support function (src/support.rs) recognizes. With
+-- include_fingerprint, each index also carries the fingerprint (INCLUDE), so the dedup
+-- trigger's index pre-check (src/probe.rs) tests candidates on the index leaf.
 
-CREATE FUNCTION simhash_create_blocks(tbl regclass, fp_column name, nblocks int DEFAULT 4)
+CREATE FUNCTION simhash_create_blocks(tbl regclass, fp_column name, nblocks int DEFAULT 4,
+                                      include_fingerprint boolean DEFAULT false)
     RETURNS void
     VOLATILE STRICT
     LANGUAGE plpgsql
@@ -42,9 +45,10 @@ BEGIN
     -- One ALTER TABLE: the table is rewritten once for all the columns.
     EXECUTE format('ALTER TABLE %s %s', tbl, array_to_string(cols, ', '));
     FOR i IN 0 .. nblocks - 1 LOOP
-        EXECUTE format('CREATE INDEX ON %s (%I)', tbl, format('%s_block%s_of%s', fp_column, i, nblocks));
+        EXECUTE format('CREATE INDEX ON %s (%I)%s', tbl, format('%s_block%s_of%s', fp_column, i, nblocks),
+                       CASE WHEN include_fingerprint THEN format(' INCLUDE (%I)', fp_column) ELSE '' END);
     END LOOP;
 END
 $$;
-COMMENT ON FUNCTION simhash_create_blocks(regclass, name, int) IS
-    'Adds STORED generated columns <fp>_block<i>_of<n> = simhash_block(fp, i, n) with a btree index each';
+COMMENT ON FUNCTION simhash_create_blocks(regclass, name, int, boolean) IS
+    'Adds STORED generated columns <fp>_block<i>_of<n> = simhash_block(fp, i, n) with a btree index each (INCLUDE (fp) if include_fingerprint)';

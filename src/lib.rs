@@ -34,6 +34,7 @@ mod blocks;
 mod distance;
 mod fingerprint;
 mod options;
+mod probe;
 mod search;
 mod support;
 mod text;

@@ -30,6 +30,9 @@ use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::prelude::*;
 use simhash_core::dedup::{self, Action, CheckQuery};
 
+use crate::block_index::{block_sets, Funcs};
+use crate::probe::PreCheck;
+
 /// `locktag_field4` of our advisory locks. `pg_advisory_lock(bigint)` uses 1 and
 /// `pg_advisory_lock(int, int)` 2, so an application's own advisory locks never collide
 /// with these; in `pg_locks` they are `locktype = 'advisory'` with `objsubid = 21320`.
@@ -298,6 +301,9 @@ struct Config {
     link_type: Option<(bool, i16)>,
     query_insert: String,
     query_update: String,
+    /// The block indexes scanned before the check query (probe.rs), if some set is cheaper
+    /// to scan than the query is to run (`dedup::choose_precheck`).
+    precheck: Option<PreCheck>,
 }
 
 /// Checks the arguments of a dedup trigger against its table and builds the check queries.
@@ -384,6 +390,17 @@ unsafe fn config(rel: pg_sys::Relation, args: &[String], ext_schema: pg_sys::Oid
         };
         let query_insert = dedup::check_query(&q);
         let query_update = dedup::check_query(&CheckQuery { exclude_ctid: true, ..q });
+        // The table's row count as of its last VACUUM or ANALYZE, which also invalidate this
+        // config (relcache), so the choice follows the table's growth.
+        let rows = (*(*rel).rd_rel).reltuples as f64;
+        let precheck = Funcs::lookup(ext_schema).and_then(|funcs| {
+            let var = pg_sys::makeVar(1, fp.attnum, pg_sys::INT8OID, -1, pg_sys::InvalidOid, 0);
+            let sets = block_sets(rel, var, &funcs);
+            let shapes: Vec<(u32, bool)> =
+                sets.iter().map(|s| (s.n as u32, s.indexes.iter().all(|i| i.fp_attno.is_some()))).collect();
+            let chosen = dedup::choose_precheck(&shapes, parsed.max_distance, rows)?;
+            Some(PreCheck { nblocks: sets[chosen].n, indexes: sets[chosen].indexes.clone() })
+        });
         Config {
             relid: (*rel).rd_id,
             relname,
@@ -396,6 +413,7 @@ unsafe fn config(rel: pg_sys::Relation, args: &[String], ext_schema: pg_sys::Oid
             link_type,
             query_insert,
             query_update,
+            precheck,
         }
     }
 }
@@ -624,6 +642,13 @@ unsafe fn check(
     exclude: Option<pg_sys::ItemPointerData>,
 ) -> Found {
     lock(config, fp);
+    if let Some(precheck) = &config.precheck {
+        // SAFETY: the trigger's relation, open for the call; the block set was found on it
+        // when the config was built, and any change to its indexes invalidated the config.
+        if !unsafe { precheck.may_match((*td).tg_relation, fp, config.k as i32) } {
+            return Found::None;
+        }
+    }
     // SAFETY: SPI_connect/SPI_finish bracket every SPI call; on ERROR the transaction
     // abort releases the SPI stack. Plans are prepared in SPI's context and moved to a
     // long-lived one by SPI_keepplan before being cached.
@@ -799,7 +824,12 @@ pub unsafe extern "C-unwind" fn simhash_dedup_query(fcinfo: pg_sys::FunctionCall
         let rel = pg_sys::relation_open(relid, pg_sys::AccessShareLock as i32);
         let config = config(rel, &args, ext_schema, "simhash_dedup_query");
         pg_sys::relation_close(rel, pg_sys::AccessShareLock as i32);
-        config.query_insert.into_datum().expect("text datum")
+        // The pre-check, in a trailing comment: the text stays a query that PREPARE accepts.
+        let precheck = match &config.precheck {
+            Some(p) => p.describe(),
+            None => "no index pre-check".to_owned(),
+        };
+        format!("{} /* {precheck} */", config.query_insert).into_datum().expect("text datum")
     }
 }
 

@@ -56,6 +56,8 @@ SELECT item FROM work w WHERE NOT EXISTS
 
 CREATE TABLE docs(item int PRIMARY KEY, body text, fp bigint);
 SELECT simhash_create_blocks('docs', 'fp');
+-- Each run below replaces these indexes with its own.
+DROP INDEX docs_fp_block0_of4_idx, docs_fp_block1_of4_idx, docs_fp_block2_of4_idx, docs_fp_block3_of4_idx;
 CREATE TABLE outcome(item int PRIMARY KEY, result text NOT NULL);
 -- One item: insert it and record what happened. Only 23505 is caught; 40001 and 40P01
 -- abort the transaction and pgbench retries it (the outcome rows roll back with it).
@@ -91,10 +93,17 @@ COMMIT;
 EOF
 
 status=0
-# action, isolation, items per transaction. 2 items: lock order across rows can deadlock.
-# 100 items (up to 400 block keys): transactions escalate to the table-wide key.
-while IFS=, read -r action iso per_tx; do
+# action, isolation, items per transaction, block indexes. 2 items: lock order across rows
+# can deadlock. 100 items (up to 400 block keys): transactions escalate to the table-wide
+# key. Block indexes plain or covering (INCLUDE (fp)): both pre-check paths of src/probe.rs.
+while IFS=, read -r action iso per_tx indexes; do
         txs=$(( (items + clients * per_tx - 1) / (clients * per_tx) ))
+        include=""; [ "$indexes" = covering ] && include="INCLUDE (fp)"
+        psql -q <<SQL
+SET client_min_messages = warning;
+DROP INDEX IF EXISTS $(seq -s, -f 'docs_block%g' 0 3);
+SELECT format('CREATE INDEX docs_block%s ON docs (fp_block%s_of4) $include', i, i) FROM generate_series(0, 3) i \gexec
+SQL
         psql -c "SET client_min_messages = warning" -c "TRUNCATE docs, outcome" \
              -c "DROP TRIGGER IF EXISTS docs_dedup ON docs" \
              -c "CREATE TRIGGER docs_dedup BEFORE INSERT OR UPDATE OF body ON docs FOR EACH ROW
@@ -119,7 +128,7 @@ SELECT (SELECT count(*) FROM outcome),
        (SELECT count(*) FROM docs);
 SQL
         )
-        line="$action, $iso, $per_tx rows/transaction: attempted $items, done $done, inserted $inserted, $([ "$action" = reject ] && echo rejected || echo skipped) $refused, transactions retried ${retried:-?} (retries ${retries:-?}), failed ${failed:-?}; brute-force pairs within $k: $pairs, lost $lost, unjustified $unjustified"
+        line="$action, $iso, $per_tx rows/transaction, $indexes block indexes: attempted $items, done $done, inserted $inserted, $([ "$action" = reject ] && echo rejected || echo skipped) $refused, transactions retried ${retried:-?} (retries ${retries:-?}), failed ${failed:-?}; brute-force pairs within $k: $pairs, lost $lost, unjustified $unjustified"
         if [ "$rc" -ne 0 ] || [ "$done" -ne "$items" ] || [ "$pairs" -ne 0 ] || [ "$lost" -ne 0 ] \
             || [ "$unjustified" -ne 0 ] || [ "$rows" -ne "$inserted" ] || [ "${failed:-1}" -ne 0 ]; then
             echo "FAIL $line (pgbench exit $rc)"
@@ -129,11 +138,11 @@ SQL
             echo "ok   $line"
         fi
 done <<'RUNS'
-reject,read committed,2
-reject,repeatable read,2
-skip,read committed,2
-skip,repeatable read,2
-reject,read committed,100
-skip,repeatable read,100
+reject,read committed,2,plain
+reject,repeatable read,2,plain
+skip,read committed,2,covering
+skip,repeatable read,2,covering
+reject,read committed,100,covering
+skip,repeatable read,100,plain
 RUNS
 exit $status

@@ -237,3 +237,49 @@ SELECT count(*) AS near_duplicate_pairs FROM trig_bulk a JOIN trig_bulk b ON a.i
 SELECT (SELECT count(*) FROM trig_bulk) + count(*) = 2000 AS all_accounted
 FROM corpus c WHERE c.id <= 2000 AND NOT EXISTS (SELECT 1 FROM trig_bulk b WHERE b.id = c.id)
   AND EXISTS (SELECT 1 FROM trig_bulk b WHERE hamming(b.fp, simhash(c.body)) <= 3);
+
+-- 10. The index pre-check (src/probe.rs) decides as the check query does. The same rows,
+-- corpus paragraphs interleaved with copies edited in 1 to 6 places (distances 0 to about
+-- 20), go through skip triggers at k = 1, 3 and 6 into tables whose block indexes carry
+-- the fingerprint (candidates tested on the index), tables with plain block indexes (any
+-- entry sends the row on to the check query) and tables without block indexes (no
+-- pre-check; the query scans). simhash_dedup_query names the pre-check chosen.
+CREATE TABLE trig_pc_src AS
+SELECT row_number() OVER (ORDER BY c.id, e.n) AS id,
+       CASE WHEN e.n = 0 THEN c.body ELSE
+           (SELECT string_agg(CASE WHEN i % (length(c.body) / (e.n + 1)) = 0 AND i > 1 THEN '某' ELSE substr(c.body, i, 1) END, '' ORDER BY i)
+              FROM generate_series(1, length(c.body)) i) END AS body
+FROM corpus c CROSS JOIN generate_series(0, 6) e(n)
+WHERE c.id % 40 = 0 AND length(c.body) BETWEEN 60 AND 300;
+ALTER TABLE trig_pc_src ADD COLUMN fp bigint;
+UPDATE trig_pc_src SET fp = simhash(body);
+SELECT count(*) AS rows, count(DISTINCT fp) AS fingerprints FROM trig_pc_src;
+CREATE FUNCTION trig_pc(shape text, k int) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE t text := format('trig_pc_%s_%s', shape, k); q text;
+BEGIN
+    -- No autovacuum: a fresh row count could change the pre-check chosen (dedup::choose_precheck).
+    EXECUTE format('CREATE TABLE %I(id bigint PRIMARY KEY, body text, fp bigint) WITH (autovacuum_enabled = false)', t);
+    IF shape <> 'scan' THEN
+        PERFORM simhash_create_blocks(t::regclass, 'fp', 4, shape = 'covering');
+    END IF;
+    EXECUTE format($t$CREATE TRIGGER d BEFORE INSERT ON %I FOR EACH ROW
+                      EXECUTE FUNCTION simhash_dedup_trigger('fp', 'body', %L, 'skip')$t$, t, k);
+    EXECUTE format('INSERT INTO %I(id, body) SELECT id, body FROM trig_pc_src ORDER BY id', t);
+    q := simhash_dedup_query(t::regclass, 'fp', 'body', k::text, 'skip');
+    RETURN substring(q from '/\* (.*) \*/');
+END $$;
+SELECT k, shape, trig_pc(shape, k) AS precheck
+FROM (VALUES (1), (3), (6)) ks(k), (VALUES ('covering'), ('plain'), ('scan')) s(shape) ORDER BY k, shape;
+CREATE FUNCTION trig_pc_ids(shape text, k int) RETURNS bigint[] LANGUAGE plpgsql AS $$
+DECLARE r bigint[];
+BEGIN
+    EXECUTE format('SELECT array_agg(id ORDER BY id) FROM %I', format('trig_pc_%s_%s', shape, k)) INTO r;
+    RETURN r;
+END $$;
+SELECT k, (SELECT count(*) FROM trig_pc_src) - cardinality(trig_pc_ids('scan', k)) AS skipped,
+       trig_pc_ids('covering', k) = trig_pc_ids('scan', k) AS covering_same_as_scan,
+       trig_pc_ids('plain', k) = trig_pc_ids('scan', k) AS plain_same_as_scan,
+       (SELECT count(*) FROM trig_pc_src a JOIN trig_pc_src b ON a.id < b.id
+           AND a.id = ANY (trig_pc_ids('scan', k)) AND b.id = ANY (trig_pc_ids('scan', k))
+           AND hamming(a.fp, b.fp) <= k) AS near_duplicate_pairs_kept
+FROM (VALUES (1), (3), (6)) ks(k) ORDER BY k;
