@@ -179,9 +179,12 @@ pub(crate) unsafe fn block_sets(rel: pg_sys::Relation, fp: *mut pg_sys::Var, fun
         for index_oid in list_oids(pg_sys::RelationGetIndexList(rel)) {
             let index = pg_sys::index_open(index_oid, ACCESS_SHARE_LOCK);
             let form = (*index).rd_index;
+            // The integer opfamily: the rewrite's int4 = and the trigger's F_INT4EQ scan key
+            // must be its equality.
             let usable = (*(*index).rd_rel).relam == pg_sys::BTREE_AM_OID
                 && (*form).indisvalid
                 && (*form).indnkeyatts >= 1
+                && *(*index).rd_opfamily == pg_sys::INTEGER_BTREE_FAM_OID
                 && pg_sys::RelationGetIndexPredicate(index).is_null();
             if usable {
                 let columns = (*form).indkey.values.as_slice((*form).indnatts as usize);
