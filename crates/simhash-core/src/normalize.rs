@@ -100,7 +100,7 @@ enum Segment {
 /// NFKC, then Unicode default lowercase (`str::to_lowercase`). Equal, by
 /// construction and by the tests below, to `doc.nfkc().collect::<String>().to_lowercase()`.
 ///
-/// The text is cut before every NFKC boundary (see [`Classes`]). A segment that is a
+/// The text is cut before every NFKC boundary (see `Classes`). A segment that is a
 /// single character is copied through (ASCII, ideographs, most CJK punctuation) or
 /// mapped by table (`，` → `,`, `１` → `1`, `A` → `a`); any other segment (a letter
 /// and its combining marks, `…`) is normalized on its own. Lowercasing character by
