@@ -131,7 +131,6 @@ pub fn fingerprint_normalized(lexicon: &Lexicon, normalized: &str, options: &Opt
     let mut counts = Counts::default();
     segment(lexicon, normalized, options.tokenizer, &mut counts);
     let weigher = Weigher::new(lexicon, options);
-    lexicon.prefetch(counts.feats.iter().map(|&(hash, _)| hash));
     let mut fold = Fold::default();
     for &(hash, count) in &counts.feats {
         if let Some(w) = weigher.weight(hash, count) {
@@ -159,7 +158,9 @@ fn segment<'a>(lexicon: &Lexicon, normalized: &'a str, tokenizer: Tokenizer, sin
             let mut add = |word: &'a str, is_word: bool| {
                 let word = word.trim_end_matches('.');
                 if is_word || has_word_char(word) {
-                    sink.add(hash_feature(word.as_bytes()), || Cow::Borrowed(word));
+                    let hash = hash_feature(word.as_bytes());
+                    lexicon.prefetch(hash);
+                    sink.add(hash, || Cow::Borrowed(word));
                 }
             };
             // jieba only keeps [a-zA-Z0-9] runs together, so "crème" comes out as
