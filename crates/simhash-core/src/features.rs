@@ -140,11 +140,7 @@ pub fn fingerprint_normalized(lexicon: &Lexicon, normalized: &str, options: &Opt
         segment(lexicon, normalized, options.tokenizer, counts);
         let weigher = Weigher::new(lexicon, options);
         let mut fold = Fold::default();
-        for &(hash, count) in &counts.feats {
-            if let Some(w) = weigher.weight(hash, count) {
-                fold.add(hash, w);
-            }
-        }
+        fold.add_all(counts.feats.iter().filter_map(|&(hash, count)| Some((hash, weigher.weight(hash, count)?))));
         counts.release_if_huge();
         fold.finish()
     })
