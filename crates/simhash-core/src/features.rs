@@ -38,21 +38,26 @@ fn is_word_char(c: char) -> bool {
 /// (perf: 2.5% of `simhash_text` in `lookup_slow`).
 #[inline]
 fn is_alphanumeric(c: char) -> bool {
-    static BMP: OnceLock<Box<[u64; 1024]>> = OnceLock::new();
     if c.is_ascii() {
         return c.is_ascii_alphanumeric();
     }
-    let bmp = BMP.get_or_init(|| {
+    match alphanumeric_bmp().get(c as usize / 64) {
+        Some(w) => w >> (c as usize % 64) & 1 == 1,
+        None => c.is_alphanumeric(),
+    }
+}
+
+/// The bitset of [`is_alphanumeric`]. [`Lexicon::load`] builds it, so that with
+/// preloading the postmaster does, not every backend on its first call.
+pub(crate) fn alphanumeric_bmp() -> &'static [u64; 1024] {
+    static BMP: OnceLock<Box<[u64; 1024]>> = OnceLock::new();
+    BMP.get_or_init(|| {
         let mut t = Box::new([0u64; 1024]);
         for c in (0..0x10000).filter_map(char::from_u32).filter(|c| c.is_alphanumeric()) {
             t[c as usize / 64] |= 1 << (c as usize % 64);
         }
         t
-    });
-    match bmp.get(c as usize / 64) {
-        Some(w) => w >> (c as usize % 64) & 1 == 1,
-        None => c.is_alphanumeric(),
-    }
+    })
 }
 
 /// Han ideographs (CJK Unified Ideographs and extensions A–F, compatibility ideographs):
@@ -128,7 +133,7 @@ pub fn extract<'a>(lexicon: &Lexicon, normalized: &'a str, options: &Options) ->
 /// bits as `fingerprint(extract(..))`, with no feature text, no `Vec<Feature>` and the
 /// fold fed directly. (perf put the old accumulator at ~5% of `simhash_text`; within
 /// the noise of this shared machine the end-to-end gain was not measurable on its own.)
-/// The [`Counts`] buffers are the thread's, reused from one text to the next, where a
+/// The `Counts` buffers are the thread's, reused from one text to the next, where a
 /// fresh zeroed table and feature list per text cost 0-8 ms (mostly 4) of the
 /// ~140-156 ms of `simhash_text` per corpus pass (19,484 paragraphs; throughput.rs
 /// PROFILE_SIMHASH=12, six interleaved A/B runs).

@@ -62,6 +62,9 @@ impl Lexicon {
             entries.push((hash_feature(normalize(word).as_bytes()), Entry::StopWord));
         }
         let entries = Table::new(&entries);
+        // Built here, with the rest of the per-process data (and so, with preloading, once
+        // in the postmaster): normalize's character table is, by the `normalize` calls above.
+        crate::features::alphanumeric_bmp();
         Lexicon { jieba: Jieba::new(), entries, median_idf }
     }
 
