@@ -62,6 +62,9 @@ impl Lexicon {
             entries.push((hash_feature(normalize(word).as_bytes()), Entry::StopWord));
         }
         let entries = Table::new(&entries);
+        // Built here, with the rest of the per-process data (and so, with preloading, once
+        // in the postmaster): normalize's character table is, by the `normalize` calls above.
+        crate::features::alphanumeric_bmp();
         Lexicon { jieba: Jieba::new(), entries, median_idf }
     }
 
@@ -70,11 +73,11 @@ impl Lexicon {
         self.entries.get(hash)
     }
 
-    /// Start loading the table slots of `hashes` into the cache, so that the
-    /// [`lookup`](Self::lookup)s that follow find them there. See [`Table::prefetch`].
+    /// Start loading the table slot of `hash` into the cache, so that a later
+    /// [`lookup`](Self::lookup) finds it there. See [`Table::prefetch`].
     #[inline]
-    pub fn prefetch(&self, hashes: impl Iterator<Item = u64>) {
-        self.entries.prefetch(hashes)
+    pub fn prefetch(&self, hash: u64) {
+        self.entries.prefetch(hash)
     }
 
     /// IDF of a token hash, the median for unknown words.
@@ -163,16 +166,30 @@ impl Table {
         }
     }
 
-    /// Touch the home slot of every key, without branching on what it holds: the loads
-    /// are independent, so the CPU overlaps their cache misses, where the probe loop of
-    /// `get` waits on one before the next. With this table (perf: the `HashMap` probe
-    /// was 15–17% of `simhash_text`), interleaved A/B runs of throughput.rs on the shared
-    /// 2-core machine gave simhash_rust_over_cut 0.56–0.63 against 0.52–0.58 before.
+    /// Start loading the home slot of `key` into the cache. [`segment`] calls this for
+    /// every feature occurrence as it hashes it, so the misses on this 16 MB table
+    /// overlap the rest of the token loop, and the weighing after it finds the slots
+    /// in cache (`get` waits on one miss before the next). The x86 prefetch hint
+    /// neither waits for the line nor holds up retirement. It replaced touching every
+    /// distinct feature's slot (`black_box` loads) between the token loop and the
+    /// weighing, which perf put at 3.6% of `simhash_text` (the loads' stalls):
+    /// 144-156 -> 138-148 ms per corpus pass (throughput.rs PROFILE_SIMHASH=12, six
+    /// interleaved A/B runs). Elsewhere a plain load, as before.
+    ///
+    /// [`segment`]: crate::features
     #[inline]
-    fn prefetch(&self, keys: impl Iterator<Item = u64>) {
-        for key in keys {
-            std::hint::black_box(self.slots[self.home(key)].key);
+    fn prefetch(&self, key: u64) {
+        let slot = &self.slots[self.home(key)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // SAFETY: SSE is part of the x86_64 baseline, and a prefetch is only a hint:
+            // it reads nothing into the program and never faults (the address is a live
+            // slot's anyway).
+            unsafe { _mm_prefetch::<_MM_HINT_T0>((slot as *const Slot).cast()) };
         }
+        #[cfg(not(target_arch = "x86_64"))]
+        std::hint::black_box(slot.key);
     }
 
     fn len(&self) -> usize {
