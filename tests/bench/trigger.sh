@@ -1,26 +1,27 @@
 #!/usr/bin/env bash
 # Insert throughput with simhash_dedup_trigger (issue 4). Release build, its own cluster.
 # Two tables of N rows (default 1M: synthetic fingerprints, short bodies, loaded before the
-# triggers exist), each with the NBLOCKS (default 2) block columns and indexes of
-# simhash_create_blocks:
+# triggers exist), each with the NBLOCKS (default 4) block columns and indexes of
+# simhash_create_blocks, the indexes carrying the fingerprint unless INCLUDE_FP=false:
 #   baseline: simhash_update_trigger('fp', 'body')           (fingerprint maintenance only)
 #   dedup:    simhash_dedup_trigger('fp', 'body', '3', 'skip') (fingerprint + lock + check)
 # pgbench, 8 clients, inserts new rows whose body is two random People's Daily paragraphs
 # joined (about 200-600 characters), DURATION seconds per run, the two alternated ROUNDS
 # times; the rates are averaged over rounds. Rows inserted < statements: near-duplicates
 # skipped (two random paragraphs joined rarely repeat). Prints "name  value  baseline  ratio" lines.
-#   N=1000000 DURATION=20 ROUNDS=2 NBLOCKS=2 bash tests/bench/trigger.sh
+#   N=1000000 DURATION=20 ROUNDS=2 NBLOCKS=4 INCLUDE_FP=true bash tests/bench/trigger.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 h=$root/tests/harness
 N=${N:-1000000}
 DURATION=${DURATION:-20}
 ROUNDS=${ROUNDS:-2}
-# 2 blocks of 32 bits: at k = 3 the check probes 2 x 33 index keys and finds about no false
-# candidate, whatever N; 4 blocks of 16 bits probe 4 keys but fetch about 4N/65536 heap rows
-# (61 at 1M, 610 at 10M). At 1M rows 2 blocks measured 0.47-0.50, 4 blocks 0.44-0.49 (README.md);
-# at 10M the 4-block check does ten times the heap work.
-NBLOCKS=${NBLOCKS:-2}
+# The trigger's index pre-check (src/probe.rs) at k = 3: with 4 blocks of 16 bits it probes
+# 4 keys and tests the ~4N/65536 entries found (61 at 1M) on the index leaf when the index
+# carries the fingerprint. Without it, 4 blocks always send the insert on to the check
+# query; 2 blocks of 32 bits probe 2 x 33 keys and find about nothing (README.md figures).
+NBLOCKS=${NBLOCKS:-4}
+INCLUDE_FP=${INCLUDE_FP:-true}
 CLIENTS=8
 [ "${SKIP_INSTALL:-0}" = 1 ] || bash "$h/cluster.sh" install
 bash "$h/cluster.sh" start trigbench "shared_buffers = 1GB" "max_wal_size = 8GB" \
@@ -40,7 +41,7 @@ npara=$(q "SELECT count(*) FROM para2")
 for t in baseline dedup; do
     q "CREATE TABLE $t(id bigserial PRIMARY KEY, body text, fp bigint)"
     q "INSERT INTO $t(body, fp) SELECT 'synthetic row ' || g, hashint8extended(g, 7) FROM generate_series(1, $N) g"
-    q "SELECT simhash_create_blocks('$t', 'fp', $NBLOCKS)" >/dev/null
+    q "SELECT simhash_create_blocks('$t', 'fp', $NBLOCKS, include_fingerprint => $INCLUDE_FP)" >/dev/null
     q "VACUUM ANALYZE $t"
 done
 q "CREATE TRIGGER fp BEFORE INSERT OR UPDATE OF body ON baseline
@@ -76,6 +77,7 @@ d=$(echo "scale=1; ${tps[dedup]} / $ROUNDS" | bc)
 printf '%-28s %14s %14s %10s\n' name value baseline ratio
 printf '%-28s %14s %14s %10s\n' table_rows "$N" - -
 printf '%-28s %14s %14s %10s\n' block_columns "$NBLOCKS" - -
+printf '%-28s %14s %14s %10s\n' fingerprint_in_index "$INCLUDE_FP" - -
 printf '%-28s %14s %14s %10s\n' insert_tps_8_clients "$d" "$b" "$(echo "scale=2; $d / $b" | bc)"
 printf '%-28s %14s %14s %10s\n' rows_inserted "${rows[dedup]}" "${rows[baseline]}" -
 printf '%-28s %14s %14s %10s\n' statements "${stmts[dedup]}" "${stmts[baseline]}" -
