@@ -50,14 +50,12 @@ fn read_rows(func: &str, query: &str) -> Vec<(i64, u64)> {
                         && pg_sys::SPI_gettypeid(desc, 2) == pg_sys::INT8OID;
                     if !types_ok {
                         pg_sys::SPI_freetuptable(table);
-                        pg_sys::panic::ErrorReport::new(
+                        crate::error::raise(
                             PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH,
                             format!("{func}: the fingerprints query must return two bigint columns (id, fp)"),
-                            "read_rows",
-                        )
-                        .set_hint("Cast them, e.g. SELECT id::bigint, fp FROM t.")
-                        .report(PgLogLevel::ERROR);
-                        unreachable!("ERROR does not return");
+                            None,
+                            Some("Cast them, e.g. SELECT id::bigint, fp FROM t."),
+                        );
                     }
                     checked = true;
                 }

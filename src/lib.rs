@@ -32,6 +32,7 @@ mod batch;
 mod block_index;
 mod blocks;
 mod distance;
+mod error;
 mod fingerprint;
 mod options;
 mod probe;

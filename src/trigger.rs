@@ -30,11 +30,11 @@ use std::ffi::{CStr, CString};
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use pgrx::pg_sys;
-use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::prelude::*;
 use simhash_core::dedup::{self, Action, CheckQuery};
 
 use crate::block_index::{block_sets, Funcs};
+use crate::error::raise;
 use crate::probe::PreCheck;
 
 /// `locktag_field4` of our advisory locks. `pg_advisory_lock(bigint)` uses 1 and
@@ -45,19 +45,6 @@ const LOCK_FIELD4: u16 = 0x5348; // "SH"
 /// Rows skipped by `simhash_dedup_trigger(..., 'skip')` in this session (see
 /// `simhash_dedup_skipped`). A backend runs one query at a time, so Relaxed is enough.
 static SKIPPED: AtomicI64 = AtomicI64::new(0);
-
-/// Raises an ERROR with an optional DETAIL and HINT.
-fn raise(code: PgSqlErrorCode, message: String, detail: Option<String>, hint: Option<&str>) -> ! {
-    let mut report = ErrorReport::new(code, message, "simhash_trigger");
-    if let Some(d) = detail {
-        report = report.set_detail(d);
-    }
-    if let Some(h) = hint {
-        report = report.set_hint(h);
-    }
-    report.report(PgLogLevel::ERROR);
-    unreachable!("ereport(ERROR) does not return")
-}
 
 /// A NUL-terminated copy of a Rust string (identifiers from trigger arguments can't hold NUL).
 fn cstring(s: &str) -> CString {
