@@ -144,6 +144,12 @@ pub(crate) struct BlockIndex {
     pub fp_attno: Option<i32>,
 }
 
+/// Whether every index of a block set carries the fingerprint, so that the dedup
+/// trigger's pre-check can test its entries on the index (probe.rs).
+pub(crate) fn covering(indexes: &[BlockIndex]) -> bool {
+    indexes.iter().all(|i| i.fp_attno.is_some())
+}
+
 /// One complete block set: for each block, the expression the planner can match to an
 /// index (a generated column's Var or the index expression), and that index.
 pub(crate) struct BlockSet {

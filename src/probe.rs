@@ -15,7 +15,7 @@
 use pgrx::pg_sys;
 use simhash_core::{blocks as core_blocks, hamming};
 
-use crate::block_index::BlockIndex;
+use crate::block_index::{covering, BlockIndex};
 
 /// The block set the pre-check scans.
 pub(crate) struct PreCheck {
@@ -26,11 +26,10 @@ pub(crate) struct PreCheck {
 impl PreCheck {
     /// For `simhash_dedup_query`: which indexes the pre-check scans.
     pub fn describe(&self) -> String {
-        let covering = self.indexes.iter().all(|i| i.fp_attno.is_some());
         format!(
             "index pre-check on {} block indexes, {}",
             self.nblocks,
-            if covering { "fingerprint in the index" } else { "fingerprint not in the index" }
+            if covering(&self.indexes) { "fingerprint in the index" } else { "fingerprint not in the index" }
         )
     }
 

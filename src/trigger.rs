@@ -33,7 +33,7 @@ use pgrx::pg_sys;
 use pgrx::prelude::*;
 use simhash_core::dedup::{self, Action, CheckQuery};
 
-use crate::block_index::{block_sets, Funcs};
+use crate::block_index::{block_sets, covering, Funcs};
 use crate::error::raise;
 use crate::probe::PreCheck;
 
@@ -388,7 +388,7 @@ unsafe fn config(rel: pg_sys::Relation, args: &[String], ext_schema: pg_sys::Oid
             let var = pg_sys::makeVar(1, fp.attnum, pg_sys::INT8OID, -1, pg_sys::InvalidOid, 0);
             let sets = block_sets(rel, var, &funcs);
             let shapes: Vec<(u32, bool)> =
-                sets.iter().map(|s| (s.n as u32, s.indexes.iter().all(|i| i.fp_attno.is_some()))).collect();
+                sets.iter().map(|s| (s.n as u32, covering(&s.indexes))).collect();
             let chosen = dedup::choose_precheck(&shapes, parsed.max_distance, rows)?;
             Some(PreCheck { nblocks: sets[chosen].n, indexes: sets[chosen].indexes.clone() })
         });

@@ -193,14 +193,18 @@ pub fn candidate_fraction(nblocks: u32, k: u32) -> f64 {
 /// Index of the block count among `sets` with the smallest expected candidate fraction at
 /// bound `k`, among those whose probes fit a constant array; ties go to the earlier entry.
 pub fn choose_block_set(sets: &[u32], k: u32) -> Option<usize> {
+    cheapest(sets.iter().map(|&n| probes_fit(n, k, MAX_PROBES).then(|| candidate_fraction(n, k))))
+}
+
+/// Position of the smallest cost among `costs` (None: not a choice); ties go to the
+/// earlier entry. Serves the planner's choice of a block set and the dedup trigger's.
+pub fn cheapest(costs: impl Iterator<Item = Option<f64>>) -> Option<usize> {
     let mut best: Option<(usize, f64)> = None;
-    for (i, &n) in sets.iter().enumerate() {
-        if !probes_fit(n, k, MAX_PROBES) {
-            continue;
-        }
-        let f = candidate_fraction(n, k);
-        if best.is_none_or(|(_, bf)| f < bf) {
-            best = Some((i, f));
+    for (i, cost) in costs.enumerate() {
+        if let Some(c) = cost {
+            if best.is_none_or(|(_, bc)| c < bc) {
+                best = Some((i, c));
+            }
         }
     }
     best.map(|(i, _)| i)

@@ -257,15 +257,9 @@ pub const FALLBACK_COST: f64 = 80.0;
 /// Of the block sets `(nblocks, covering)`, the index of the one whose pre-check is
 /// cheapest, if that beats going straight to the check query (FALLBACK_COST).
 pub fn choose_precheck(sets: &[(u32, bool)], k: u32, rows: f64) -> Option<usize> {
-    let mut best: Option<(usize, f64)> = None;
-    for (i, &(n, covering)) in sets.iter().enumerate() {
-        if let Some(c) = precheck_cost(n, k, rows, covering) {
-            if c < FALLBACK_COST && best.is_none_or(|(_, bc)| c < bc) {
-                best = Some((i, c));
-            }
-        }
-    }
-    best.map(|(i, _)| i)
+    blocks::cheapest(
+        sets.iter().map(|&(n, covering)| precheck_cost(n, k, rows, covering).filter(|&c| c < FALLBACK_COST)),
+    )
 }
 
 #[cfg(test)]

@@ -256,9 +256,7 @@ impl Counts {
             i = (i + 1) & mask;
         }
     }
-}
 
-impl Counts {
     /// Free the buffers after a very long text rather than keep them for the thread.
     fn release_if_huge(&mut self) {
         if self.slots.len() > 1 << 16 {
