@@ -1,17 +1,19 @@
 -- Fingerprint functions (src/fingerprint.rs). Hand-written C-language declarations:
 -- their Rust bodies read the text datum in place and handle non-UTF8 server encodings.
+-- The `_v1` C symbols default to definition 1; the 0.x symbols (`simhash_text`,
+-- `simhash_text_options`) keep definition 0 for databases not yet updated to 1.0.0.
 
 CREATE FUNCTION simhash(doc text) RETURNS bigint
     IMMUTABLE STRICT PARALLEL SAFE
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_text';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_text_v1';
 COMMENT ON FUNCTION simhash(text) IS
-    'SimHash fingerprint of a text: NFKC + lowercase, jieba words, TF-IDF weights, xxh3_64';
+    'SimHash fingerprint of a text (definition 1): NFKC + lowercase, jieba words without numbers and single characters, TF-IDF weights, xxh3_64; NULL for a text with fewer than 6 features';
 
 CREATE FUNCTION simhash(doc text, options jsonb) RETURNS bigint
     IMMUTABLE STRICT PARALLEL SAFE
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_text_options';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_text_options_v1';
 COMMENT ON FUNCTION simhash(text, jsonb) IS
-    'SimHash fingerprint with options: {"tokenizer": "jieba"|"ngram", "n": 1..32, "weighting": "tfidf"|"tf"|"binary"}';
+    'SimHash fingerprint with options: {"definition": "1"|"0", "tokenizer": "jieba"|"ngram", "n": 1..32, "weighting": "tfidf"|"tf"|"binary", "min_features": 0..1000}';
 
 CREATE FUNCTION simhash(features text[], weights float8[]) RETURNS bigint
     IMMUTABLE STRICT PARALLEL SAFE
@@ -24,6 +26,6 @@ CREATE FUNCTION simhash_features(doc text, options jsonb DEFAULT '{}')
     STABLE STRICT PARALLEL SAFE
     LANGUAGE sql
     AS $$ SELECT convert_from(f.feature, 'UTF8'), f.weight
-          FROM @extschema@.simhash_features_utf8(convert_to(doc, 'UTF8'), options) AS f $$;
+          FROM @extschema@.simhash_features_utf8(convert_to(doc, 'UTF8'), '{"definition": "1"}'::jsonb || options) AS f $$;
 COMMENT ON FUNCTION simhash_features(text, jsonb) IS
     'The features and weights that simhash(doc, options) folds, in order of first occurrence';

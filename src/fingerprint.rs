@@ -8,47 +8,78 @@
 
 use pgrx::prelude::*;
 use pgrx::JsonB;
-use simhash_core::{Lexicon, Options};
+use simhash_core::{Definition, Lexicon, Options};
 
 use crate::text::text_datum_to_utf8;
 
-/// `simhash(doc)` of a text datum in the server encoding: the one definition both the
-/// SQL function and the insert triggers (trigger.rs) compute.
+/// The fingerprint of a text datum in the server encoding, `None` (SQL NULL) for a text
+/// the definition declines: the one definition the SQL functions and the insert
+/// triggers (trigger.rs) compute.
 ///
 /// # Safety
 /// `datum` must be a non-NULL `text` (or `varchar`) datum.
-pub(crate) unsafe fn simhash_of_text_datum(datum: pg_sys::Datum) -> i64 {
+pub(crate) unsafe fn simhash_of_text_datum(datum: pg_sys::Datum, options: &Options) -> Option<i64> {
     // SAFETY: forwarded from the caller.
     let doc = unsafe { text_datum_to_utf8(datum) };
-    simhash_core::simhash_text(Lexicon::global(), &doc, &Options::default()) as i64
+    simhash_core::simhash_text(Lexicon::global(), &doc, options).map(|fp| fp as i64)
 }
 
-function_info_v1!(pg_finfo_simhash_text);
-/// `simhash(doc text) → bigint`, STRICT.
-#[unsafe(no_mangle)]
-#[pg_guard]
-pub unsafe extern "C-unwind" fn simhash_text(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: declared STRICT with one text argument in sql/fingerprint.sql, so argument 0
-    // exists and is a non-NULL text datum.
-    let fp = unsafe { simhash_of_text_datum(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0)) };
-    pg_sys::Datum::from(fp)
+/// The function's result: the fingerprint, or SQL NULL.
+///
+/// # Safety
+/// `fcinfo` must be the call info of the running V1 function.
+unsafe fn result(fcinfo: pg_sys::FunctionCallInfo, fp: Option<i64>) -> pg_sys::Datum {
+    match fp {
+        Some(fp) => pg_sys::Datum::from(fp),
+        None => {
+            // SAFETY: a valid fcinfo (caller).
+            unsafe { (*fcinfo).isnull = true };
+            pg_sys::Datum::from(0usize)
+        }
+    }
 }
 
-function_info_v1!(pg_finfo_simhash_text_options);
-/// `simhash(doc text, options jsonb) → bigint`, STRICT.
-#[unsafe(no_mangle)]
-#[pg_guard]
-pub unsafe extern "C-unwind" fn simhash_text_options(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: declared STRICT with (text, jsonb) arguments, so both are non-NULL datums
-    // of those types.
-    let (doc, options) = unsafe {
-        let doc = text_datum_to_utf8(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0));
+/// `simhash(doc text)`, STRICT, with `definition`'s default options.
+///
+/// # Safety
+/// `fcinfo` must be the call info of a STRICT function with one text argument.
+unsafe fn simhash_doc(fcinfo: pg_sys::FunctionCallInfo, definition: Definition) -> pg_sys::Datum {
+    let options = Options::new(definition, simhash_core::Tokenizer::Jieba, simhash_core::Weighting::Tfidf);
+    // SAFETY: STRICT with one text argument (caller), so argument 0 is a non-NULL text.
+    unsafe { result(fcinfo, simhash_of_text_datum(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0), &options)) }
+}
+
+/// `simhash(doc text, options jsonb)`, STRICT, `definition` unless the options name one.
+///
+/// # Safety
+/// `fcinfo` must be the call info of a STRICT function with (text, jsonb) arguments.
+unsafe fn simhash_doc_options(fcinfo: pg_sys::FunctionCallInfo, definition: Definition) -> pg_sys::Datum {
+    // SAFETY: STRICT with (text, jsonb) arguments (caller), so both are non-NULL datums of
+    // those types. The options are parsed before the text is read.
+    unsafe {
         let json = JsonB::from_datum(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 1), false)
             .expect("STRICT function got no jsonb");
-        (doc, crate::options::parse(&json))
-    };
-    let fp = simhash_core::simhash_text(Lexicon::global(), &doc, &options);
-    pg_sys::Datum::from(fp as i64)
+        let options = crate::options::parse(&json, definition);
+        result(fcinfo, simhash_of_text_datum(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0), &options))
+    }
+}
+
+with_definition! {
+    /// `simhash(doc text) → bigint` since 1.0.0: definition 1.
+    pg_finfo_simhash_text_v1, simhash_text_v1 => simhash_doc, Definition::V1
+}
+with_definition! {
+    /// `simhash(doc text, options jsonb) → bigint` since 1.0.0: definition 1 by default.
+    pg_finfo_simhash_text_options_v1, simhash_text_options_v1 => simhash_doc_options, Definition::V1
+}
+with_definition! {
+    /// `simhash(doc text)` of 0.1.0 to 0.3.0, `simhash_v0(doc)` since 1.0.0 (definition 0).
+    pg_finfo_simhash_text, simhash_text => simhash_doc, Definition::V0
+}
+with_definition! {
+    /// `simhash(doc text, options jsonb)` of 0.1.0 to 0.3.0, `simhash_v0(doc, options)`
+    /// since 1.0.0: definition 0 by default.
+    pg_finfo_simhash_text_options, simhash_text_options => simhash_doc_options, Definition::V0
 }
 
 /// Elements of a one-dimensional array datum, with their NULL flags.
@@ -131,13 +162,14 @@ pub unsafe extern "C-unwind" fn simhash_weighted(fcinfo: pg_sys::FunctionCallInf
 }
 
 /// The features `simhash(doc, options)` folds, as UTF-8 bytes; `simhash_features(text, jsonb)`
-/// in sql/fingerprint.sql converts them to the server encoding.
+/// in sql/fingerprint.sql converts them to the server encoding. Definition 0 unless the
+/// options name one, as in 0.x: 1.0's `simhash_features` passes `{"definition": "1"} || options`.
 #[pg_extern(immutable, strict, parallel_safe)]
 fn simhash_features_utf8(
     doc: &[u8],
     options: JsonB,
 ) -> TableIterator<'static, (name!(feature, Vec<u8>), name!(weight, f64))> {
-    let options = crate::options::parse(&options);
+    let rules = simhash_core::Rules::from(&crate::options::parse(&options, Definition::V0));
     // convert_to(doc, 'UTF8') in the SQL wrapper has already converted to UTF-8, whatever
     // the server encoding: these bytes are never in the server encoding.
     let doc = match std::str::from_utf8(doc) {
@@ -151,7 +183,7 @@ fn simhash_features_utf8(
         }
     };
     let normalized = simhash_core::normalize::normalize(doc);
-    let rows: Vec<(Vec<u8>, f64)> = simhash_core::extract(Lexicon::global(), &normalized, &options)
+    let rows: Vec<(Vec<u8>, f64)> = simhash_core::extract(Lexicon::global(), &normalized, &rules)
         .into_iter()
         .map(|f| (f.text.as_bytes().to_vec(), f.weight))
         .collect();

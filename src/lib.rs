@@ -4,11 +4,12 @@
 //! One file per SQL concept:
 //! - `batch.rs`: `simhash_duplicates(...)` and `simhash_clusters(...)`;
 //! - `fingerprint.rs`: `simhash(...)` and `simhash_features(...)`;
+//! - `definition0.rs`: `simhash_v0(...)` and the `_v0` triggers (0.x's definition);
 //! - `distance.rs`: `hamming(a, b)` and the `<~>` operator;
 //! - `blocks.rs`: `simhash_block`, `simhash_probes`, `simhash_create_blocks`;
 //! - `search.rs`: `simhash_near`, the `~=` operator and the `simhash.max_distance` GUC;
 //! - `support.rs`: the planner support function that rewrites them into block probes;
-//! - `trigger.rs`: `simhash_update_trigger` and `simhash_dedup_trigger` (insert triggers);
+//! - `trigger/`: `simhash_update_trigger` and `simhash_dedup_trigger` (insert triggers);
 //! - `options.rs`: the `options jsonb` argument;
 //! - `text.rs`: `text` datums in the server encoding ⇄ UTF-8.
 
@@ -28,9 +29,29 @@ macro_rules! function_info_v1 {
     };
 }
 
+/// A V1 C function `$name` (with its `PG_FUNCTION_INFO_V1` record `$finfo`) that runs
+/// `$body(fcinfo, $definition)`: the entry points that differ only in their default
+/// fingerprint definition. The 0.x C symbols keep definition 0, so that a database still
+/// at 0.3.0 computes 0.3.0's fingerprints with the 1.0 library; 1.0's SQL points at `_v1`s.
+macro_rules! with_definition {
+    ($(#[$doc:meta])* $finfo:ident, $name:ident => $body:path, $definition:expr) => {
+        function_info_v1!($finfo);
+        $(#[$doc])*
+        #[unsafe(no_mangle)]
+        #[pg_guard]
+        pub unsafe extern "C-unwind" fn $name(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+            // SAFETY: the fmgr calls this with a valid fcinfo, and every CREATE FUNCTION
+            // naming this symbol (sql/*.sql, the 0.x install scripts) declares the
+            // arguments that `$body` requires.
+            unsafe { $body(fcinfo, $definition) }
+        }
+    };
+}
+
 mod batch;
 mod block_index;
 mod blocks;
+mod definition0;
 mod distance;
 mod error;
 mod fingerprint;

@@ -3,7 +3,10 @@
 # (tests/upgrade/simhash--<v>.sql) and updated with ALTER EXTENSION simhash UPDATE, must
 # end with exactly the objects of a fresh CREATE EXTENSION simhash: same functions (with
 # volatility, strictness, parallel safety, support function, C symbol, defaults and
-# comments), operators and other member objects. Run by tests/harness/run_tests.sh against
+# comments), operators and other member objects. And what a database built under 0.x
+# computes must not change with the update to 1.0.0: its triggers, generated columns and
+# expression indexes keep fingerprint definition 0 (sql/simhash--0.3.0--1.0.0.sql), while
+# simhash() called by name gives definition 1. Run by tests/harness/run_tests.sh against
 # its test cluster (PGHOST etc. exported).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -37,6 +40,50 @@ SELECT line FROM (
 SQL
 }
 
+# Objects that use the extension the way 0.x's README says, in a database at version $2.
+before_update() { # DB VERSION
+    psql -d "$1" -c "CREATE TABLE docs(id int PRIMARY KEY, body text, fp bigint,
+                         fp_gen bigint GENERATED ALWAYS AS (simhash(body)) STORED)" \
+         -c "CREATE INDEX docs_expr ON docs (simhash(body))" \
+         -c "CREATE VIEW docs_v AS SELECT id, simhash(body, '{}'::jsonb) AS fp FROM docs"
+    [ "$2" = 0.1.0 ] && return 0   # the triggers came with 0.2.0
+    psql -d "$1" -c "CREATE TABLE dedup(id int PRIMARY KEY, body text, fp bigint, fp2 bigint)" \
+         -c "CREATE TRIGGER a_fp BEFORE INSERT ON dedup FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fp2', 'body')" \
+         -c "CREATE TRIGGER b_dedup BEFORE INSERT ON dedup FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger('fp', 'body', '3', 'reject')" \
+         -c "ALTER TABLE dedup DISABLE TRIGGER a_fp"
+}
+# After ALTER EXTENSION UPDATE: rows written now get definition 0 from those objects.
+# Prints what differs, returns non-zero if anything does.
+after_update() { # DB VERSION
+    local doc="１２月３１日，中共中央总书记、国家主席江泽民发表１９９８年新年讲话《迈向充满希望的新世纪》。"
+    local changed="１１月２０日，中共中央总书记、国家主席江泽民发表１９９７年新年讲话《迈向充满希望的新世纪》。"
+    local got
+    got=$(psql -d "$1" -At -v doc="$doc" -v changed="$changed" <<'SQL'
+INSERT INTO docs(id, body) VALUES (1, :'doc');
+SELECT 'generated column keeps definition 0: ' || (fp_gen = simhash_v0(body) AND fp_gen <> simhash(body)) FROM docs;
+SET enable_seqscan = off;
+SELECT 'expression index keeps definition 0: ' || (count(*) = 1) FROM docs WHERE simhash_v0(body) = simhash_v0(:'doc');
+SELECT 'view keeps definition 0: ' || (v.fp = simhash_v0(d.body, '{}'::jsonb)) FROM docs_v v JOIN docs d USING (id);
+SQL
+) || return 1
+    if [ "$2" != 0.1.0 ]; then
+        got+=$'
+'$(psql -d "$1" -At -v doc="$doc" -v changed="$changed" <<'SQL'
+INSERT INTO dedup(id, body) VALUES (1, :'doc');
+SELECT 'dedup trigger keeps definition 0: ' || (fp = simhash_v0(body)) FROM dedup;
+-- Definition 1 ignores the changed figures; definition 0, which the trigger keeps, does not.
+INSERT INTO dedup(id, body) VALUES (2, :'changed');
+SELECT 'changed figures are no near-duplicate under definition 0: ' || (count(*) = 2) FROM dedup;
+SELECT 'disabled trigger stays disabled: ' || (fp2 IS NULL) FROM dedup WHERE id = 1;
+SELECT 'triggers call the _v0 functions: ' || (count(*) = 2) FROM pg_trigger
+ WHERE tgrelid = 'dedup'::regclass AND tgfoid::regproc::text IN ('simhash_update_trigger_v0', 'simhash_dedup_trigger_v0');
+SQL
+) || return 1
+    fi
+    echo "$got" | sed "s/^/upgrade from $2: /"
+    ! grep -q ': f$' <<<"$got"
+}
+
 current=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$ext_dir/simhash.control")
 createdb simhash_upgrade_fresh
 trap 'dropdb --if-exists simhash_upgrade_fresh; dropdb --if-exists simhash_upgrade_old' EXIT
@@ -48,11 +95,15 @@ for old in "$root"/tests/upgrade/simhash--*.sql; do
     v=$(basename "$old" .sql); v=${v#simhash--}
     cp "$old" "$ext_dir/"
     dropdb --if-exists simhash_upgrade_old; createdb simhash_upgrade_old
-    psql -d simhash_upgrade_old -c "CREATE EXTENSION simhash VERSION '$v'" -c "ALTER EXTENSION simhash UPDATE"
+    psql -d simhash_upgrade_old -c "CREATE EXTENSION simhash VERSION '$v'"
+    before_update simhash_upgrade_old "$v"
+    psql -d simhash_upgrade_old -c "ALTER EXTENSION simhash UPDATE"
     got=$(psql -d simhash_upgrade_old -Atc "SELECT extversion FROM pg_extension WHERE extname = 'simhash'")
     describe simhash_upgrade_old >"$root/target/upgrade-from-$v.txt"
     if [ "$got" != "$current" ]; then
         echo "upgrade from $v: ended at version $got, expected $current"; status=1
+    elif ! after_update simhash_upgrade_old "$v"; then
+        echo "upgrade from $v: objects built under $v changed what they compute (above)"; status=1
     elif ! diff -u "$root/target/upgrade-fresh.txt" "$root/target/upgrade-from-$v.txt"; then
         echo "upgrade from $v to $current: objects differ from a fresh install (diff above)"; status=1
     else

@@ -4,30 +4,39 @@
 //!     cargo run --release -p simhash-core --example fingerprints -- CORPUS.txt > new.txt
 //!     diff old.txt new.txt   # old.txt from the same command at the previous commit
 //!
-//! Each output line: paragraph number, then the hex fingerprints under jieba/tfidf
-//! (the default), jieba/tf, jieba/binary, ngram(2)/tfidf and ngram(3)/tf.
+//! Each output line: paragraph number, then the hex fingerprints under definition 0 with
+//! jieba/tfidf (0.3.0's default), jieba/tf, jieba/binary, ngram(2)/tfidf and ngram(3)/tf
+//! (the columns of 0.3.0's version of this example, so its output diffs against these),
+//! then the same five under definition 1 (`NULL` for a text it declines).
 
 use std::io::Write;
 
-use simhash_core::{Lexicon, Options, Tokenizer, Weighting};
+use simhash_core::{Definition, Lexicon, Options, Tokenizer, Weighting};
 
 fn main() {
     let path = std::env::args().nth(1).expect("usage: fingerprints CORPUS.txt");
     let text = std::fs::read_to_string(&path).expect("read corpus");
     let lex = Lexicon::global();
-    let sets = [
-        Options::default(),
-        Options { tokenizer: Tokenizer::Jieba, weighting: Weighting::Tf },
-        Options { tokenizer: Tokenizer::Jieba, weighting: Weighting::Binary },
-        Options { tokenizer: Tokenizer::Ngram(2), weighting: Weighting::Tfidf },
-        Options { tokenizer: Tokenizer::Ngram(3), weighting: Weighting::Tf },
+    let shapes = [
+        (Tokenizer::Jieba, Weighting::Tfidf),
+        (Tokenizer::Jieba, Weighting::Tf),
+        (Tokenizer::Jieba, Weighting::Binary),
+        (Tokenizer::Ngram(2), Weighting::Tfidf),
+        (Tokenizer::Ngram(3), Weighting::Tf),
     ];
+    let sets: Vec<Options> = [Definition::V0, Definition::V1]
+        .iter()
+        .flat_map(|&d| shapes.iter().map(move |&(t, w)| Options::new(d, t, w)))
+        .collect();
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());
     for (i, doc) in text.lines().enumerate() {
         write!(out, "{i}").unwrap();
         for o in &sets {
-            write!(out, " {:016x}", simhash_core::simhash_text(lex, doc, o)).unwrap();
+            match simhash_core::simhash_text(lex, doc, o) {
+                Some(fp) => write!(out, " {fp:016x}").unwrap(),
+                None => write!(out, " NULL").unwrap(),
+            }
         }
         writeln!(out).unwrap();
     }

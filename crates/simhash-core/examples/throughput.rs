@@ -3,7 +3,8 @@
 //!
 //!     cargo run --release -p simhash-core --example throughput -- target/corpus/peoples_daily_199801.txt
 //!
-//! Prints `name  MB/s` lines; `make bench` compares the in-database figure with `cut`.
+//! Prints `name  MB/s` lines; `make bench` compares the in-database figure with `cut`,
+//! and definition 1 (the default) with definition 0 from the same run.
 //! `BREAKDOWN=1` adds the cost of each stage; `PROFILE_SIMHASH=N` runs only
 //! `simhash_text`, N times, for `perf record`.
 
@@ -48,24 +49,34 @@ fn main() {
         // Only simhash_text, for `perf record`: `cut` alone would blur the profile.
         let options = Options::default();
         let reps: usize = reps.parse().expect("PROFILE_SIMHASH=repetitions");
-        let (t, x) = best_of(reps, || docs.iter().fold(0u64, |a, d| a ^ simhash_core::simhash_text(lex, d, &options)));
+        let (t, x) = best_of(reps, || xor_all(&docs, &options));
         println!("simhash_rust_best_ms {:.1} (xor {x:x})", t * 1e3);
         return;
     }
     // Interleaved, so that a slow spell of the shared machine (another process on the
     // other core, a frequency change) weighs on both sides of the ratio alike.
-    let options = Options::default();
-    let (mut cut, mut full, mut n, mut x) = (f64::INFINITY, f64::INFINITY, 0, 0);
+    let (v1, v0) = (Options::default(), Options::v0());
+    let (mut cut, mut full, mut old, mut n, mut x, mut x0) = (f64::INFINITY, f64::INFINITY, f64::INFINITY, 0, 0, 0);
     for _ in 0..3 {
         let (t, c) = best_of(1, || docs.iter().map(|d| lex.jieba.cut(d, false).len() as u64).sum());
         (cut, n) = (cut.min(t), c);
-        let (t, c) = best_of(1, || docs.iter().fold(0u64, |a, d| a ^ simhash_core::simhash_text(lex, d, &options)));
+        let (t, c) = best_of(1, || xor_all(&docs, &v1));
         (full, x) = (full.min(t), c);
+        let (t, c) = best_of(1, || xor_all(&docs, &v0));
+        (old, x0) = (old.min(t), c);
     }
     println!("jieba_cut_MBps {:.2} ({n} tokens)", mb / cut);
     println!("simhash_rust_MBps {:.2} (xor {x:x})", mb / full);
+    println!("simhash_v0_rust_MBps {:.2} (xor {x0:x})", mb / old);
     println!("simhash_rust_over_cut {:.2}", cut / full);
+    println!("simhash_v1_over_v0 {:.3}", old / full);
     if std::env::var("BREAKDOWN").is_ok() { breakdown(&docs, mb); }
+}
+
+/// XOR of the fingerprints of `docs` (0 for a text without one): keeps the work observable.
+fn xor_all(docs: &[&str], options: &Options) -> u64 {
+    let lex = Lexicon::global();
+    docs.iter().fold(0u64, |a, d| a ^ simhash_core::simhash_text(lex, d, options).unwrap_or(0))
 }
 
 #[allow(dead_code)]
@@ -82,10 +93,10 @@ pub fn breakdown(docs: &[&str], mb: f64) {
     println!("cut_hash_tokens_MBps {:.2}", mb / a);
     let (a, _) = best_of(3, || normed.iter().map(|d| lex.jieba.cut(d, false).iter().fold(0u64, |a, t| a + lex.lookup(simhash_core::hash_feature(t.word.as_bytes())).is_some() as u64)).sum());
     println!("cut_hash_lookup_every_token_MBps {:.2}", mb / a);
-    let (ex, _) = best_of(3, || normed.iter().map(|d| simhash_core::extract(lex, d, &o).len() as u64).sum());
+    let (ex, _) = best_of(3, || normed.iter().map(|d| simhash_core::extract(lex, d, &(&o).into()).len() as u64).sum());
     println!("extract_normalized_MBps {:.2}", mb / ex);
     let feats: Vec<Vec<(u64, f64)>> =
-        normed.iter().map(|d| simhash_core::extract(lex, d, &o).iter().map(|f| (f.hash, f.weight)).collect()).collect();
+        normed.iter().map(|d| simhash_core::extract(lex, d, &(&o).into()).iter().map(|f| (f.hash, f.weight)).collect()).collect();
     let n: usize = feats.iter().map(Vec::len).sum();
     // Twenty passes per timing, as one pass is about one CPU-clock tick.
     let (fold, _) = best_of(5, || {

@@ -1,6 +1,6 @@
-//! The PostgreSQL-free half of the near-duplicate triggers (`simhash_dedup_trigger`):
-//! argument parsing, the advisory-lock keys that make concurrent inserts of
-//! near-duplicates contend, and the text of the duplicate check query.
+//! The PostgreSQL-free half of the insert triggers (`simhash_dedup_trigger`,
+//! `simhash_update_trigger`): argument parsing, the advisory-lock keys that make
+//! concurrent inserts of near-duplicates contend, and the text of the duplicate check query.
 //!
 //! **Lock keys.** Before looking for an existing near-duplicate, an inserter locks a set of
 //! keys derived from its new fingerprint and holds them until commit. Two fingerprints
@@ -42,7 +42,8 @@ impl Action {
 }
 
 /// The arguments of `simhash_dedup_trigger(fp_column, text_column, max_distance, action
-/// [, link_column])`, checked.
+/// [, link_column] [, options])`, checked (the options only split off: the SQL layer
+/// parses them).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DedupArgs {
     pub fp_column: String,
@@ -51,13 +52,36 @@ pub struct DedupArgs {
     pub action: Action,
     /// Only (and always) with [`Action::Link`].
     pub link_column: Option<String>,
+    /// The trailing options argument, JSON text as written (see [`is_options`]).
+    pub options: Option<String>,
 }
+
+/// The arguments of `simhash_update_trigger(fp_column, text_column [, options])`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpdateArgs {
+    pub fp_column: String,
+    pub text_column: String,
+    /// The trailing options argument, JSON text as written (see [`is_options`]).
+    pub options: Option<String>,
+}
+
+/// The argument lists the triggers accept, for messages.
+pub const DEDUP_SIGNATURE: &str =
+    "4 to 6 arguments (fp_column, text_column, max_distance, action [, link_column] [, options])";
+pub const UPDATE_SIGNATURE: &str = "2 or 3 arguments (fp_column, text_column [, options])";
 
 /// Invalid trigger arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DedupError {
-    /// Wrong number of arguments (how the trigger was declared): SQLSTATE 39P01.
-    ArgCount { got: usize },
+    /// Wrong number of arguments (how the trigger was declared): SQLSTATE 39P01. `got`
+    /// counts the arguments before the options if `options`; `expected` is
+    /// [`DEDUP_SIGNATURE`] or [`UPDATE_SIGNATURE`].
+    ArgCount { got: usize, options: bool, expected: &'static str },
+    /// One argument more than the trigger takes without options, and the last one is not
+    /// options: 22023.
+    NotOptions { position: usize, got: String },
+    /// An options argument (see [`is_options`]) that is not the last argument: 22023.
+    OptionsNotLast { position: usize },
     /// `max_distance` is not an integer in `0..=64`: 22023.
     MaxDistance(String),
     /// Unknown action: 22023.
@@ -79,10 +103,17 @@ impl DedupError {
 impl fmt::Display for DedupError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            DedupError::ArgCount { got } => write!(
+            DedupError::ArgCount { got, options: false, expected } => write!(f, "expected {expected}, got {got}"),
+            DedupError::ArgCount { got, options: true, expected } => {
+                write!(f, "expected {expected}, got {got} before the options")
+            }
+            DedupError::NotOptions { position, got } => write!(
                 f,
-                "expected 4 or 5 arguments (fp_column, text_column, max_distance, action [, link_column]), got {got}"
+                "argument {position} must be the options, JSON beginning with \"{{\" such as '{{\"definition\": \"0\"}}', got \"{got}\""
             ),
+            DedupError::OptionsNotLast { position } => {
+                write!(f, "argument {position} looks like options (it begins with \"{{\"), but the options must be the last argument")
+            }
             DedupError::MaxDistance(s) => write!(f, "max_distance must be an integer between 0 and 64, got \"{s}\""),
             DedupError::Action(s) => write!(f, "unknown action \"{s}\": expected reject, skip or link"),
             DedupError::LinkColumnMissing => write!(f, "action link needs a fifth argument, the column to link with"),
@@ -91,6 +122,38 @@ impl fmt::Display for DedupError {
             }
         }
     }
+}
+
+/// Whether a trigger argument is options: JSON text beginning with `{` (after leading
+/// whitespace), as `simhash(doc, options)` takes them, e.g. `{"definition": "0"}`.
+pub fn is_options(arg: &str) -> bool {
+    arg.trim_start().starts_with('{')
+}
+
+/// Splits a trailing options argument off `args`, which must hold `min..=max` arguments
+/// before it. Only the last argument may be options, and `max + 1` arguments need them.
+fn split_options<'a, S: AsRef<str>>(
+    args: &'a [S],
+    min: usize,
+    max: usize,
+    expected: &'static str,
+) -> Result<(&'a [S], Option<String>), DedupError> {
+    let Some((last, rest)) = args.split_last().filter(|_| (min..=max + 1).contains(&args.len())) else {
+        return Err(DedupError::ArgCount { got: args.len(), options: false, expected });
+    };
+    if let Some(i) = rest.iter().position(|a| is_options(a.as_ref())) {
+        return Err(DedupError::OptionsNotLast { position: i + 1 });
+    }
+    if is_options(last.as_ref()) {
+        if rest.len() < min {
+            return Err(DedupError::ArgCount { got: rest.len(), options: true, expected });
+        }
+        return Ok((rest, Some(last.as_ref().to_owned())));
+    }
+    if args.len() > max {
+        return Err(DedupError::NotOptions { position: args.len(), got: last.as_ref().to_owned() });
+    }
+    Ok((args, None))
 }
 
 /// Parses an action name (case-insensitive, surrounding spaces ignored).
@@ -111,11 +174,9 @@ pub fn parse_max_distance(s: &str) -> Result<u32, DedupError> {
     }
 }
 
-/// Checks the trigger arguments.
+/// Checks the arguments of `simhash_dedup_trigger`.
 pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<DedupArgs, DedupError> {
-    if !(4..=5).contains(&args.len()) {
-        return Err(DedupError::ArgCount { got: args.len() });
-    }
+    let (args, options) = split_options(args, 4, 5, DEDUP_SIGNATURE)?;
     let max_distance = parse_max_distance(args[2].as_ref())?;
     let action = parse_action(args[3].as_ref())?;
     let link_column = args.get(4).map(|s| s.as_ref().to_owned());
@@ -130,7 +191,14 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<DedupArgs, DedupError> {
         max_distance,
         action,
         link_column,
+        options,
     })
+}
+
+/// Checks the arguments of `simhash_update_trigger`.
+pub fn parse_update_args<S: AsRef<str>>(args: &[S]) -> Result<UpdateArgs, DedupError> {
+    let (args, options) = split_options(args, 2, 2, UPDATE_SIGNATURE)?;
+    Ok(UpdateArgs { fp_column: args[0].as_ref().to_owned(), text_column: args[1].as_ref().to_owned(), options })
 }
 
 /// Number of blocks the lock keys cut a fingerprint into for distance bound `k`:
@@ -168,7 +236,7 @@ pub fn lock_keys(relid: u32, attnum: i16, k: u32, fp: u64) -> Vec<u64> {
 
 /// The table-wide key of the same (table, column, k). Every inserter holds it in a shared
 /// mode; a transaction that inserts many rows holds it exclusively instead of one set of
-/// block keys per row, so that its lock count stays bounded (see `src/trigger.rs`).
+/// block keys per row, so that its lock count stays bounded (see `src/trigger/lock.rs`).
 pub fn table_lock_key(relid: u32, attnum: i16, k: u32) -> u64 {
     let mut buf = [0u8; 8];
     buf[0..4].copy_from_slice(&relid.to_le_bytes());
@@ -390,10 +458,15 @@ mod tests {
         assert_eq!(ok.max_distance, 3);
         assert_eq!(ok.action, Action::Reject);
         assert_eq!(ok.link_column, None);
+        assert_eq!(ok.options, None);
         let link = parse_args(&["fp", "body", " 64 ", "LINK", "dup_of"]).unwrap();
         assert_eq!((link.max_distance, link.action), (64, Action::Link));
         assert_eq!(link.link_column.as_deref(), Some("dup_of"));
-        assert_eq!(parse_args(&["fp", "body", "3"]), Err(DedupError::ArgCount { got: 3 }));
+        assert_eq!(link.options, None);
+        assert_eq!(
+            parse_args(&["fp", "body", "3"]),
+            Err(DedupError::ArgCount { got: 3, options: false, expected: DEDUP_SIGNATURE })
+        );
         assert!(parse_args(&["fp", "body", "3"]).unwrap_err().is_protocol());
         assert_eq!(parse_args(&["fp", "body", "65", "skip"]), Err(DedupError::MaxDistance("65".into())));
         assert_eq!(parse_args(&["fp", "body", "-1", "skip"]), Err(DedupError::MaxDistance("-1".into())));
@@ -407,6 +480,91 @@ mod tests {
         assert_eq!(
             DedupError::Action("drop".into()).to_string(),
             "unknown action \"drop\": expected reject, skip or link"
+        );
+    }
+
+    #[test]
+    fn args_with_options() {
+        // 5 arguments, the last options: no link column.
+        let o = parse_args(&["fp", "body", "3", "reject", r#"{"definition": "0"}"#]).unwrap();
+        assert_eq!((o.action, o.link_column.as_deref()), (Action::Reject, None));
+        assert_eq!(o.options.as_deref(), Some(r#"{"definition": "0"}"#));
+        // Leading whitespace is allowed, and the text is kept as written.
+        let o = parse_args(&["fp", "body", "3", "skip", "  \n{}"]).unwrap();
+        assert_eq!(o.options.as_deref(), Some("  \n{}"));
+        // 6: link column, then options.
+        let o = parse_args(&["fp", "body", "3", "link", "dup_of", r#"{"tokenizer": "ngram", "n": 2}"#]).unwrap();
+        assert_eq!((o.action, o.link_column.as_deref()), (Action::Link, Some("dup_of")));
+        assert_eq!(o.options.as_deref(), Some(r#"{"tokenizer": "ngram", "n": 2}"#));
+        // Options do not stand in for the link column.
+        assert_eq!(parse_args(&["fp", "body", "3", "link", "{}"]), Err(DedupError::LinkColumnMissing));
+        assert_eq!(
+            parse_args(&["fp", "body", "3", "reject", "dup_of", "{}"]),
+            Err(DedupError::LinkColumnUnexpected(Action::Reject))
+        );
+        // Options anywhere but last.
+        assert_eq!(
+            parse_args(&["fp", "body", "3", "link", "{}", "dup_of"]),
+            Err(DedupError::OptionsNotLast { position: 5 })
+        );
+        assert_eq!(parse_args(&["fp", "body", "{}", "3", "reject"]), Err(DedupError::OptionsNotLast { position: 3 }));
+        assert_eq!(parse_args(&["fp", "body", "3", "{}", "{}"]), Err(DedupError::OptionsNotLast { position: 4 }));
+        assert!(!parse_args(&["fp", "body", "3", "link", "{}", "dup_of"]).unwrap_err().is_protocol());
+        // Six arguments need options last.
+        assert_eq!(
+            parse_args(&["fp", "body", "3", "link", "dup_of", "ngram"]),
+            Err(DedupError::NotOptions { position: 6, got: "ngram".into() })
+        );
+        // Counts: 4 to 6, options included; the error is the declaration's (39P01).
+        for n in [0, 1, 2, 3, 7, 8] {
+            let args: Vec<&str> = ["fp", "body", "3", "link", "dup_of", "{}", "{}", "{}"][..n].to_vec();
+            let e = parse_args(&args).unwrap_err();
+            assert_eq!(e, DedupError::ArgCount { got: n, options: false, expected: DEDUP_SIGNATURE }, "{n}");
+            assert!(e.is_protocol());
+        }
+        // Options after too few arguments.
+        let e = parse_args(&["fp", "body", "3", "{}"]).unwrap_err();
+        assert_eq!(e, DedupError::ArgCount { got: 3, options: true, expected: DEDUP_SIGNATURE });
+        assert!(e.is_protocol());
+        assert_eq!(
+            DedupError::ArgCount { got: 3, options: false, expected: DEDUP_SIGNATURE }.to_string(),
+            "expected 4 to 6 arguments (fp_column, text_column, max_distance, action [, link_column] [, options]), got 3"
+        );
+        assert_eq!(
+            e.to_string(),
+            "expected 4 to 6 arguments (fp_column, text_column, max_distance, action [, link_column] [, options]), \
+             got 3 before the options"
+        );
+        assert_eq!(
+            DedupError::OptionsNotLast { position: 5 }.to_string(),
+            "argument 5 looks like options (it begins with \"{\"), but the options must be the last argument"
+        );
+    }
+
+    #[test]
+    fn update_args() {
+        let a = parse_update_args(&["fp", "body"]).unwrap();
+        assert_eq!(a, UpdateArgs { fp_column: "fp".into(), text_column: "body".into(), options: None });
+        let a = parse_update_args(&["fp", "body", r#"{"definition": "0"}"#]).unwrap();
+        assert_eq!(a.options.as_deref(), Some(r#"{"definition": "0"}"#));
+        assert_eq!(
+            parse_update_args(&["fp", "body", "x"]),
+            Err(DedupError::NotOptions { position: 3, got: "x".into() })
+        );
+        assert_eq!(parse_update_args(&["fp", "{}", "body"]), Err(DedupError::OptionsNotLast { position: 2 }));
+        for n in [0, 1, 4] {
+            let args: Vec<&str> = ["fp", "body", "{}", "{}"][..n].to_vec();
+            let e = parse_update_args(&args).unwrap_err();
+            assert_eq!(e, DedupError::ArgCount { got: n, options: false, expected: UPDATE_SIGNATURE }, "{n}");
+            assert!(e.is_protocol());
+        }
+        assert_eq!(
+            parse_update_args(&["fp", "{}"]),
+            Err(DedupError::ArgCount { got: 1, options: true, expected: UPDATE_SIGNATURE })
+        );
+        assert_eq!(
+            DedupError::ArgCount { got: 1, options: false, expected: UPDATE_SIGNATURE }.to_string(),
+            "expected 2 or 3 arguments (fp_column, text_column [, options]), got 1"
         );
     }
 

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use crate::fingerprint::{hash_feature, Fold};
 use crate::lexicon::{Entry, Lexicon};
-use crate::options::{Options, Tokenizer, Weighting};
+use crate::options::{Definition, Options, Tokenizer, Weighting};
 
 /// One distinct feature of a document, in order of first occurrence.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,6 +16,95 @@ pub struct Feature<'a> {
     pub hash: u64,
     pub count: u32,
     pub weight: f64,
+}
+
+/// What a definition does with each kind of feature: the parameters behind
+/// [`Options`]. `Rules::from(&options)` gives the ones of `options.definition`;
+/// `make quality` (tests/quality) measures others against them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rules {
+    pub tokenizer: Tokenizer,
+    pub weighting: Weighting,
+    pub tf: Tf,
+    pub numbers: Numbers,
+    /// Factor on the weight of a number that is kept ([`Numbers::Keep`], [`Numbers::Shape`]).
+    pub number_weight: f64,
+    /// The IDF enters weights raised to this power.
+    pub idf_power: f64,
+    /// Factor on the weight of a single Han character; 0 drops them.
+    pub single_han: f64,
+    /// The IDF of a word the table does not list; `None`: the table's median (jieba's rule).
+    pub unknown_idf: Option<f64>,
+    /// jieba's HMM for words its dictionary does not have (names, mostly).
+    pub hmm: bool,
+    /// Fewer distinct features than this: no fingerprint.
+    pub min_features: u32,
+}
+
+/// The term-frequency part of a weight, from a feature's occurrence count `c`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Tf {
+    /// `c` (definition 0).
+    Raw,
+    /// `1 + ln c`.
+    Log,
+    /// `√c`.
+    Sqrt,
+    /// BM25's saturation `c (k1 + 1) / (c + k1)`, k1 = 1.2, without length normalization.
+    Bm25,
+    /// `c^p`.
+    Pow(f64),
+}
+
+impl Tf {
+    #[inline]
+    fn of(self, count: u32) -> f64 {
+        let c = count as f64;
+        match self {
+            Tf::Raw => c,
+            Tf::Log => 1.0 + c.ln(),
+            Tf::Sqrt => c.sqrt(),
+            Tf::Bm25 => c * 2.2 / (c + 1.2),
+            Tf::Pow(p) => c.powf(p),
+        }
+    }
+}
+
+/// What becomes of a number: a token of digits (any script's, after NFKC) and `.`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Numbers {
+    /// A feature like any word (definition 0): an unknown word, so the median IDF.
+    Keep,
+    /// Not a feature.
+    Drop,
+    /// Its shape: every digit replaced by `0` (`1998` → `0000`, `4.3` → `0.0`).
+    Shape,
+}
+
+impl From<&Options> for Rules {
+    fn from(o: &Options) -> Rules {
+        let v0 = Rules {
+            tokenizer: o.tokenizer,
+            weighting: o.weighting,
+            tf: Tf::Raw,
+            numbers: Numbers::Keep,
+            number_weight: 1.0,
+            idf_power: 1.0,
+            single_han: 1.0,
+            unknown_idf: None,
+            hmm: false,
+            min_features: o.min_features,
+        };
+        match o.definition {
+            Definition::V0 => v0,
+            // Chosen with `make quality` (README, "How similar is similar"): against 0.x's
+            // rules, dropping numbers took recall on changed figures from 0.17 to 1.00, and
+            // dropping single characters mean recall at k = 3 over 9 edits from 0.53 to 0.56
+            // (paragraphs); saturating counts lost recall (1 + ln c: 0.48, BM25: 0.49,
+            // sqrt: 0.50), as did jieba's HMM (0.47).
+            Definition::V1 => Rules { numbers: Numbers::Drop, single_han: 0.0, ..v0 },
+        }
+    }
 }
 
 /// A token is a feature iff it holds at least one letter or digit
@@ -79,6 +168,25 @@ enum Kind {
     Other,
 }
 
+/// What [`Rules`] tell apart among features.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Class {
+    Word,
+    SingleHan,
+    Number,
+}
+
+/// A glued non-Han word made only of digits and `.` (`1998`, `4.3`, `٣`).
+fn is_number(word: &str) -> bool {
+    word.chars().all(|c| c == '.' || c.is_numeric())
+}
+
+/// One Han ideograph, the whole token.
+fn is_single_han(word: &str) -> bool {
+    let mut chars = word.chars();
+    matches!((chars.next(), chars.next()), (Some(c), None) if is_han(c))
+}
+
 /// The [`Kind`] of a token, in one pass over its characters. A token that starts with
 /// a Han ideograph (most of them in Chinese text) is a word without looking further.
 /// This and the table in [`is_alphanumeric`] replaced up to three passes per token,
@@ -108,46 +216,54 @@ fn kind(token: &str) -> Kind {
     }
 }
 
-/// Features of an already [`normalize`](crate::normalize::normalize)d text.
+/// Features of an already [`normalize`](crate::normalize::normalize)d text, under `rules`.
 ///
-/// - jieba: jieba-rs `cut` without HMM; Chinese words, Latin words and numbers come out
-///   as tokens of their own (adjacent non-Han letter/digit tokens are glued back into
-///   one word). Tokens without a letter or digit and stop words (NLTK's Chinese and
-///   English lists) are dropped.
+/// - jieba: jieba-rs `cut` (HMM as `rules.hmm`); Chinese words, Latin words and numbers
+///   come out as tokens of their own (adjacent non-Han letter/digit tokens are glued back
+///   into one word). Tokens without a letter or digit and stop words (NLTK's Chinese and
+///   English lists) are dropped; numbers and single Han characters as `rules` say.
 /// - ngram(n): every window of n consecutive letters/digits (all other characters
 ///   removed first); a text with fewer than n of them is one feature. No stop words.
-pub fn extract<'a>(lexicon: &Lexicon, normalized: &'a str, options: &Options) -> Vec<Feature<'a>> {
+pub fn extract<'a>(lexicon: &Lexicon, normalized: &'a str, rules: &Rules) -> Vec<Feature<'a>> {
     let mut acc = WithTexts { counts: Counts::default(), texts: Vec::new() };
-    segment(lexicon, normalized, options.tokenizer, &mut acc);
-    let weigher = Weigher::new(lexicon, options);
+    segment(lexicon, normalized, rules, &mut acc);
+    let weigher = Weigher::new(lexicon, rules);
     acc.counts
         .feats
         .iter()
         .zip(acc.texts)
-        .filter_map(|(&(hash, count), text)| Some(Feature { text, hash, count, weight: weigher.weight(hash, count)? }))
+        .filter_map(|(&(hash, count, class), text)| {
+            Some(Feature { text, hash, count, weight: weigher.weight(hash, count, class)? })
+        })
         .collect()
 }
 
 /// The fingerprint of an already normalized text: [`extract`] folded, without
 /// materializing the features. Same features, same weights, same order, so the same
 /// bits as `fingerprint(extract(..))`, with no feature text, no `Vec<Feature>` and the
-/// fold fed directly. (perf put the old accumulator at ~5% of `simhash_text`; within
+/// fold fed directly; `None` when the text has fewer than `rules.min_features` features.
+/// (perf put the old accumulator at ~5% of `simhash_text`; within
 /// the noise of this shared machine the end-to-end gain was not measurable on its own.)
 /// The `Counts` buffers are the thread's, reused from one text to the next, where a
 /// fresh zeroed table and feature list per text cost 0-8 ms (mostly 4) of the
 /// ~140-156 ms of `simhash_text` per corpus pass (19,484 paragraphs; throughput.rs
 /// PROFILE_SIMHASH=12, six interleaved A/B runs).
-pub fn fingerprint_normalized(lexicon: &Lexicon, normalized: &str, options: &Options) -> u64 {
+pub fn fingerprint_normalized(lexicon: &Lexicon, normalized: &str, rules: &Rules) -> Option<u64> {
     thread_local! {
         static COUNTS: RefCell<Counts> = RefCell::default();
     }
     COUNTS.with_borrow_mut(|counts| {
-        segment(lexicon, normalized, options.tokenizer, counts);
-        let weigher = Weigher::new(lexicon, options);
+        segment(lexicon, normalized, rules, counts);
+        let weigher = Weigher::new(lexicon, rules);
         let mut fold = Fold::default();
-        fold.add_all(counts.feats.iter().filter_map(|&(hash, count)| Some((hash, weigher.weight(hash, count)?))));
+        let mut n = 0u32;
+        fold.add_all(counts.feats.iter().filter_map(|&(hash, count, class)| {
+            let w = weigher.weight(hash, count, class)?;
+            n += 1;
+            Some((hash, w))
+        }));
         counts.release_if_huge();
-        fold.finish()
+        (n >= rules.min_features).then(|| fold.finish())
     })
 }
 
@@ -156,23 +272,45 @@ trait Sink<'a> {
     /// Room for about `n` occurrences.
     fn reserve(&mut self, n: usize);
     /// One occurrence; `text` is only called for a feature not seen before.
-    fn add(&mut self, hash: u64, text: impl FnOnce() -> Cow<'a, str>);
+    fn add(&mut self, hash: u64, class: Class, text: impl FnOnce() -> Cow<'a, str>);
 }
 
 /// Tokenize and filter (see [`extract`]), handing every feature occurrence to `sink`.
-fn segment<'a>(lexicon: &Lexicon, normalized: &'a str, tokenizer: Tokenizer, sink: &mut impl Sink<'a>) {
-    match tokenizer {
+fn segment<'a>(lexicon: &Lexicon, normalized: &'a str, rules: &Rules, sink: &mut impl Sink<'a>) {
+    match rules.tokenizer {
         Tokenizer::Jieba => {
-            let tokens = lexicon.jieba.cut(normalized, false);
+            let tokens = lexicon.jieba.cut(normalized, rules.hmm);
             sink.reserve(tokens.len());
-            // `is_word`: known to have a letter or digit, which trimming dots keeps.
+            let drop_single_han = rules.single_han == 0.0;
+            // `is_word`: a jieba token known to have a letter or digit (trimming dots keeps
+            // it); otherwise a glued run of non-Han tokens.
             let mut add = |word: &'a str, is_word: bool| {
                 let word = word.trim_end_matches('.');
-                if is_word || has_word_char(word) {
-                    let hash = hash_feature(word.as_bytes());
-                    lexicon.prefetch(hash);
-                    sink.add(hash, || Cow::Borrowed(word));
-                }
+                let class = if is_word {
+                    if is_single_han(word) { Class::SingleHan } else { Class::Word }
+                } else if !has_word_char(word) {
+                    return;
+                } else if is_number(word) {
+                    Class::Number
+                } else {
+                    Class::Word
+                };
+                let shape: String;
+                let word: &'a str = match (class, rules.numbers) {
+                    (Class::Number, Numbers::Drop) => return,
+                    (Class::Number, Numbers::Shape) => {
+                        shape = word.chars().map(|c| if c == '.' { '.' } else { '0' }).collect();
+                        let hash = hash_feature(shape.as_bytes());
+                        lexicon.prefetch(hash);
+                        sink.add(hash, class, || Cow::Owned(shape));
+                        return;
+                    }
+                    (Class::SingleHan, _) if drop_single_han => return,
+                    _ => word,
+                };
+                let hash = hash_feature(word.as_bytes());
+                lexicon.prefetch(hash);
+                sink.add(hash, class, || Cow::Borrowed(word));
             };
             // jieba only keeps [a-zA-Z0-9] runs together, so "crème" comes out as
             // "cr" "è" "me": glue adjacent tokens that are letters/digits of any
@@ -213,7 +351,7 @@ fn segment<'a>(lexicon: &Lexicon, normalized: &'a str, tokenizer: Tokenizer, sin
                 sink.reserve(windows);
                 for w in 0..windows {
                     let gram = &kept[bounds[w]..bounds[(w + n).min(nchars)]];
-                    sink.add(hash_feature(gram.as_bytes()), || Cow::Owned(gram.to_owned()));
+                    sink.add(hash_feature(gram.as_bytes()), Class::Word, || Cow::Owned(gram.to_owned()));
                 }
             }
         }
@@ -223,25 +361,25 @@ fn segment<'a>(lexicon: &Lexicon, normalized: &'a str, tokenizer: Tokenizer, sin
 /// Occurrence counts of distinct feature hashes, in order of first occurrence.
 ///
 /// An open-addressing table of indexes into `feats` rather than a `HashMap` beside a
-/// `Vec<Feature>`: 12 bytes per feature instead of ~60, no text kept, no rehashing.
+/// `Vec<Feature>`: 16 bytes per feature instead of ~60, no text kept, no rehashing.
 #[derive(Default)]
 struct Counts {
     /// Linear probing on the low bits of the (xxh3, so well mixed) hash: 1 + the index
     /// in `feats`, 0 for an empty slot. A power of two, at least twice the occurrences.
     slots: Vec<u32>,
-    feats: Vec<(u64, u32)>,
+    feats: Vec<(u64, u32, Class)>,
 }
 
 impl Counts {
     /// Count one occurrence; true if the hash is new.
     #[inline]
-    fn count(&mut self, hash: u64) -> bool {
+    fn count(&mut self, hash: u64, class: Class) -> bool {
         let mask = self.slots.len() - 1;
         let mut i = hash as usize & mask;
         loop {
             match self.slots[i] {
                 0 => {
-                    self.feats.push((hash, 1));
+                    self.feats.push((hash, 1, class));
                     self.slots[i] = self.feats.len() as u32;
                     return true;
                 }
@@ -274,8 +412,8 @@ impl<'a> Sink<'a> for Counts {
     }
 
     #[inline]
-    fn add(&mut self, hash: u64, _text: impl FnOnce() -> Cow<'a, str>) {
-        self.count(hash);
+    fn add(&mut self, hash: u64, class: Class, _text: impl FnOnce() -> Cow<'a, str>) {
+        self.count(hash, class);
     }
 }
 
@@ -291,8 +429,8 @@ impl<'a> Sink<'a> for WithTexts<'a> {
     }
 
     #[inline]
-    fn add(&mut self, hash: u64, text: impl FnOnce() -> Cow<'a, str>) {
-        if self.counts.count(hash) {
+    fn add(&mut self, hash: u64, class: Class, text: impl FnOnce() -> Cow<'a, str>) {
+        if self.counts.count(hash, class) {
             self.texts.push(text());
         }
     }
@@ -304,26 +442,39 @@ impl<'a> Sink<'a> for WithTexts<'a> {
 /// token cost about as much time as jieba's `cut` itself.
 struct Weigher<'l> {
     lexicon: &'l Lexicon,
-    weighting: Weighting,
+    rules: Rules,
     drop_stop_words: bool,
 }
 
 impl<'l> Weigher<'l> {
-    fn new(lexicon: &'l Lexicon, options: &Options) -> Self {
-        Weigher { lexicon, weighting: options.weighting, drop_stop_words: options.tokenizer == Tokenizer::Jieba }
+    fn new(lexicon: &'l Lexicon, rules: &Rules) -> Self {
+        Weigher { lexicon, rules: *rules, drop_stop_words: rules.tokenizer == Tokenizer::Jieba }
     }
 
     /// The weight of a feature seen `count` times, `None` for a dropped stop word.
+    /// Definition 0's weights are `count × IDF` exactly: its factors are all 1.
     #[inline]
-    fn weight(&self, hash: u64, count: u32) -> Option<f64> {
+    fn weight(&self, hash: u64, count: u32, class: Class) -> Option<f64> {
         let entry = self.lexicon.lookup(hash);
         if self.drop_stop_words && entry == Some(Entry::StopWord) {
             return None;
         }
-        Some(match self.weighting {
-            Weighting::Tfidf => count as f64 * self.lexicon.idf_of(entry),
-            Weighting::Tf => count as f64,
+        let r = &self.rules;
+        let idf = match (entry, r.unknown_idf) {
+            (Some(Entry::Idf(v)), _) => v,
+            (_, Some(v)) => v,
+            _ => self.lexicon.median_idf,
+        };
+        let idf = if r.idf_power == 1.0 { idf } else { idf.powf(r.idf_power) };
+        let w = match r.weighting {
+            Weighting::Tfidf => r.tf.of(count) * idf,
+            Weighting::Tf => r.tf.of(count),
             Weighting::Binary => 1.0,
+        };
+        Some(match class {
+            Class::Word => w,
+            Class::SingleHan => w * r.single_han,
+            Class::Number => w * r.number_weight,
         })
     }
 }
@@ -335,12 +486,17 @@ mod tests {
 
     fn texts(doc: &str, options: &Options) -> Vec<(String, u32)> {
         let norm = normalize(doc);
-        extract(Lexicon::global(), &norm, options).into_iter().map(|f| (f.text.into_owned(), f.count)).collect()
+        extract(Lexicon::global(), &norm, &options.into()).into_iter().map(|f| (f.text.into_owned(), f.count)).collect()
+    }
+
+    fn weights(doc: &str, options: &Options) -> Vec<(String, f64)> {
+        let norm = normalize(doc);
+        extract(Lexicon::global(), &norm, &options.into()).into_iter().map(|f| (f.text.into_owned(), f.weight)).collect()
     }
 
     #[test]
     fn jieba_words_latin_and_numbers() {
-        let got = texts("我爱北京天安门，I love Beijing 2008！", &Options::default());
+        let got = texts("我爱北京天安门，I love Beijing 2008！", &Options::v0());
         let words: Vec<&str> = got.iter().map(|(t, _)| t.as_str()).collect();
         // 我 and i are stop words; punctuation and spaces are dropped.
         assert_eq!(words, ["爱", "北京", "天安门", "love", "beijing", "2008"]);
@@ -348,7 +504,7 @@ mod tests {
 
     #[test]
     fn accented_and_other_script_words_stay_whole() {
-        let got = texts("Crème brûlée 和 Ünïcödé 4.3亿元 привет мир 2026.", &Options::default());
+        let got = texts("Crème brûlée 和 Ünïcödé 4.3亿元 привет мир 2026.", &Options::v0());
         let words: Vec<&str> = got.iter().map(|(t, _)| t.as_str()).collect();
         assert_eq!(words, ["crème", "brûlée", "ünïcödé", "4.3", "亿元", "привет", "мир", "2026"]);
     }
@@ -357,12 +513,68 @@ mod tests {
     fn counts_and_tfidf_weights() {
         let lex = Lexicon::global();
         let norm = normalize("经济 经济 发展");
-        let f = extract(lex, &norm, &Options::default());
+        let f = extract(lex, &norm, &(&Options::v0()).into());
         assert_eq!(f[0].text, "经济");
         assert_eq!(f[0].count, 2);
         assert_eq!(f[0].weight, 2.0 * lex.idf(hash_feature("经济".as_bytes())));
-        let binary = extract(lex, &norm, &Options { weighting: Weighting::Binary, ..Options::default() });
+        let binary = extract(lex, &norm, &(&Options { weighting: Weighting::Binary, ..Options::v0() }).into());
         assert!(binary.iter().all(|f| f.weight == 1.0));
+    }
+
+    #[test]
+    fn definition_1_drops_numbers_and_single_characters() {
+        let lex = Lexicon::global();
+        let idf = |w: &str| lex.idf(hash_feature(w.as_bytes()));
+        let got = weights("经济 经济 经济 发展 2008 4.3 爱 Ｂeijing", &Options::default());
+        assert_eq!(
+            got,
+            [
+                ("经济".to_string(), 3.0 * idf("经济")),
+                ("发展".to_string(), idf("发展")),
+                ("beijing".to_string(), lex.median_idf),
+            ]
+        );
+        // Definition 0: numbers at the median IDF, single characters like any word.
+        let v0 = weights("经济 经济 经济 2008 爱", &Options::v0());
+        assert_eq!(
+            v0,
+            [
+                ("经济".to_string(), 3.0 * idf("经济")),
+                ("2008".to_string(), lex.median_idf),
+                ("爱".to_string(), idf("爱")),
+            ]
+        );
+        // The other rules `make quality` measured.
+        let log = Rules { tf: Tf::Log, single_han: 0.5, ..(&Options::default()).into() };
+        let norm = normalize("经济 经济 经济 爱");
+        let got: Vec<f64> = extract(lex, &norm, &log).into_iter().map(|f| f.weight).collect();
+        assert_eq!(got, [(1.0 + 3f64.ln()) * idf("经济"), 0.5 * idf("爱")]);
+    }
+
+    #[test]
+    fn short_texts_have_no_fingerprint_under_definition_1() {
+        let lex = Lexicon::global();
+        let doc = "中国 经济 发展 改革 开放 合作";
+        let six = crate::simhash_text(lex, doc, &Options::default());
+        assert!(six.is_some());
+        assert_eq!(crate::simhash_text(lex, "中国 经济 发展 改革 开放 2026 2027 年", &Options::default()), None);
+        // min_features 0: every text, 0 for no features, as definition 0 gives.
+        let all = Options { min_features: 0, ..Options::default() };
+        assert_eq!(crate::simhash_text(lex, "，。！", &all), Some(0));
+        assert_eq!(crate::simhash_text(lex, "，。！", &Options::v0()), Some(0));
+        assert_eq!(crate::simhash_text(lex, "，。！", &Options::default()), None);
+        // The fingerprint is the fold of the features extract reports.
+        let norm = normalize(doc);
+        let feats = extract(lex, &norm, &(&Options::default()).into());
+        assert_eq!(six, Some(crate::fingerprint(feats.iter().map(|f| (f.hash, f.weight)))));
+    }
+
+    #[test]
+    fn number_shapes() {
+        let rules = Rules { numbers: Numbers::Shape, single_han: 1.0, ..(&Options::default()).into() };
+        let norm = normalize("1998年 4.3亿 ١٩");
+        let got: Vec<String> = extract(Lexicon::global(), &norm, &rules).into_iter().map(|f| f.text.into_owned()).collect();
+        assert_eq!(got, ["0000", "年", "0.0", "亿", "00"]);
     }
 
     #[test]
@@ -373,7 +585,7 @@ mod tests {
 
     #[test]
     fn ngrams_skip_punctuation_and_short_texts_are_one_feature() {
-        let o = Options { tokenizer: Tokenizer::Ngram(2), weighting: Weighting::Tf };
+        let o = Options::new(crate::Definition::V0, Tokenizer::Ngram(2), Weighting::Tf);
         assert_eq!(texts("ab, ab", &o), [("ab".to_string(), 2), ("ba".to_string(), 1)]);
         assert_eq!(texts("中", &o), [("中".to_string(), 1)]);
         assert!(texts("，。!", &o).is_empty());
@@ -409,8 +621,10 @@ mod tests {
 
     #[test]
     fn no_features_for_punctuation_and_stop_words() {
-        assert!(texts("", &Options::default()).is_empty());
-        assert!(texts("，。！？ …", &Options::default()).is_empty());
-        assert!(texts("的 了 the and", &Options::default()).is_empty());
+        for o in [Options::v0(), Options::default()] {
+            assert!(texts("", &o).is_empty());
+            assert!(texts("，。！？ …", &o).is_empty());
+            assert!(texts("的 了 the and", &o).is_empty());
+        }
     }
 }

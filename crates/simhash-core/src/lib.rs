@@ -16,13 +16,19 @@ pub mod lexicon;
 pub mod normalize;
 pub mod options;
 
-pub use features::{extract, Feature};
+pub use features::{extract, Feature, Rules};
 pub use fingerprint::{fingerprint, hash_feature};
 pub use hamming::hamming;
 pub use lexicon::Lexicon;
-pub use options::{Options, OptionsError, Tokenizer, Weighting};
+pub use options::{Definition, Options, OptionsError, Tokenizer, Weighting};
 
 /// Fingerprint of a document under `options`: normalize, extract weighted features, fold.
-pub fn simhash_text(lexicon: &Lexicon, doc: &str, options: &Options) -> u64 {
-    features::fingerprint_normalized(lexicon, &normalize::normalize(doc), options)
+/// `None` (SQL NULL) when the text has fewer than `options.min_features` features.
+pub fn simhash_text(lexicon: &Lexicon, doc: &str, options: &Options) -> Option<u64> {
+    simhash_rules(lexicon, doc, &Rules::from(options))
+}
+
+/// [`simhash_text`] under explicit [`Rules`] (`make quality` measures candidates this way).
+pub fn simhash_rules(lexicon: &Lexicon, doc: &str, rules: &Rules) -> Option<u64> {
+    features::fingerprint_normalized(lexicon, &normalize::normalize(doc), rules)
 }

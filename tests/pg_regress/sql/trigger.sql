@@ -19,7 +19,7 @@ EXCEPTION WHEN OTHERS THEN
 END $$;
 
 -- Real paragraphs and a variant of each with one character replaced in the middle; kept
--- are the 9 whose variant is within distance 1..3 (near-duplicates at k = 3). No two
+-- are the 8 whose variant is within distance 1..3 (near-duplicates at k = 3). No two
 -- originals are near-duplicates of each other.
 CREATE TABLE trig_src AS
 SELECT id, body, v AS variant, hamming(simhash(body), simhash(v)) AS d
@@ -36,16 +36,16 @@ CREATE TRIGGER trig_upd_fp BEFORE INSERT OR UPDATE ON trig_upd
     FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fp', 'body');
 INSERT INTO trig_upd VALUES (1, '中共中央总书记、国家主席江泽民发表新年讲话', 42), (2, NULL, 42);
 SELECT id, fp = simhash(body) AS fp_current, fp IS NULL AS fp_null FROM trig_upd ORDER BY id;
-UPDATE trig_upd SET body = '今天天气很好' WHERE id = 1;
-UPDATE trig_upd SET body = '新年快乐' WHERE id = 2;
+UPDATE trig_upd SET body = '今天北京天气很好，阳光明媚，适合全家出门散步游玩。' WHERE id = 1;
+UPDATE trig_upd SET body = '新年快乐，祝愿全国各族人民身体健康、工作顺利、万事如意。' WHERE id = 2;
 SELECT id, fp = simhash(body) AS fp_current FROM trig_upd ORDER BY id;
 UPDATE trig_upd SET body = NULL WHERE id = 1;
 SELECT id, fp IS NULL AS fp_null FROM trig_upd ORDER BY id;
 -- varchar text works too.
 CREATE TABLE trig_upd_vc(body varchar(100), fp bigint);
 CREATE TRIGGER t BEFORE INSERT ON trig_upd_vc FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fp', 'body');
-INSERT INTO trig_upd_vc VALUES ('今天天气很好');
-SELECT fp = simhash('今天天气很好') AS fp_current FROM trig_upd_vc;
+INSERT INTO trig_upd_vc VALUES ('今天北京天气很好，阳光明媚，适合全家出门散步游玩。');
+SELECT fp = simhash('今天北京天气很好，阳光明媚，适合全家出门散步游玩。') AS fp_current FROM trig_upd_vc;
 
 -- Misuse of the triggers: each error names the problem, with its SQLSTATE.
 CREATE TABLE trig_bad(id int PRIMARY KEY, body text, fp bigint, fp4 int, num int,
@@ -100,7 +100,7 @@ SELECT count(*) FROM trig_docs WHERE id IN (4, 5);
 -- UPDATE OF body: a row may change into a variant of itself, but not of another row.
 UPDATE trig_docs t SET body = s.variant FROM trig_src s WHERE t.id = s.id AND s.id = 1200;
 SELECT fp = simhash(variant) AS fp_follows FROM trig_docs t JOIN trig_src s USING (id) WHERE id = 1200;
-SELECT trig_try('UPDATE trig_docs SET body = (SELECT variant FROM trig_src WHERE id = 4000) WHERE id = 2');
+SELECT trig_try('UPDATE trig_docs SET body = (SELECT variant FROM trig_src WHERE id = 7600) WHERE id = 2');
 -- An UPDATE that does not change the fingerprint is not checked again.
 UPDATE trig_docs SET body = body WHERE id = 400;
 -- Brute force: no two rows within distance 3.
@@ -193,15 +193,15 @@ SELECT simhash_dedup_query('"Trig Schema"."Docs; DROP TABLE trig_docs; --"', 'FP
 SELECT count(*) AS trig_docs_still_there FROM trig_docs;
 -- The functions are found whatever the search_path (they are schema-qualified).
 SET search_path = pg_catalog;
-INSERT INTO public.trig_docs(id, body) VALUES (6, '一个全新的句子，和别的都不一样。');
-SELECT public.trig_try('INSERT INTO public.trig_docs(id, body) VALUES (8, ''一个全新的句子，和别的都不一样！'')');
+INSERT INTO public.trig_docs(id, body) VALUES (6, '这是一个全新的句子，内容和表格中别的段落都不一样。');
+SELECT public.trig_try('INSERT INTO public.trig_docs(id, body) VALUES (8, ''这是一个全新的句子，内容和表格中别的段落都不一样！'')');
 RESET search_path;
 
 -- 7. The cached check follows ALTER TABLE: a renamed text column is reported by name.
 ALTER TABLE trig_docs RENAME COLUMN body TO txt;
 SELECT trig_try('INSERT INTO trig_docs(id, txt) VALUES (9, ''x'')');
 ALTER TABLE trig_docs RENAME COLUMN txt TO body;
-INSERT INTO trig_docs(id, body) VALUES (9, '又一个新句子。');
+INSERT INTO trig_docs(id, body) VALUES (9, '又一个新句子，讲述农村改革开放以来发生的巨大变化。');
 
 -- 8. REPEATABLE READ: a near-duplicate committed by another session after this
 -- transaction's snapshot is invisible to it; the trigger raises a serialization failure
@@ -210,11 +210,11 @@ SELECT dblink_connect('trig_other', format('host=%s port=%s dbname=%s user=%s',
     current_setting('unix_socket_directories'), current_setting('port'), current_database(), current_user));
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 SELECT count(*) FROM trig_docs;
-SELECT dblink_exec('trig_other', $$INSERT INTO trig_docs(id, body) VALUES (10, '人民日报社论：迎接新的一年，开创新的局面。')$$);
-SELECT trig_try($$INSERT INTO trig_docs(id, body) VALUES (11, '人民日报社论：迎接新的一年，开创新的局面！')$$);
+SELECT dblink_exec('trig_other', $$INSERT INTO trig_docs(id, body) VALUES (10, '人民日报社论：迎接新的一年，开创改革开放的新局面。')$$);
+SELECT trig_try($$INSERT INTO trig_docs(id, body) VALUES (11, '人民日报社论：迎接新的一年，开创改革开放的新局面！')$$);
 ROLLBACK;
 -- READ COMMITTED sees it and rejects.
-SELECT trig_try($$INSERT INTO trig_docs(id, body) VALUES (11, '人民日报社论：迎接新的一年，开创新的局面！')$$);
+SELECT trig_try($$INSERT INTO trig_docs(id, body) VALUES (11, '人民日报社论：迎接新的一年，开创改革开放的新局面！')$$);
 SELECT dblink_disconnect('trig_other');
 SELECT count(*) AS near_duplicate_pairs FROM trig_docs a JOIN trig_docs b ON a.id < b.id AND hamming(a.fp, b.fp) <= 3;
 
@@ -283,3 +283,123 @@ SELECT k, (SELECT count(*) FROM trig_pc_src) - cardinality(trig_pc_ids('scan', k
            AND a.id = ANY (trig_pc_ids('scan', k)) AND b.id = ANY (trig_pc_ids('scan', k))
            AND hamming(a.fp, b.fp) <= k) AS near_duplicate_pairs_kept
 FROM (VALUES (1), (3), (6)) ks(k) ORDER BY k;
+
+-- 11. The options argument: last, beginning with '{', JSON as simhash(doc, options) takes it.
+-- The update trigger sets simhash(body, options); without options simhash(body), which is
+-- definition 1 and NULL for a text with fewer than 6 features.
+CREATE TABLE trig_opt(id int PRIMARY KEY, body text, fp0 bigint, fp1 bigint, fpn bigint);
+CREATE TRIGGER a BEFORE INSERT OR UPDATE ON trig_opt
+    FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fp0', 'body', '{"definition": "0"}');
+CREATE TRIGGER b BEFORE INSERT OR UPDATE ON trig_opt
+    FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fp1', 'body');
+CREATE TRIGGER c BEFORE INSERT OR UPDATE ON trig_opt
+    FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fpn', 'body', ' {"tokenizer": "ngram", "n": 2}');
+INSERT INTO trig_opt(id, body) SELECT id, body FROM corpus WHERE id <= 20 OR id % 1000 = 0;
+SELECT count(*) AS rows,
+       count(*) FILTER (WHERE fp0 IS NOT DISTINCT FROM simhash(body, '{"definition": "0"}'::jsonb)) AS fp0_current,
+       count(*) FILTER (WHERE fp1 IS NOT DISTINCT FROM simhash(body)) AS fp1_current,
+       count(*) FILTER (WHERE fp1 IS NULL) AS fp1_null,
+       count(*) FILTER (WHERE fpn IS NOT DISTINCT FROM simhash(body, '{"tokenizer": "ngram", "n": 2}'::jsonb)) AS fpn_current,
+       count(*) FILTER (WHERE fp0 <> fp1) AS definitions_differ
+FROM trig_opt;
+-- A short text: a fingerprint under definition 0, NULL under the default.
+UPDATE trig_opt SET body = '短文本' WHERE id = 1;
+SELECT fp0 = simhash('短文本', '{"definition": "0"}'::jsonb) AS fp0_current, fp1 IS NULL AS fp1_null,
+       fpn IS NOT DISTINCT FROM simhash('短文本', '{"tokenizer": "ngram", "n": 2}'::jsonb) AS fpn_current
+FROM trig_opt WHERE id = 1;
+
+-- The dedup trigger checks simhash(body, options): a paragraph and a copy with its
+-- figures changed are within 3 under definition 1 (which has no numbers) but not under
+-- definition 0.
+CREATE TABLE trig_opt_pair AS
+SELECT body, translate(body, '０１２３４５６７８９', '３４５６７８９０１２') AS variant FROM corpus WHERE id = 100;
+SELECT hamming(simhash(body, '{"definition": "0"}'::jsonb), simhash(variant, '{"definition": "0"}'::jsonb)) AS d0,
+       hamming(simhash(body), simhash(variant)) AS d1
+FROM trig_opt_pair;
+-- Definition 0: both rows go in.
+CREATE TABLE trig_opt_d0(id int PRIMARY KEY, body text, fp bigint);
+CREATE TRIGGER d BEFORE INSERT OR UPDATE OF body ON trig_opt_d0
+    FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger('fp', 'body', '3', 'reject', '{"definition": "0"}');
+INSERT INTO trig_opt_d0(id, body) SELECT 1, body FROM trig_opt_pair;
+SELECT trig_try('INSERT INTO trig_opt_d0(id, body) SELECT 2, variant FROM trig_opt_pair');
+SELECT id, fp = simhash(body, '{"definition": "0"}'::jsonb) AS fp_definition0 FROM trig_opt_d0 ORDER BY id;
+-- Without options (definition 1) the copy is rejected.
+CREATE TABLE trig_opt_d1(id int PRIMARY KEY, body text, fp bigint);
+CREATE TRIGGER d BEFORE INSERT OR UPDATE OF body ON trig_opt_d1
+    FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger('fp', 'body', '3', 'reject');
+INSERT INTO trig_opt_d1(id, body) SELECT 1, body FROM trig_opt_pair;
+SELECT trig_try('INSERT INTO trig_opt_d1(id, body) SELECT 2, variant FROM trig_opt_pair');
+SELECT id, fp = simhash(body) AS fp_current FROM trig_opt_d1 ORDER BY id;
+-- Six arguments: link column, then options.
+CREATE TABLE trig_opt_link(id int PRIMARY KEY, body text, fp bigint, dup_of int);
+CREATE TRIGGER d BEFORE INSERT OR UPDATE OF body ON trig_opt_link
+    FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger('fp', 'body', '3', 'link', 'dup_of', '{"definition": "1"}');
+INSERT INTO trig_opt_link(id, body) SELECT 1, body FROM trig_opt_pair;
+INSERT INTO trig_opt_link(id, body) SELECT 2, variant FROM trig_opt_pair;
+SELECT id, dup_of, fp = simhash(body) AS fp_definition1 FROM trig_opt_link ORDER BY id;
+
+-- A text without a fingerprint is handled like a NULL text: fingerprint and link column
+-- NULL, never anyone's near-duplicate, so identical short texts all go in (even at 0).
+CREATE TABLE trig_short(id int PRIMARY KEY, body text, fp bigint);
+CREATE TRIGGER d BEFORE INSERT OR UPDATE OF body ON trig_short
+    FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger('fp', 'body', '0', 'reject');
+INSERT INTO trig_short(id, body, fp) VALUES (1, '短文本', 42), (2, '短文本', 42);
+SELECT id, fp IS NULL AS fp_null FROM trig_short ORDER BY id;
+-- An UPDATE to a short text clears the fingerprint.
+INSERT INTO trig_short(id, body) SELECT 3, body FROM trig_opt_pair;
+UPDATE trig_short SET body = '短文本' WHERE id = 3;
+SELECT id, fp IS NULL AS fp_null FROM trig_short WHERE id = 3;
+CREATE TABLE trig_short_link(id int PRIMARY KEY, body text, fp bigint, dup_of int);
+CREATE TRIGGER d BEFORE INSERT OR UPDATE OF body ON trig_short_link
+    FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger('fp', 'body', '3', 'link', 'dup_of');
+INSERT INTO trig_short_link(id, body, fp, dup_of) VALUES (1, '短文本', 42, 7), (2, '短文本', 42, 7);
+SELECT id, fp IS NULL AS fp_null, dup_of IS NULL AS dup_of_null FROM trig_short_link ORDER BY id;
+-- Under definition 0 the same texts have a fingerprint: the second is rejected.
+CREATE TABLE trig_short0(id int PRIMARY KEY, body text, fp bigint);
+CREATE TRIGGER d BEFORE INSERT OR UPDATE OF body ON trig_short0
+    FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger('fp', 'body', '0', 'reject', '{"definition": "0"}');
+INSERT INTO trig_short0(id, body) VALUES (1, '短文本');
+SELECT trig_try($$INSERT INTO trig_short0(id, body) VALUES (2, '短文本')$$);
+
+-- Bad options are 22023 when the trigger fires; an options argument anywhere but last,
+-- or a last argument that should be options and is not, are errors too.
+SELECT how, trig_fire('trig_bad', 'BEFORE INSERT ON tbl FOR EACH ROW EXECUTE FUNCTION ' || how,
+                      'INSERT INTO trig_bad(id, body) VALUES (2, ''x'')')
+FROM (VALUES
+    ($$simhash_update_trigger('fp', 'body', '{"definition": "7"}')$$),
+    ($$simhash_update_trigger('fp', 'body', '{not json')$$),
+    ($$simhash_update_trigger('fp', 'body', '{"tokeniser": "ngram"}')$$),
+    ($$simhash_update_trigger('fp', 'body', 'ngram')$$),
+    ($$simhash_update_trigger('fp', '{}', 'body')$$),
+    ($$simhash_update_trigger('fp', '{}')$$),
+    ($$simhash_update_trigger('fp', 'body', '{}', '{}')$$),
+    ($$simhash_dedup_trigger('fp', 'body', '3', 'reject', '{"definition": "7"}')$$),
+    ($$simhash_dedup_trigger('fp', 'body', '3', 'reject', '{not json')$$),
+    ($$simhash_dedup_trigger('fp', 'body', '3', 'reject', '{"definition": "0", "min_features": 3}')$$),
+    ($$simhash_dedup_trigger('fp', 'body', '3', 'link', '{"definition": "0"}', 'num')$$),
+    ($$simhash_dedup_trigger('fp', 'body', '3', 'link', '{"definition": "0"}')$$),
+    ($$simhash_dedup_trigger('fp', 'body', '3', 'link', 'num', 'ngram')$$),
+    ($$simhash_dedup_trigger('fp', 'body', '3', '{}')$$),
+    ($$simhash_dedup_trigger('fp', 'body', '3', 'link', 'num', '{}', '{}')$$)
+) v(how);
+
+-- simhash_dedup_query takes the same arguments and validates the options; they do not
+-- change the query.
+SELECT simhash_dedup_query('trig_opt_d0', 'fp', 'body', '3', 'reject', '{"definition": "0"}');
+SELECT simhash_dedup_query('trig_opt_link', 'fp', 'body', '3', 'link', 'dup_of', '{"definition": "0"}')
+     = simhash_dedup_query('trig_opt_link', 'fp', 'body', '3', 'link', 'dup_of') AS same_query;
+SELECT trig_try($$SELECT simhash_dedup_query('trig_opt_d0', 'fp', 'body', '3', 'reject', '{"definition": "7"}')$$);
+SELECT trig_try($$SELECT simhash_dedup_query('trig_opt_link', 'fp', 'body', '3', 'link', '{}', 'dup_of')$$);
+DROP TABLE trig_opt, trig_opt_pair, trig_opt_d0, trig_opt_d1, trig_opt_link, trig_short, trig_short_link, trig_short0;
+
+-- 12. The _v0 trigger functions (what 0.x's triggers are after ALTER EXTENSION UPDATE)
+-- compute definition 0 unless their options name another.
+CREATE TABLE trig_v0(id int PRIMARY KEY, body text, fp bigint, fp1 bigint);
+CREATE TRIGGER a BEFORE INSERT ON trig_v0 FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger_v0('fp', 'body');
+CREATE TRIGGER b BEFORE INSERT ON trig_v0 FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger_v0('fp1', 'body', '{"definition": "1"}');
+CREATE TRIGGER c BEFORE INSERT ON trig_v0 FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger_v0('fp', 'body', '3', 'skip');
+INSERT INTO trig_v0(id, body) SELECT id, body FROM corpus WHERE id <= 30;
+SELECT count(*) AS rows, count(*) FILTER (WHERE fp = simhash_v0(body)) AS fp_v0,
+       count(*) FILTER (WHERE fp1 IS NOT DISTINCT FROM simhash(body)) AS fp1_v1
+  FROM trig_v0;
+DROP TABLE trig_v0;

@@ -1,0 +1,75 @@
+//! Fingerprints for `make quality` (tests/quality): one JSON string (a text) per line on
+//! stdin, one fingerprint per line on stdout, as a signed 64-bit decimal (SQL's bigint)
+//! or `NULL` when the definition gives the text none.
+//!
+//!     quality_fp --options '{"definition": "0"}'   # exactly as simhash(doc, options)
+//!     quality_fp --rules 'tf=log,num=drop,single=0.5,min=0'   # a candidate definition
+//!
+//! `--rules` starts from definition 1's rules and sets: `tf=raw|log|sqrt|bm25|powP`, `idfp=P`
+//! (IDF power),
+//! `num=keep|drop|shape`, `numw=F` (factor on kept numbers), `single=F|keep|drop`
+//! (factor on single Han characters; `w:F` too), `unk=median|F` (IDF of unknown words),
+//! `hmm=0|1`, `min=N` (fewest features for a fingerprint), `w=tfidf|tf|binary`,
+//! `tok=jieba|ngramN`.
+
+use std::io::{BufRead, Write};
+
+use simhash_core::features::{Numbers, Tf};
+use simhash_core::options::RawOptions;
+use simhash_core::{Lexicon, Options, Rules, Tokenizer, Weighting};
+
+fn parse_rules(spec: &str) -> Rules {
+    let mut r = Rules::from(&Options::default());
+    let num = |v: &str| v.trim_start_matches("w:").parse::<f64>().unwrap_or_else(|_| panic!("not a number: {v}"));
+    for kv in spec.split(',').filter(|s| !s.is_empty()) {
+        let (k, v) = kv.split_once('=').unwrap_or_else(|| panic!("expected key=value, got {kv}"));
+        match (k, v) {
+            ("tf", "raw") => r.tf = Tf::Raw,
+            ("tf", "log") => r.tf = Tf::Log,
+            ("tf", "sqrt") => r.tf = Tf::Sqrt,
+            ("tf", "bm25") => r.tf = Tf::Bm25,
+            ("tf", v) if v.starts_with("pow") => r.tf = Tf::Pow(num(&v[3..])),
+            ("idfp", v) => r.idf_power = num(v),
+            ("num", "keep") => r.numbers = Numbers::Keep,
+            ("num", "drop") => r.numbers = Numbers::Drop,
+            ("num", "shape") => r.numbers = Numbers::Shape,
+            ("numw", v) => r.number_weight = num(v),
+            ("single", "keep") => r.single_han = 1.0,
+            ("single", "drop") => r.single_han = 0.0,
+            ("single", v) => r.single_han = num(v),
+            ("unk", "median") => r.unknown_idf = None,
+            ("unk", v) => r.unknown_idf = Some(num(v)),
+            ("hmm", v) => r.hmm = v == "1",
+            ("min", v) => r.min_features = v.parse().expect("min=N"),
+            ("w", "tfidf") => r.weighting = Weighting::Tfidf,
+            ("w", "tf") => r.weighting = Weighting::Tf,
+            ("w", "binary") => r.weighting = Weighting::Binary,
+            ("tok", "jieba") => r.tokenizer = Tokenizer::Jieba,
+            ("tok", v) if v.starts_with("ngram") => r.tokenizer = Tokenizer::Ngram(v[5..].parse().expect("ngramN")),
+            _ => panic!("unknown rule {kv}"),
+        }
+    }
+    r
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rules = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["--options", json] => {
+            let raw: RawOptions = serde_json::from_str(json).expect("options JSON");
+            Rules::from(&Options::try_from(raw).expect("valid options"))
+        }
+        ["--rules", spec] => parse_rules(spec),
+        _ => panic!("usage: quality_fp --options JSON | --rules SPEC"),
+    };
+    let lex = Lexicon::global();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for line in std::io::stdin().lock().lines() {
+        let doc: String = serde_json::from_str(&line.expect("stdin")).expect("one JSON string per line");
+        match simhash_core::simhash_rules(lex, &doc, &rules) {
+            Some(fp) => writeln!(out, "{}", fp as i64),
+            None => writeln!(out, "NULL"),
+        }
+        .expect("stdout");
+    }
+}

@@ -1,0 +1,58 @@
+-- simhash 0.3.0 → 1.0.0: fingerprint definition 1 becomes the default of simhash(doc),
+-- simhash(doc, options), simhash_features and both triggers (README.md, "Fingerprint
+-- definition" and "Upgrading to 1.0").
+--
+-- Nothing stored changes meaning. The 0.x functions are renamed, not replaced: a renamed
+-- function keeps its OID and its C symbol (whose default stays definition 0), and every
+-- object that calls it by OID keeps calling it. So a generated column or an index on
+-- simhash(body), a view, and every trigger created under 0.x (simhash_update_trigger,
+-- simhash_dedup_trigger) go on computing definition 0, and no column starts mixing
+-- definitions. New functions take the old names, with definition 1. Code that calls
+-- simhash() by name (queries, PL/pgSQL) gets definition 1 from now on: compare with
+-- stored 0.x fingerprints through simhash_v0(doc) (or '{"definition": "0"}') until they
+-- are recomputed.
+\echo Use "ALTER EXTENSION simhash UPDATE TO '1.0.0'" to load this file. \quit
+
+ALTER FUNCTION simhash(text) RENAME TO simhash_v0;
+COMMENT ON FUNCTION simhash_v0(text) IS
+    'simhash(doc) of versions 0.1.0 to 0.3.0 (definition 0): what fingerprints stored before 1.0.0 are';
+ALTER FUNCTION simhash(text, jsonb) RENAME TO simhash_v0;
+COMMENT ON FUNCTION simhash_v0(text, jsonb) IS
+    'simhash(doc, options) of versions 0.1.0 to 0.3.0: definition 0 unless the options name another';
+ALTER FUNCTION simhash_update_trigger() RENAME TO simhash_update_trigger_v0;
+COMMENT ON FUNCTION simhash_update_trigger_v0() IS
+    'simhash_update_trigger of versions 0.2.0 to 0.3.0: definition 0 unless an options argument names another';
+ALTER FUNCTION simhash_dedup_trigger() RENAME TO simhash_dedup_trigger_v0;
+COMMENT ON FUNCTION simhash_dedup_trigger_v0() IS
+    'simhash_dedup_trigger of versions 0.2.0 to 0.3.0: definition 0 unless an options argument names another';
+
+-- As in the 1.0.0 install script (sql/fingerprint.sql).
+CREATE FUNCTION simhash(doc text) RETURNS bigint
+    IMMUTABLE STRICT PARALLEL SAFE
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_text_v1';
+COMMENT ON FUNCTION simhash(text) IS
+    'SimHash fingerprint of a text (definition 1): NFKC + lowercase, jieba words without numbers and single characters, TF-IDF weights, xxh3_64; NULL for a text with fewer than 6 features';
+
+CREATE FUNCTION simhash(doc text, options jsonb) RETURNS bigint
+    IMMUTABLE STRICT PARALLEL SAFE
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_text_options_v1';
+COMMENT ON FUNCTION simhash(text, jsonb) IS
+    'SimHash fingerprint with options: {"definition": "1"|"0", "tokenizer": "jieba"|"ngram", "n": 1..32, "weighting": "tfidf"|"tf"|"binary", "min_features": 0..1000}';
+
+CREATE OR REPLACE FUNCTION simhash_features(doc text, options jsonb DEFAULT '{}')
+    RETURNS TABLE(feature text, weight float8)
+    STABLE STRICT PARALLEL SAFE
+    LANGUAGE sql
+    AS $$ SELECT convert_from(f.feature, 'UTF8'), f.weight
+          FROM @extschema@.simhash_features_utf8(convert_to(doc, 'UTF8'), '{"definition": "1"}'::jsonb || options) AS f $$;
+
+-- As in the 1.0.0 install script (sql/trigger.sql).
+CREATE FUNCTION simhash_update_trigger() RETURNS trigger
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_update_trigger_v1';
+COMMENT ON FUNCTION simhash_update_trigger() IS
+    'BEFORE INSERT OR UPDATE row trigger, arguments (fp_column, text_column [, options]): sets fp_column = simhash(text_column [, options]); options is JSON text as for simhash(doc, options), e.g. ''{"definition": "0"}''';
+
+CREATE FUNCTION simhash_dedup_trigger() RETURNS trigger
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_dedup_trigger_v1';
+COMMENT ON FUNCTION simhash_dedup_trigger() IS
+    'BEFORE INSERT OR UPDATE row trigger, arguments (fp_column, text_column, max_distance, reject|skip|link [, link_column] [, options]): sets the fingerprint, simhash(text_column [, options]), and acts on near-duplicates; options is JSON text as for simhash(doc, options), e.g. ''{"definition": "0"}''';

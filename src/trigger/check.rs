@@ -1,0 +1,160 @@
+//! The dedup trigger's check: after the locks and the index pre-check, one SPI query for
+//! the nearest existing row within the bound, prepared once per backend and trigger, and
+//! under REPEATABLE READ and SERIALIZABLE repeated with the latest snapshot.
+
+use std::ffi::CStr;
+
+use pgrx::pg_sys;
+use pgrx::prelude::*;
+
+use super::config::{cstring, keep_plan, Config};
+use super::lock::lock;
+use crate::error::raise;
+
+/// The nearest existing row within the distance bound.
+pub(super) struct Match {
+    pub key: String,
+    /// The key as a datum (link only), copied out of SPI's memory.
+    pub link_value: Option<pg_sys::Datum>,
+    pub distance: i32,
+}
+
+/// What the check found.
+pub(super) enum Found {
+    None,
+    Visible(Match),
+    /// Visible only to the latest snapshot (REPEATABLE READ / SERIALIZABLE).
+    Concurrent(Match),
+}
+
+/// Runs the check query (under SPI, already connected) and copies its row out.
+///
+/// # Safety
+/// SPI must be connected; `plan` must be a valid plan of this trigger's check query and
+/// `values`/`nulls` match its parameters.
+unsafe fn run_check(
+    config: &Config,
+    plan: pg_sys::SPIPlanPtr,
+    values: &mut [pg_sys::Datum],
+    nulls: &CStr,
+    snapshot: Option<pg_sys::Snapshot>,
+) -> Option<Match> {
+    // SAFETY: forwarded from the caller. read_only = false: SPI increments the command
+    // counter and takes a fresh snapshot (READ COMMITTED), so rows committed by whoever
+    // held our locks, and rows inserted earlier by this statement, are visible.
+    unsafe {
+        let rc = match snapshot {
+            None => pg_sys::SPI_execute_plan(plan, values.as_mut_ptr(), nulls.as_ptr(), false, 1),
+            Some(s) => pg_sys::SPI_execute_snapshot(
+                plan,
+                values.as_mut_ptr(),
+                nulls.as_ptr(),
+                s,
+                std::ptr::null_mut(),
+                false,
+                false,
+                1,
+            ),
+        };
+        if rc != pg_sys::SPI_OK_SELECT as i32 {
+            raise(
+                PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
+                format!("simhash_dedup_trigger: the check query failed (SPI code {rc})"),
+                None,
+                None,
+            );
+        }
+        if pg_sys::SPI_processed == 0 {
+            return None;
+        }
+        let table = pg_sys::SPI_tuptable;
+        let (tuple, desc) = (*(*table).vals, (*table).tupdesc);
+        let key_ptr = pg_sys::SPI_getvalue(tuple, desc, 1);
+        let key = CStr::from_ptr(key_ptr).to_string_lossy().into_owned();
+        let mut null = false;
+        let link_value = match config.link_type {
+            Some((byval, len)) => {
+                let v = pg_sys::SPI_getbinval(tuple, desc, 2, &mut null);
+                // The primary key is never NULL; copy it to the trigger's memory context.
+                Some(pg_sys::SPI_datumTransfer(v, byval, len as i32))
+            }
+            None => None,
+        };
+        let distance = pg_sys::SPI_getbinval(tuple, desc, 3, &mut null).value() as i32;
+        Some(Match { key, link_value, distance })
+    }
+}
+
+/// Locks, then looks for the nearest existing row within the bound.
+///
+/// # Safety
+/// `td` must be the TriggerData of a firing dedup trigger whose Config is `config`.
+pub(super) unsafe fn check(
+    td: *mut pg_sys::TriggerData,
+    config: &Config,
+    mut plans: [pg_sys::SPIPlanPtr; 2],
+    fp: i64,
+    exclude: Option<pg_sys::ItemPointerData>,
+) -> Found {
+    lock(config, fp);
+    if let Some(precheck) = &config.precheck {
+        // SAFETY: the trigger's relation, open for the call; the block set was found on it
+        // when the config was built, and any change to its indexes invalidated the config.
+        if !unsafe { precheck.may_match((*td).tg_relation, fp, config.k as i32) } {
+            return Found::None;
+        }
+    }
+    // SAFETY: SPI_connect/SPI_finish bracket every SPI call; on ERROR the transaction
+    // abort releases the SPI stack. Plans are prepared in SPI's context and moved to a
+    // long-lived one by SPI_keepplan before being cached.
+    unsafe {
+        if pg_sys::SPI_connect() != pg_sys::SPI_OK_CONNECT as i32 {
+            raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, "simhash_dedup_trigger: SPI_connect failed".into(), None, None);
+        }
+        let which = exclude.is_some() as usize;
+        if plans[which].is_null() {
+            let text = if exclude.is_some() { &config.query_update } else { &config.query_insert };
+            let mut types = [pg_sys::INT8OID, pg_sys::TIDOID];
+            let nargs = 1 + which as i32;
+            // Always the generic plan: its probes come from simhash_probes($1, ...) at run
+            // time. The plan cache would otherwise keep choosing custom plans (it guesses 10
+            // elements for a run-time array, so the generic plan looks costlier) and re-plan
+            // the query, support function included, on every row.
+            let plan = pg_sys::SPI_prepare_cursor(
+                cstring(text).as_ptr(),
+                nargs,
+                types.as_mut_ptr(),
+                pg_sys::CURSOR_OPT_GENERIC_PLAN as i32,
+            );
+            if plan.is_null() {
+                let code = pg_sys::SPI_result;
+                raise(
+                    PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
+                    format!("simhash_dedup_trigger: could not prepare the check query (SPI code {code})"),
+                    Some(text.clone()),
+                    None,
+                );
+            }
+            pg_sys::SPI_keepplan(plan);
+            plans[which] = plan;
+            keep_plan((*(*td).tg_trigger).tgoid, which, plan);
+        }
+        let plan = plans[which];
+        let mut tid = exclude.unwrap_or_default();
+        let mut values = [pg_sys::Datum::from(fp), pg_sys::Datum::from(&mut tid as *mut pg_sys::ItemPointerData)];
+        let nulls = c"  ";
+        let mut found = match run_check(config, plan, &mut values, nulls, None) {
+            Some(m) => Found::Visible(m),
+            None => Found::None,
+        };
+        // REPEATABLE READ and SERIALIZABLE: the transaction snapshot cannot see a row
+        // committed since it was taken, e.g. by the transaction whose locks we waited for.
+        if matches!(found, Found::None) && pg_sys::XactIsoLevel >= pg_sys::XACT_REPEATABLE_READ as i32 {
+            if let Some(m) = run_check(config, plan, &mut values, nulls, Some(pg_sys::GetLatestSnapshot())) {
+                found = Found::Concurrent(m);
+            }
+        }
+        pg_sys::SPI_finish();
+        found
+    }
+}

@@ -1,0 +1,403 @@
+//! The settings of a trigger: its arguments (columns, options, and for the dedup trigger
+//! the bound, action and link column), checked against its table; for the dedup trigger
+//! the `Config` built from them, cached per backend and trigger until the table's relcache
+//! entry is invalidated.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::{CStr, CString};
+
+use pgrx::pg_sys;
+use pgrx::prelude::*;
+use simhash_core::dedup::{self, Action, CheckQuery, DedupError};
+use simhash_core::{Definition, Options, Tokenizer, Weighting};
+
+use crate::block_index::{block_sets, covering, Funcs};
+use crate::error::raise;
+use crate::probe::PreCheck;
+
+/// A NUL-terminated copy of a Rust string (identifiers from trigger arguments can't hold NUL).
+pub(super) fn cstring(s: &str) -> CString {
+    CString::new(s).expect("trigger arguments are C strings")
+}
+
+/// `quote_identifier(name)`.
+fn quote_ident(name: &str) -> String {
+    let c = cstring(name);
+    // SAFETY: quote_identifier reads a NUL-terminated string and returns either it or a
+    // palloc'd quoted copy; we copy the result before `c` is dropped.
+    unsafe { CStr::from_ptr(pg_sys::quote_identifier(c.as_ptr())).to_string_lossy().into_owned() }
+}
+
+/// The trigger's relation as a quoted, schema-qualified name, and its plain name for messages.
+///
+/// # Safety
+/// `rel` must be an open relation.
+unsafe fn relation_names(rel: pg_sys::Relation) -> (String, String) {
+    // SAFETY: an open relation has a valid pg_class form; the namespace exists while the
+    // relation is open and locked.
+    unsafe {
+        let name = (*(*rel).rd_rel).relname.data.as_ptr();
+        let nsp = pg_sys::get_namespace_name((*(*rel).rd_rel).relnamespace);
+        let qualified = CStr::from_ptr(pg_sys::quote_qualified_identifier(nsp, name)).to_string_lossy().into_owned();
+        (qualified, CStr::from_ptr(name).to_string_lossy().into_owned())
+    }
+}
+
+/// The trigger's arguments.
+///
+/// # Safety
+/// `trigger` must be the Trigger of a firing trigger.
+pub(super) unsafe fn trigger_args(trigger: *const pg_sys::Trigger) -> Vec<String> {
+    // SAFETY: tgargs holds tgnargs NUL-terminated strings.
+    unsafe {
+        (0..(*trigger).tgnargs as usize)
+            .map(|i| CStr::from_ptr(*(*trigger).tgargs.add(i)).to_string_lossy().into_owned())
+            .collect()
+    }
+}
+
+/// Raises the ERROR for invalid trigger arguments: 39P01 when the trigger was declared with
+/// the wrong number of them, 22023 for a wrong value.
+pub(super) fn bad_args(e: DedupError, func: &str) -> ! {
+    let code = if e.is_protocol() {
+        PgSqlErrorCode::ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED
+    } else {
+        PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE
+    };
+    raise(code, format!("{func}: {e}"), None, None)
+}
+
+/// The options of a trigger: its options argument, parsed as `simhash(doc, options)` parses
+/// its jsonb (ERROR 22023 on a bad one), else `default`'s defaults, as `simhash(doc)`.
+pub(super) fn options(json: Option<&str>, default: Definition) -> Options {
+    match json {
+        Some(json) => crate::options::parse_str(json, default),
+        None => Options::new(default, Tokenizer::Jieba, Weighting::Tfidf),
+    }
+}
+
+/// A user column of the trigger's table.
+#[derive(Clone, Debug)]
+pub(super) struct Column {
+    pub attnum: i16,
+    base_type: pg_sys::Oid,
+    generated: bool,
+    /// quote_identifier(name)
+    sql: String,
+}
+
+/// Looks a column up by name: ERROR 42703 when it doesn't exist or is a system column.
+///
+/// # Safety
+/// `rel` must be an open relation.
+unsafe fn column(rel: pg_sys::Relation, name: &str, func: &str, role: &str) -> Column {
+    // SAFETY: SPI_fnumber only reads the descriptor (no SPI connection needed); attributes
+    // 1..=natts are initialized entries of it.
+    unsafe {
+        let desc = (*rel).rd_att;
+        let attnum = pg_sys::SPI_fnumber(desc, cstring(name).as_ptr());
+        if attnum <= 0 {
+            let (_, relname) = relation_names(rel);
+            let what = if attnum == pg_sys::SPI_ERROR_NOATTRIBUTE { "does not exist" } else { "is a system column" };
+            raise(
+                PgSqlErrorCode::ERRCODE_UNDEFINED_COLUMN,
+                format!("{func}: {role} column \"{name}\" of relation \"{relname}\" {what}"),
+                None,
+                None,
+            );
+        }
+        let att = &(*desc).attrs.as_slice((*desc).natts as usize)[attnum as usize - 1];
+        Column {
+            attnum: attnum as i16,
+            base_type: pg_sys::getBaseType(att.atttypid),
+            generated: att.attgenerated != 0,
+            sql: quote_ident(name),
+        }
+    }
+}
+
+/// The name of a type, for messages.
+fn type_name(oid: pg_sys::Oid) -> String {
+    // SAFETY: format_type_be returns a palloc'd string for any OID.
+    unsafe { CStr::from_ptr(pg_sys::format_type_be(oid)).to_string_lossy().into_owned() }
+}
+
+/// The fingerprint and text columns, checked: ERROR 42804 on a wrong type, 428C9 when the
+/// fingerprint column is generated (a BEFORE trigger cannot set it).
+///
+/// # Safety
+/// `rel` must be an open relation.
+pub(super) unsafe fn fp_and_text(
+    rel: pg_sys::Relation,
+    fp_name: &str,
+    text_name: &str,
+    func: &str,
+) -> (Column, Column) {
+    // SAFETY: forwarded from the caller.
+    let (fp, text) = unsafe { (column(rel, fp_name, func, "fingerprint"), column(rel, text_name, func, "text")) };
+    if fp.base_type != pg_sys::INT8OID {
+        raise(
+            PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH,
+            format!("{func}: fingerprint column \"{fp_name}\" has type {}, expected bigint", type_name(fp.base_type)),
+            None,
+            None,
+        );
+    }
+    if fp.generated {
+        raise(
+            PgSqlErrorCode::ERRCODE_GENERATED_ALWAYS,
+            format!("{func}: fingerprint column \"{fp_name}\" is a generated column"),
+            Some("Stored generated columns are computed after BEFORE triggers, so the trigger can neither read nor set it.".into()),
+            Some("Make it a plain bigint column: the trigger computes the fingerprint from the text and stores it there."),
+        );
+    }
+    if text.base_type != pg_sys::TEXTOID && text.base_type != pg_sys::VARCHAROID {
+        raise(
+            PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH,
+            format!(
+                "{func}: text column \"{text_name}\" has type {}, expected text or varchar",
+                type_name(text.base_type)
+            ),
+            None,
+            None,
+        );
+    }
+    (fp, text)
+}
+
+/// Everything a dedup trigger derives from its arguments and table, built on its first
+/// firing in a backend.
+pub(super) struct Config {
+    pub relid: pg_sys::Oid,
+    pub relname: String,
+    pub fp: Column,
+    pub text: Column,
+    pub link: Option<Column>,
+    pub k: u32,
+    pub action: Action,
+    /// What the trigger fingerprints the text with: its options argument, or the defaults
+    /// of the definition its C symbol defaults to.
+    pub options: Options,
+    /// The key columns as listed in DETAIL, e.g. `id` or `a, b` (`ctid` without a primary key).
+    pub key_label: String,
+    /// The key's type, when the check query returns it (link).
+    pub link_type: Option<(bool, i16)>,
+    pub query_insert: String,
+    pub query_update: String,
+    /// The block indexes scanned before the check query (probe.rs), if some set is cheaper
+    /// to scan than the query is to run (`dedup::choose_precheck`).
+    pub precheck: Option<PreCheck>,
+}
+
+/// Checks the arguments of a dedup trigger against its table and builds the check queries.
+/// `default` is the definition when the options name none.
+///
+/// # Safety
+/// `rel` must be an open relation; must run inside a transaction.
+pub(super) unsafe fn config(
+    rel: pg_sys::Relation,
+    args: &[String],
+    ext_schema: pg_sys::Oid,
+    default: Definition,
+    func: &str,
+) -> Config {
+    let parsed = dedup::parse_args(args).unwrap_or_else(|e| bad_args(e, func));
+    let options = options(parsed.options.as_deref(), default);
+    // SAFETY: `rel` is open (caller); catalog lookups run inside a transaction. The primary
+    // key index is opened and closed with AccessShareLock, as the planner does.
+    unsafe {
+        let (fp, text) = fp_and_text(rel, &parsed.fp_column, &parsed.text_column, func);
+        let (qualified, relname) = relation_names(rel);
+        // The primary key, for DETAIL and for link.
+        let mut key_names = Vec::new();
+        let mut key_types = Vec::new();
+        let pk = pg_sys::RelationGetPrimaryKeyIndex(rel);
+        if pk != pg_sys::InvalidOid {
+            let index = pg_sys::index_open(pk, pg_sys::AccessShareLock as i32);
+            let form = (*index).rd_index;
+            let attrs = (*(*rel).rd_att).attrs.as_slice((*(*rel).rd_att).natts as usize);
+            for j in 0..(*form).indnkeyatts as usize {
+                let attnum = *(*form).indkey.values.as_ptr().add(j);
+                let att = &attrs[attnum as usize - 1];
+                key_names.push(CStr::from_ptr(att.attname.data.as_ptr()).to_string_lossy().into_owned());
+                key_types.push((att.atttypid, att.attbyval, att.attlen));
+            }
+            pg_sys::index_close(index, pg_sys::AccessShareLock as i32);
+        }
+        let mut link = None;
+        let mut link_type = None;
+        if let Some(name) = &parsed.link_column {
+            let col = column(rel, name, func, "link");
+            if key_names.len() != 1 {
+                raise(
+                    PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+                    format!("{func}: action link needs a single-column primary key on \"{relname}\""),
+                    Some(format!("The table has {}.", if key_names.is_empty() { "no primary key".to_owned() } else { format!("a primary key of {} columns", key_names.len()) })),
+                    Some("The link column receives the primary key of the matching row."),
+                );
+            }
+            let (key_type, byval, len) = key_types[0];
+            if col.base_type != pg_sys::getBaseType(key_type) {
+                raise(
+                    PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH,
+                    format!(
+                        "{func}: link column \"{name}\" has type {}, but the primary key \"{}\" has type {}",
+                        type_name(col.base_type),
+                        key_names[0],
+                        type_name(key_type)
+                    ),
+                    None,
+                    None,
+                );
+            }
+            if col.generated {
+                raise(
+                    PgSqlErrorCode::ERRCODE_GENERATED_ALWAYS,
+                    format!("{func}: link column \"{name}\" is a generated column"),
+                    None,
+                    None,
+                );
+            }
+            link = Some(col);
+            link_type = Some((byval, len));
+        }
+        let quoted_keys: Vec<String> = key_names.iter().map(|n| quote_ident(n)).collect();
+        let schema = quote_ident(&CStr::from_ptr(pg_sys::get_namespace_name(ext_schema)).to_string_lossy());
+        let q = CheckQuery {
+            table: &qualified,
+            fp: &fp.sql,
+            ext_schema: &schema,
+            max_distance: parsed.max_distance,
+            key_columns: &quoted_keys,
+            with_link_value: link.is_some(),
+            exclude_ctid: false,
+        };
+        let query_insert = dedup::check_query(&q);
+        let query_update = dedup::check_query(&CheckQuery { exclude_ctid: true, ..q });
+        // The table's row count as of its last VACUUM or ANALYZE, which also invalidate this
+        // config (relcache), so the choice follows the table's growth.
+        let rows = (*(*rel).rd_rel).reltuples as f64;
+        let precheck = Funcs::lookup(ext_schema).and_then(|funcs| {
+            let var = pg_sys::makeVar(1, fp.attnum, pg_sys::INT8OID, -1, pg_sys::InvalidOid, 0);
+            let sets = block_sets(rel, var, &funcs);
+            let shapes: Vec<(u32, bool)> =
+                sets.iter().map(|s| (s.n as u32, covering(&s.indexes))).collect();
+            let chosen = dedup::choose_precheck(&shapes, parsed.max_distance, rows)?;
+            Some(PreCheck { nblocks: sets[chosen].n, indexes: sets[chosen].indexes.clone() })
+        });
+        Config {
+            relid: (*rel).rd_id,
+            relname,
+            fp,
+            text,
+            link,
+            k: parsed.max_distance,
+            action: parsed.action,
+            options,
+            key_label: if key_names.is_empty() { "ctid".into() } else { key_names.join(", ") },
+            link_type,
+            query_insert,
+            query_update,
+            precheck,
+        }
+    }
+}
+
+/// A backend's cached state of one dedup trigger.
+struct Entry {
+    /// The definition the Config was built for when its options name none, that of the
+    /// C symbol that fired (`simhash_dedup_trigger` or `_v1`): `CREATE OR REPLACE
+    /// FUNCTION` can point a trigger's function at the other one without invalidating
+    /// the table's relcache entry.
+    default: Definition,
+    config: std::rc::Rc<Config>,
+    /// SPI plans kept with SPI_keepplan: [insert, update].
+    plans: [pg_sys::SPIPlanPtr; 2],
+}
+
+thread_local! {
+    /// Dedup triggers by trigger OID. Never borrowed across a call into PostgreSQL.
+    static CACHE: RefCell<HashMap<pg_sys::Oid, Entry>> = RefCell::new(HashMap::new());
+    /// Relations whose relcache entry was invalidated since the last lookup (InvalidOid:
+    /// all). Written by the invalidation callback, which may run inside any PostgreSQL call.
+    static STALE: RefCell<Vec<pg_sys::Oid>> = const { RefCell::new(Vec::new()) };
+    static CALLBACK_REGISTERED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Relcache invalidation callback: remember the relation; the cache is pruned on next use.
+#[pg_guard]
+unsafe extern "C-unwind" fn relcache_invalidated(_arg: pg_sys::Datum, relid: pg_sys::Oid) {
+    STALE.with(|s| {
+        let mut s = s.borrow_mut();
+        // A session busy with DDL and no insert would grow the list without bound: past a
+        // few entries, forget everything instead (one re-prepare per trigger).
+        if s.len() >= 64 {
+            s.clear();
+            s.push(pg_sys::InvalidOid);
+        } else {
+            s.push(relid);
+        }
+    });
+}
+
+/// The trigger's cached state, built (and validated) if missing, stale, or built for
+/// another default definition.
+///
+/// # Safety
+/// `td` must be the TriggerData of a firing trigger; `ext_schema` this extension's schema.
+pub(super) unsafe fn entry(
+    td: *mut pg_sys::TriggerData,
+    ext_schema: pg_sys::Oid,
+    default: Definition,
+    func: &str,
+) -> (std::rc::Rc<Config>, [pg_sys::SPIPlanPtr; 2]) {
+    if !CALLBACK_REGISTERED.get() {
+        // SAFETY: registers a plain function once per backend (PostgreSQL allows 10).
+        unsafe { pg_sys::CacheRegisterRelcacheCallback(Some(relcache_invalidated), pg_sys::Datum::from(0usize)) };
+        CALLBACK_REGISTERED.set(true);
+    }
+    // SAFETY: `td` is valid for the call (caller).
+    let (tgoid, rel) = unsafe { ((*(*td).tg_trigger).tgoid, (*td).tg_relation) };
+    let stale: Vec<pg_sys::Oid> = STALE.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    let mut dropped = Vec::new();
+    let found = CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if !stale.is_empty() {
+            c.retain(|_, e| {
+                let keep = !stale.iter().any(|&r| r == pg_sys::InvalidOid || r == e.config.relid);
+                if !keep {
+                    dropped.extend(e.plans.iter().copied().filter(|p| !p.is_null()));
+                }
+                keep
+            });
+        }
+        if c.get(&tgoid).is_some_and(|e| e.default != default) {
+            let e = c.remove(&tgoid).expect("the entry just looked up");
+            dropped.extend(e.plans.iter().copied().filter(|p| !p.is_null()));
+        }
+        c.get(&tgoid).map(|e| (e.config.clone(), e.plans))
+    });
+    for plan in dropped {
+        // SAFETY: a plan we kept with SPI_keepplan and no longer reference.
+        unsafe { pg_sys::SPI_freeplan(plan) };
+    }
+    if let Some(found) = found {
+        return found;
+    }
+    // SAFETY: forwarded from the caller.
+    let config = std::rc::Rc::new(unsafe { config(rel, &trigger_args((*td).tg_trigger), ext_schema, default, func) });
+    let plans = [std::ptr::null_mut(); 2];
+    CACHE.with(|c| c.borrow_mut().insert(tgoid, Entry { default, config: config.clone(), plans }));
+    (config, plans)
+}
+
+/// Remembers a plan the check prepared (and kept with SPI_keepplan) for the trigger:
+/// `which` is 0 for the insert query, 1 for the update query.
+pub(super) fn keep_plan(tgoid: pg_sys::Oid, which: usize, plan: pg_sys::SPIPlanPtr) {
+    CACHE.with(|c| {
+        if let Some(e) = c.borrow_mut().get_mut(&tgoid) {
+            e.plans[which] = plan;
+        }
+    });
+}

@@ -1,0 +1,78 @@
+//! The dedup trigger's advisory locks: before its check, an inserter locks the keys of its
+//! new fingerprint (`simhash_core::dedup::lock_keys`), so two inserters of near-duplicates
+//! always contend, and a transaction that locks many keys escalates to the table's key.
+
+use pgrx::pg_sys;
+use simhash_core::dedup;
+
+use super::config::Config;
+
+/// `locktag_field4` of our advisory locks. `pg_advisory_lock(bigint)` uses 1 and
+/// `pg_advisory_lock(int, int)` 2, so an application's own advisory locks never collide
+/// with these; in `pg_locks` they are `locktype = 'advisory'` with `objsubid = 21320`.
+const LOCK_FIELD4: u16 = 0x5348; // "SH"
+
+/// Bounds on the block keys one transaction locks. Transaction locks stay in PostgreSQL's
+/// shared lock table until commit, and that table holds max_locks_per_transaction x
+/// (max_connections + workers) entries for the whole server (about 7,800 by default): at
+/// k = 3 (4 keys a row) one INSERT of 2,000 rows would fill it and fail with "out of shared
+/// memory". Past ESCALATE_TRY_AFTER keys a transaction tries, without waiting, to hold the
+/// table key exclusively instead; past ESCALATE_WAIT_AFTER it waits for it, which can
+/// deadlock (40P01) with a concurrent inserter but keeps 8 concurrent bulk writers within
+/// the default lock table (8 x 512 keys).
+const ESCALATE_TRY_AFTER: usize = 128;
+const ESCALATE_WAIT_AFTER: usize = 512;
+
+thread_local! {
+    /// (local transaction id, block keys locked in it so far).
+    static XACT_LOCKS: std::cell::Cell<(u32, usize)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+/// An advisory LOCKTAG of this extension.
+fn lock_tag(key: u64) -> pg_sys::LOCKTAG {
+    pg_sys::LOCKTAG {
+        // SAFETY: MyDatabaseId is set at backend start and never changes afterwards.
+        locktag_field1: unsafe { pg_sys::MyDatabaseId }.to_u32(),
+        locktag_field2: (key >> 32) as u32,
+        locktag_field3: key as u32,
+        locktag_field4: LOCK_FIELD4,
+        locktag_type: pg_sys::LockTagType::LOCKTAG_ADVISORY as u8,
+        locktag_lockmethodid: pg_sys::USER_LOCKMETHOD as u8,
+    }
+}
+
+/// Takes, until the end of the transaction, the locks that make two inserters of
+/// near-duplicates contend: the table key in Share mode, then the block keys of `fp` in
+/// Exclusive mode in ascending order (so single-row inserters never deadlock). A
+/// transaction with many block keys upgrades the table key to Exclusive (see
+/// ESCALATE_TRY_AFTER); once it holds it no other dedup inserter on this table can run,
+/// so it needs no more block keys.
+pub(super) fn lock(config: &Config, fp: i64) {
+    let (relid, attnum) = (config.relid.to_u32(), config.fp.attnum);
+    let table = lock_tag(dedup::table_lock_key(relid, attnum, config.k));
+    let (share, exclusive) = (pg_sys::ShareLock as i32, pg_sys::ExclusiveLock as i32);
+    // SAFETY: fully initialized advisory LOCKTAGs; transaction locks (sessionLock = false).
+    // A waiting LockAcquire returns only once the lock is held (a deadlock or cancellation
+    // raises an ERROR instead); MyProc is this backend's PGPROC, valid in a transaction.
+    unsafe {
+        if pg_sys::LockHeldByMe(&table, exclusive) {
+            return;
+        }
+        pg_sys::LockAcquire(&table, share, false, false);
+        let keys = dedup::lock_keys(relid, attnum, config.k, fp as u64);
+        let lxid = (*pg_sys::MyProc).lxid;
+        let (xact, taken) = XACT_LOCKS.get();
+        let taken = if xact == lxid { taken } else { 0 };
+        let after = taken + keys.len();
+        if after > ESCALATE_TRY_AFTER {
+            let wait = after > ESCALATE_WAIT_AFTER;
+            if pg_sys::LockAcquire(&table, exclusive, false, !wait) != pg_sys::LockAcquireResult::LOCKACQUIRE_NOT_AVAIL {
+                return;
+            }
+        }
+        XACT_LOCKS.set((lxid, taken + keys.len()));
+        for key in keys {
+            pg_sys::LockAcquire(&lock_tag(key), exclusive, false, false);
+        }
+    }
+}

@@ -1,0 +1,318 @@
+//! Insert triggers: `simhash_update_trigger(fp_column, text_column [, options])` keeps a
+//! fingerprint column current, `simhash_dedup_trigger(fp_column, text_column, max_distance,
+//! action [, link_column] [, options])` also stops near-duplicates at the door (reject /
+//! skip / link), safely under concurrency. `simhash_dedup_skipped()` counts skipped rows,
+//! and `simhash_dedup_query(tbl, VARIADIC args)` shows the check query a trigger runs.
+//!
+//! The fingerprint is `simhash(text, options)`: the options argument, always the last and
+//! recognized by beginning with `{`, is JSON text read as `simhash`'s jsonb (options.rs).
+//! Each trigger has two C symbols sharing one body, which differ in the definition used
+//! when the options name none, as in fingerprint.rs: `simhash_update_trigger` and
+//! `simhash_dedup_trigger` (definition 0), the symbols of 0.x's functions, which a
+//! database at 0.3.0 calls until `ALTER EXTENSION simhash UPDATE` and 1.0.0 keeps as
+//! `simhash_update_trigger_v0()` / `simhash_dedup_trigger_v0()` (sql/definition0.sql), so
+//! triggers created under 0.x keep definition 0; and their `_v1` twins (definition 1),
+//! declared by 1.0.0's sql/trigger.sql. A text the definition gives no fingerprint (fewer
+//! features than its minimum) is treated like a NULL text.
+//!
+//! Design (README.md, "Deduplicating on insert", has the user-facing version):
+//! - Stored generated columns are computed after BEFORE triggers, so the dedup trigger
+//!   cannot read a generated fingerprint: it fingerprints the text itself and writes the
+//!   (plain) fingerprint column, which the block columns are then generated from.
+//! - Concurrency (lock.rs): before the check, the inserter takes transaction-level advisory
+//!   locks on `simhash_core::dedup::lock_keys` (k + 1 pigeonhole blocks, ascending), so two
+//!   near-duplicates always contend; the check then runs with a fresh snapshot (READ
+//!   COMMITTED) and sees the row of whoever held the lock. Under REPEATABLE READ and
+//!   SERIALIZABLE the transaction snapshot cannot see that row, so the check is repeated
+//!   with the latest snapshot, as PostgreSQL's foreign-key checks do, and a match there is
+//!   a serialization failure (40001).
+//! - The check (check.rs) is one SPI query, `simhash_near(fp, $1, k)` on the table, which
+//!   the planner support function (support.rs) turns into block-index probes. It is
+//!   prepared once per backend and trigger, and forgotten when the table's relcache entry
+//!   is invalidated (ALTER TABLE, new indexes, VACUUM, ...), so renamed or re-added columns
+//!   are picked up (config.rs).
+//! - Before it, the index pre-check (probe.rs) scans the block indexes directly and skips
+//!   the query when no index entry can be a match, which is nearly every insert: with
+//!   covering block indexes at 1M rows it took insert throughput from 0.44 to about 0.8 of
+//!   fingerprint maintenance alone (README.md, Performance).
+
+mod check;
+mod config;
+mod lock;
+
+use std::ffi::CStr;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use pgrx::pg_sys;
+use pgrx::prelude::*;
+use simhash_core::dedup::{self, Action};
+use simhash_core::{Definition, Options};
+
+use crate::error::raise;
+use check::{check, Found, Match};
+use config::{bad_args, entry, fp_and_text, options, trigger_args, Column};
+
+/// Rows skipped by `simhash_dedup_trigger(..., 'skip')` in this session (see
+/// `simhash_dedup_skipped`). A backend runs one query at a time, so Relaxed is enough.
+static SKIPPED: AtomicI64 = AtomicI64::new(0);
+
+/// The fired trigger, after checking that it was declared the way these functions need.
+struct Fired {
+    td: *mut pg_sys::TriggerData,
+    is_update: bool,
+}
+
+/// Checks the calling protocol (SQLSTATE 39P01 on misuse, like tsvector_update_trigger).
+///
+/// # Safety
+/// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
+unsafe fn fired(fcinfo: pg_sys::FunctionCallInfo, func: &str) -> Fired {
+    let bad = |what: &str| -> ! {
+        raise(PgSqlErrorCode::ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED, format!("{func}: {what}"), None, None)
+    };
+    // SAFETY: `context` is NULL or a Node; it is a TriggerData when the tag says so.
+    unsafe {
+        let ctx = (*fcinfo).context;
+        if ctx.is_null() || (*ctx).type_ != pg_sys::NodeTag::T_TriggerData {
+            bad("not called by the trigger manager");
+        }
+        let td = ctx.cast::<pg_sys::TriggerData>();
+        let event = (*td).tg_event;
+        if event & pg_sys::TRIGGER_EVENT_ROW == 0 {
+            bad("must be fired FOR EACH ROW");
+        }
+        if event & pg_sys::TRIGGER_EVENT_TIMINGMASK != pg_sys::TRIGGER_EVENT_BEFORE {
+            bad("must be fired BEFORE INSERT or UPDATE");
+        }
+        let op = event & pg_sys::TRIGGER_EVENT_OPMASK;
+        if op != pg_sys::TRIGGER_EVENT_INSERT && op != pg_sys::TRIGGER_EVENT_UPDATE {
+            bad("must be fired for INSERT or UPDATE");
+        }
+        Fired { td, is_update: op == pg_sys::TRIGGER_EVENT_UPDATE }
+    }
+}
+
+/// The fingerprint of the text in `text_col` of `tuple` under `options`: None when the
+/// text is NULL or the definition gives it no fingerprint (too few features).
+///
+/// # Safety
+/// `tuple` must be a heap tuple of `desc`, and `text_col` a text/varchar column of it.
+unsafe fn fingerprint_of(
+    tuple: pg_sys::HeapTuple,
+    desc: pg_sys::TupleDesc,
+    text_col: &Column,
+    options: &Options,
+) -> Option<i64> {
+    let mut null = false;
+    // SAFETY: forwarded from the caller; the datum lives as long as the tuple.
+    let datum = unsafe { pg_sys::heap_getattr(tuple, text_col.attnum as i32, desc, &mut null) };
+    if null {
+        return None;
+    }
+    // SAFETY: a non-NULL text or varchar datum (checked by `fp_and_text`).
+    unsafe { crate::fingerprint::simhash_of_text_datum(datum, options) }
+}
+
+/// `tuple` with some columns replaced, palloc'd in the current memory context.
+///
+/// # Safety
+/// `tuple` must be a heap tuple of `desc`; each value must be of its column's type.
+unsafe fn replace(
+    tuple: pg_sys::HeapTuple,
+    desc: pg_sys::TupleDesc,
+    cols: &[(i16, Option<pg_sys::Datum>)],
+) -> pg_sys::HeapTuple {
+    let mut nums: Vec<i32> = cols.iter().map(|c| c.0 as i32).collect();
+    let mut values: Vec<pg_sys::Datum> = cols.iter().map(|c| c.1.unwrap_or(pg_sys::Datum::from(0usize))).collect();
+    let mut nulls: Vec<bool> = cols.iter().map(|c| c.1.is_none()).collect();
+    // SAFETY: forwarded from the caller; the three arrays have cols.len() entries.
+    unsafe {
+        pg_sys::heap_modify_tuple_by_cols(
+            tuple,
+            desc,
+            cols.len() as i32,
+            nums.as_mut_ptr(),
+            values.as_mut_ptr(),
+            nulls.as_mut_ptr(),
+        )
+    }
+}
+
+/// The body of both `simhash_update_trigger` symbols: sets fp = simhash(text, options),
+/// NULL for a NULL text or one without a fingerprint. `default` is the definition when
+/// the options name none.
+///
+/// # Safety
+/// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
+unsafe fn update_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
+    const F: &str = "simhash_update_trigger";
+    // SAFETY: called by the fmgr with a valid fcinfo (caller); `fired` checks it is a
+    // BEFORE ROW INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid
+    // for the call.
+    unsafe {
+        let f = fired(fcinfo, F);
+        let td = f.td;
+        let args = trigger_args((*td).tg_trigger);
+        let parsed = dedup::parse_update_args(&args).unwrap_or_else(|e| bad_args(e, F));
+        let options = options(parsed.options.as_deref(), default);
+        let rel = (*td).tg_relation;
+        let (fp, text) = fp_and_text(rel, &parsed.fp_column, &parsed.text_column, F);
+        let tuple = if f.is_update { (*td).tg_newtuple } else { (*td).tg_trigtuple };
+        let value = fingerprint_of(tuple, (*rel).rd_att, &text, &options).map(pg_sys::Datum::from);
+        pg_sys::Datum::from(replace(tuple, (*rel).rd_att, &[(fp.attnum, value)]))
+    }
+}
+
+with_definition! {
+    /// `simhash_update_trigger()` since 1.0.0 (definition 1 by default), used as `BEFORE
+    /// INSERT OR UPDATE ... FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fp', 'body'
+    /// [, options])`: sets fp = simhash(body [, options]), NULL for NULL.
+    pg_finfo_simhash_update_trigger_v1, simhash_update_trigger_v1 => update_trigger, Definition::V1
+}
+with_definition! {
+    /// `simhash_update_trigger()` of 0.2.0 to 0.3.0, `simhash_update_trigger_v0()` since
+    /// 1.0.0: definition 0 by default.
+    pg_finfo_simhash_update_trigger, simhash_update_trigger => update_trigger, Definition::V0
+}
+
+/// The body of both `simhash_dedup_trigger` symbols. `default` is the definition when the
+/// options name none.
+///
+/// # Safety
+/// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
+unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
+    const F: &str = "simhash_dedup_trigger";
+    // SAFETY: called by the fmgr with a valid fcinfo (caller); `fired` checks it is a
+    // BEFORE ROW INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid
+    // for the call.
+    unsafe {
+        let f = fired(fcinfo, F);
+        let td = f.td;
+        let rel = (*td).tg_relation;
+        let desc = (*rel).rd_att;
+        let ext_schema = pg_sys::get_func_namespace((*(*td).tg_trigger).tgfoid);
+        let (config, plans) = entry(td, ext_schema, default, F);
+        let tuple = if f.is_update { (*td).tg_newtuple } else { (*td).tg_trigtuple };
+        let Some(fp) = fingerprint_of(tuple, desc, &config.text, &config.options) else {
+            // NULL text, or too short for a fingerprint: never anyone's near-duplicate; no
+            // lock, no check.
+            let mut cols = vec![(config.fp.attnum, None)];
+            if let Some(link) = &config.link {
+                cols.push((link.attnum, None));
+            }
+            return pg_sys::Datum::from(replace(tuple, desc, &cols));
+        };
+        let fp_datum = Some(pg_sys::Datum::from(fp));
+        let exclude = if f.is_update {
+            // An UPDATE that keeps the fingerprint was checked when the row got it.
+            let mut null = false;
+            let old = pg_sys::heap_getattr((*td).tg_trigtuple, config.fp.attnum as i32, desc, &mut null);
+            if !null && old.value() as i64 == fp {
+                return pg_sys::Datum::from(replace(tuple, desc, &[(config.fp.attnum, fp_datum)]));
+            }
+            Some((*(*td).tg_trigtuple).t_self)
+        } else {
+            None
+        };
+        let found = check(td, &config, plans, fp, exclude);
+        let detail = |m: &Match| {
+            format!(
+                "Key ({})=({}) is at Hamming distance {} (max_distance {}).",
+                config.key_label, m.key, m.distance, config.k
+            )
+        };
+        let trigger_name = CStr::from_ptr((*(*td).tg_trigger).tgname).to_string_lossy();
+        match (found, config.action) {
+            (Found::Concurrent(m), _) => raise(
+                PgSqlErrorCode::ERRCODE_T_R_SERIALIZATION_FAILURE,
+                format!(
+                    "could not serialize access due to a concurrent near-duplicate in relation \"{}\" (trigger \"{trigger_name}\")",
+                    config.relname
+                ),
+                Some(detail(&m)),
+                Some("The transaction might succeed if retried."),
+            ),
+            (Found::Visible(m), Action::Reject) => raise(
+                PgSqlErrorCode::ERRCODE_UNIQUE_VIOLATION,
+                format!(
+                    "new row for relation \"{}\" is a near-duplicate of an existing row (trigger \"{trigger_name}\")",
+                    config.relname
+                ),
+                Some(detail(&m)),
+                None,
+            ),
+            (Found::Visible(m), Action::Skip) => {
+                SKIPPED.fetch_add(1, Ordering::Relaxed);
+                // DEBUG1, not NOTICE: a bulk load can skip millions of rows.
+                ereport!(
+                    DEBUG1,
+                    PgSqlErrorCode::ERRCODE_SUCCESSFUL_COMPLETION,
+                    format!("{F}: skipped a near-duplicate row of \"{}\"", config.relname),
+                    detail(&m)
+                );
+                pg_sys::Datum::from(0usize)
+            }
+            (found, _) => {
+                let mut cols = vec![(config.fp.attnum, fp_datum)];
+                if let Some(link) = &config.link {
+                    let value = match found {
+                        Found::Visible(m) => m.link_value,
+                        _ => None,
+                    };
+                    cols.push((link.attnum, value));
+                }
+                pg_sys::Datum::from(replace(tuple, desc, &cols))
+            }
+        }
+    }
+}
+
+with_definition! {
+    /// `simhash_dedup_trigger()` since 1.0.0 (definition 1 by default), used as `BEFORE
+    /// INSERT OR UPDATE OF body ... FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger('fp',
+    /// 'body', '3', 'reject' [, options])`.
+    pg_finfo_simhash_dedup_trigger_v1, simhash_dedup_trigger_v1 => dedup_trigger, Definition::V1
+}
+with_definition! {
+    /// `simhash_dedup_trigger()` of 0.2.0 to 0.3.0, `simhash_dedup_trigger_v0()` since
+    /// 1.0.0: definition 0 by default.
+    pg_finfo_simhash_dedup_trigger, simhash_dedup_trigger => dedup_trigger, Definition::V0
+}
+
+/// Rows this session's dedup triggers skipped (action `skip`) since it started, including
+/// rows of statements or transactions that were later rolled back.
+#[pg_extern(volatile, parallel_restricted)]
+fn simhash_dedup_skipped() -> i64 {
+    SKIPPED.load(Ordering::Relaxed)
+}
+
+function_info_v1!(pg_finfo_simhash_dedup_query);
+/// `simhash_dedup_query(tbl regclass, VARIADIC trigger_args text[]) → text`: the check
+/// query `simhash_dedup_trigger(trigger_args...)` runs on `tbl` for an INSERT (`$1` is the
+/// new fingerprint), after the same validation, e.g. to EXPLAIN it. Options in the
+/// arguments are validated as 1.0's trigger does (definition 1 unless they name one); the
+/// query does not depend on them.
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_dedup_query(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: declared STRICT (regclass, text[]) in sql/trigger.sql; the relation is opened
+    // with AccessShareLock for the duration of the call.
+    unsafe {
+        let relid = pg_sys::Oid::from(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0).value() as u32);
+        let args = Vec::<Option<String>>::from_datum(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 1), false)
+            .expect("STRICT function got no array");
+        let args: Vec<String> = args.into_iter().map(Option::unwrap_or_default).collect();
+        let ext_schema = pg_sys::get_func_namespace((*(*fcinfo).flinfo).fn_oid);
+        let rel = pg_sys::relation_open(relid, pg_sys::AccessShareLock as i32);
+        let config = config::config(rel, &args, ext_schema, Definition::V1, "simhash_dedup_query");
+        pg_sys::relation_close(rel, pg_sys::AccessShareLock as i32);
+        // The pre-check, in a trailing comment: the text stays a query that PREPARE accepts.
+        let precheck = match &config.precheck {
+            Some(p) => p.describe(),
+            None => "no index pre-check".to_owned(),
+        };
+        format!("{} /* {precheck} */", config.query_insert).into_datum().expect("text datum")
+    }
+}
+
+pgrx::extension_sql_file!("../../sql/trigger.sql", name = "trigger", requires = [simhash_dedup_skipped, "search"]);
