@@ -2,10 +2,11 @@
 #   make test     every test suite; non-zero exit on any failure
 #   make demo     throwaway cluster + People's Daily corpus + near-duplicates, in plain SQL
 #   make bench    benchmarks, each figure next to its baseline from the same run
+#   make quality  how well fingerprints find reposts: definitions 1 and 0 and a Python jieba baseline
 #   make install  install into the system PostgreSQL 15
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
 
-.PHONY: all deps install test test-unit test-sql demo bench corpus clean
+.PHONY: all deps install test test-unit test-sql demo bench quality corpus clean
 
 all: test
 
@@ -29,6 +30,9 @@ demo: deps corpus
 
 bench: deps corpus
 	@bash tests/bench/run.sh
+
+quality: deps corpus
+	@bash tests/quality/run.sh
 
 clean:
 	-@for d in target/run/*/; do bash tests/harness/cluster.sh stop "$$(basename $$d)"; done
