@@ -27,6 +27,15 @@ EXCEPTION WHEN OTHERS THEN
     GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL;
     RETURN st || ': ' || msg || coalesce(' DETAIL: ' || nullif(det, ''), '');
 END $$;
+-- priv_as(role, sql): priv_try(sql) as the role.
+CREATE FUNCTION priv_as(role name, sql text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE r text;
+BEGIN
+    EXECUTE format('SET ROLE %I', role);
+    r := priv_try(sql);
+    RESET ROLE;
+    RETURN r;
+END $$;
 
 -- A real paragraph, a variant of it within distance 1..3, and an unrelated paragraph.
 SELECT body AS orig, variant, d AS distance FROM (
@@ -103,21 +112,14 @@ RESET ROLE;
 GRANT EXECUTE ON FUNCTION hamming(bigint, bigint) TO PUBLIC;
 REVOKE EXECUTE ON FUNCTION hamming(bigint, bigint) FROM simhash_regress_inserter;
 -- The bulk functions run their query text as the caller: no way around SELECT there.
-SET ROLE simhash_regress_inserter;
-SELECT priv_try($$SELECT count(*) FROM simhash_duplicates('SELECT id::bigint, fp FROM priv_reject')$$);
-RESET ROLE;
+SELECT priv_as('simhash_regress_inserter', $$SELECT count(*) FROM simhash_duplicates('SELECT id::bigint, fp FROM priv_reject')$$);
 
 -- 2. A role that may SELECT the table gets the key; one with SELECT on every column but
 --    the key does not; SELECT on the key column alone is enough.
-SET ROLE simhash_regress_reader;
-SELECT priv_try(format('INSERT INTO priv_reject(id, body) VALUES (3, %L)', :'variant'));
-SET ROLE simhash_regress_colreader;
-SELECT priv_try(format('INSERT INTO priv_reject(id, body) VALUES (3, %L)', :'variant'));
-RESET ROLE;
+SELECT priv_as('simhash_regress_reader', format('INSERT INTO priv_reject(id, body) VALUES (3, %L)', :'variant'));
+SELECT priv_as('simhash_regress_colreader', format('INSERT INTO priv_reject(id, body) VALUES (3, %L)', :'variant'));
 GRANT SELECT (id) ON priv_reject TO simhash_regress_colreader;
-SET ROLE simhash_regress_colreader;
-SELECT priv_try(format('INSERT INTO priv_reject(id, body) VALUES (3, %L)', :'variant'));
-RESET ROLE;
+SELECT priv_as('simhash_regress_colreader', format('INSERT INTO priv_reject(id, body) VALUES (3, %L)', :'variant'));
 -- A composite key: SELECT on one of its columns is not enough.
 CREATE TABLE priv_pk2(a int, b int, body text, fp bigint, PRIMARY KEY (a, b));
 CREATE TRIGGER dedup BEFORE INSERT ON priv_pk2
@@ -125,13 +127,9 @@ CREATE TRIGGER dedup BEFORE INSERT ON priv_pk2
 INSERT INTO priv_pk2(a, b, body) VALUES (1, 1, :'orig');
 ALTER TABLE priv_pk2 OWNER TO simhash_regress_owner;
 GRANT INSERT, SELECT (a, body) ON priv_pk2 TO simhash_regress_colreader;
-SET ROLE simhash_regress_colreader;
-SELECT priv_try(format('INSERT INTO priv_pk2(a, b, body) VALUES (1, 2, %L)', :'variant'));
-RESET ROLE;
+SELECT priv_as('simhash_regress_colreader', format('INSERT INTO priv_pk2(a, b, body) VALUES (1, 2, %L)', :'variant'));
 GRANT SELECT (b) ON priv_pk2 TO simhash_regress_colreader;
-SET ROLE simhash_regress_colreader;
-SELECT priv_try(format('INSERT INTO priv_pk2(a, b, body) VALUES (1, 2, %L)', :'variant'));
-RESET ROLE;
+SELECT priv_as('simhash_regress_colreader', format('INSERT INTO priv_pk2(a, b, body) VALUES (1, 2, %L)', :'variant'));
 -- Row-level security: the check sees every row, as a unique index does (the policy hides
 -- the original from the reader), and DETAIL never names a key under RLS, even to a role
 -- with SELECT (as BuildIndexValueDescription); FORCE makes no difference.
@@ -142,16 +140,12 @@ SELECT id FROM priv_reject ORDER BY id;
 SELECT priv_try(format('INSERT INTO priv_reject(id, body) VALUES (3, %L)', :'variant'));
 RESET ROLE;
 ALTER TABLE priv_reject FORCE ROW LEVEL SECURITY;
-SET ROLE simhash_regress_reader;
-SELECT priv_try(format('INSERT INTO priv_reject(id, body) VALUES (3, %L)', :'variant'));
-RESET ROLE;
+SELECT priv_as('simhash_regress_reader', format('INSERT INTO priv_reject(id, body) VALUES (3, %L)', :'variant'));
 ALTER TABLE priv_reject NO FORCE ROW LEVEL SECURITY;
 ALTER TABLE priv_reject DISABLE ROW LEVEL SECURITY;
 -- A superuser, and the table owner, see the key.
 SELECT priv_try(format('INSERT INTO priv_reject(id, body) VALUES (3, %L)', :'variant'));
-SET ROLE simhash_regress_owner;
-SELECT priv_try(format('INSERT INTO priv_reject(id, body) VALUES (3, %L)', :'variant'));
-RESET ROLE;
+SELECT priv_as('simhash_regress_owner', format('INSERT INTO priv_reject(id, body) VALUES (3, %L)', :'variant'));
 
 -- 3. A hostile search_path. The attacker may insert into the tables, and puts first in its
 --    search_path a schema with look-alikes of everything the trigger's query and the
@@ -271,4 +265,4 @@ RESET client_min_messages;
 DROP ROLE simhash_regress_owner, simhash_regress_inserter, simhash_regress_reader,
     simhash_regress_colreader, simhash_regress_attacker, simhash_regress_dbowner,
     simhash_regress_inserter_db;
-DROP FUNCTION priv_try(text);
+DROP FUNCTION priv_as(name, text), priv_try(text);
