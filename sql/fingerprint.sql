@@ -21,11 +21,16 @@ CREATE FUNCTION simhash(features text[], weights float8[]) RETURNS bigint
 COMMENT ON FUNCTION simhash(text[], float8[]) IS
     'SimHash fingerprint of caller-supplied features and weights (hashed verbatim)';
 
+-- A SQL function's body is parsed with the caller's search_path: every name in it is
+-- schema-qualified (pg_catalog's functions, operator and type too), so that a schema put
+-- before pg_catalog cannot substitute its own. Qualified rather than SET search_path, which
+-- would keep the planner from inlining the function.
 CREATE FUNCTION simhash_features(doc text, options jsonb DEFAULT '{}')
     RETURNS TABLE(feature text, weight float8)
     STABLE STRICT PARALLEL SAFE
     LANGUAGE sql
-    AS $$ SELECT convert_from(f.feature, 'UTF8'), f.weight
-          FROM @extschema@.simhash_features_utf8(convert_to(doc, 'UTF8'), '{"definition": "1"}'::jsonb || options) AS f $$;
+    AS $$ SELECT pg_catalog.convert_from(f.feature, 'UTF8'), f.weight
+          FROM @extschema@.simhash_features_utf8(pg_catalog.convert_to(doc, 'UTF8'),
+                                                 '{"definition": "1"}'::pg_catalog.jsonb OPERATOR(pg_catalog.||) options) AS f $$;
 COMMENT ON FUNCTION simhash_features(text, jsonb) IS
     'The features and weights that simhash(doc, options) folds, in order of first occurrence';

@@ -43,8 +43,9 @@ CREATE OR REPLACE FUNCTION simhash_features(doc text, options jsonb DEFAULT '{}'
     RETURNS TABLE(feature text, weight float8)
     STABLE STRICT PARALLEL SAFE
     LANGUAGE sql
-    AS $$ SELECT convert_from(f.feature, 'UTF8'), f.weight
-          FROM @extschema@.simhash_features_utf8(convert_to(doc, 'UTF8'), '{"definition": "1"}'::jsonb || options) AS f $$;
+    AS $$ SELECT pg_catalog.convert_from(f.feature, 'UTF8'), f.weight
+          FROM @extschema@.simhash_features_utf8(pg_catalog.convert_to(doc, 'UTF8'),
+                                                 '{"definition": "1"}'::pg_catalog.jsonb OPERATOR(pg_catalog.||) options) AS f $$;
 
 -- As in the 1.0.0 install script (sql/trigger.sql).
 CREATE FUNCTION simhash_update_trigger() RETURNS trigger

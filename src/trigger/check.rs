@@ -1,6 +1,8 @@
 //! The dedup trigger's check: after the locks and the index pre-check, one SPI query for
 //! the nearest existing row within the bound, prepared once per backend and trigger, and
-//! under REPEATABLE READ and SERIALIZABLE repeated with the latest snapshot.
+//! under REPEATABLE READ and SERIALIZABLE repeated with the latest snapshot. The query
+//! runs with the table owner's rights, as PostgreSQL's foreign-key checks do, so that a
+//! role with only INSERT can load a table with the trigger ([`AsOwner`]).
 
 use std::ffi::CStr;
 
@@ -25,6 +27,65 @@ pub(super) enum Found {
     Visible(Match),
     /// Visible only to the latest snapshot (REPEATABLE READ / SERIALIZABLE).
     Concurrent(Match),
+}
+
+/// The table owner's user id, in force from [`AsOwner::switch`] until the value is dropped.
+///
+/// The check must see every row whatever the inserter may SELECT, as a unique index does:
+/// a role with only INSERT must get 23505 for a near-duplicate, not "permission denied"
+/// (which would also tell it that a near-duplicate exists). PostgreSQL's foreign-key checks
+/// solve the same problem: ri_triggers.c (ri_PlanCheck and ri_PerformCheck) saves the user
+/// id and security context with GetUserIdAndSecContext, calls SetUserIdAndSecContext(
+/// RelationGetForm(rel)->relowner, save_sec_context | SECURITY_LOCAL_USERID_CHANGE |
+/// SECURITY_NOFORCE_RLS) around SPI_prepare and SPI_execute_snapshot, and restores the
+/// saved pair afterwards. We do the same, adding SECURITY_RESTRICTED_OPERATION (as
+/// PostgreSQL does when it runs index expressions or REFRESH MATERIALIZED VIEW as the
+/// owner) so that nothing run as the owner can change session state the inserter keeps
+/// (SET ROLE, temporary objects, ...). SECURITY_NOFORCE_RLS: like a unique index, the
+/// check sees rows that row-level security hides, even under FORCE ROW LEVEL SECURITY;
+/// what DETAIL then says about them is decided for the inserting user (mod.rs).
+///
+/// On the normal path, `drop` restores the saved user id and context. On ERROR, pgrx turns
+/// the longjmp into a Rust unwind through this frame, which drops the guard and restores
+/// them too; independently, PostgreSQL's (sub)transaction abort restores the user id and
+/// context saved at the (sub)transaction's start (xact.c, AbortTransaction /
+/// AbortSubTransaction), which is what ri_triggers.c relies on.
+///
+/// The query cannot be redirected by the inserter's `search_path`, which stays in force
+/// while it runs as the owner: every name in it is schema-qualified
+/// (`simhash_core::dedup::check_query`).
+struct AsOwner {
+    user: pg_sys::Oid,
+    sec_context: i32,
+}
+
+impl AsOwner {
+    /// Switches to `owner`'s user id, with a security-restricted operation.
+    fn switch(owner: pg_sys::Oid) -> AsOwner {
+        let (mut user, mut sec_context) = (pg_sys::InvalidOid, 0);
+        // SAFETY: both functions only read or write the backend's CurrentUserId and
+        // SecurityRestrictionContext; `owner` is the pg_class.relowner of the open trigger
+        // relation, an existing role (a role owning objects cannot be dropped).
+        unsafe {
+            pg_sys::GetUserIdAndSecContext(&mut user, &mut sec_context);
+            pg_sys::SetUserIdAndSecContext(
+                owner,
+                sec_context
+                    | (pg_sys::SECURITY_LOCAL_USERID_CHANGE
+                        | pg_sys::SECURITY_RESTRICTED_OPERATION
+                        | pg_sys::SECURITY_NOFORCE_RLS) as i32,
+            );
+        }
+        AsOwner { user, sec_context }
+    }
+}
+
+impl Drop for AsOwner {
+    fn drop(&mut self) {
+        // SAFETY: restores the pair GetUserIdAndSecContext returned in `switch`; the call
+        // only assigns two globals and cannot raise an ERROR, so it is safe during unwinding.
+        unsafe { pg_sys::SetUserIdAndSecContext(self.user, self.sec_context) }
+    }
 }
 
 /// Runs the check query (under SPI, already connected) and copies its row out.
@@ -104,6 +165,11 @@ pub(super) unsafe fn check(
             return Found::None;
         }
     }
+    // SAFETY: the trigger's relation is open for the call, so its pg_class form is valid.
+    let owner = unsafe { (*(*(*td).tg_relation).rd_rel).relowner };
+    // Prepared and run with the owner's rights (see AsOwner); restored when `_owner` drops,
+    // before the caller decides, as the inserting user, what DETAIL may say.
+    let _owner = AsOwner::switch(owner);
     // SAFETY: SPI_connect/SPI_finish bracket every SPI call; on ERROR the transaction
     // abort releases the SPI stack. Plans are prepared in SPI's context and moved to a
     // long-lived one by SPI_keepplan before being cached.

@@ -181,6 +181,9 @@ pub(super) struct Config {
     pub options: Options,
     /// The key columns as listed in DETAIL, e.g. `id` or `a, b` (`ctid` without a primary key).
     pub key_label: String,
+    /// Their attribute numbers (empty for `ctid`), to decide whether the inserting user may
+    /// see the key (mod.rs, `may_see_key`).
+    pub key_attnums: Vec<i16>,
     /// The key's type, when the check query returns it (link).
     pub link_type: Option<(bool, i16)>,
     pub query_insert: String,
@@ -211,6 +214,7 @@ pub(super) unsafe fn config(
         let (qualified, relname) = relation_names(rel);
         // The primary key, for DETAIL and for link.
         let mut key_names = Vec::new();
+        let mut key_attnums = Vec::new();
         let mut key_types = Vec::new();
         let pk = pg_sys::RelationGetPrimaryKeyIndex(rel);
         if pk != pg_sys::InvalidOid {
@@ -221,6 +225,7 @@ pub(super) unsafe fn config(
                 let attnum = *(*form).indkey.values.as_ptr().add(j);
                 let att = &attrs[attnum as usize - 1];
                 key_names.push(CStr::from_ptr(att.attname.data.as_ptr()).to_string_lossy().into_owned());
+                key_attnums.push(attnum);
                 key_types.push((att.atttypid, att.attbyval, att.attlen));
             }
             pg_sys::index_close(index, pg_sys::AccessShareLock as i32);
@@ -296,6 +301,7 @@ pub(super) unsafe fn config(
             action: parsed.action,
             options,
             key_label: if key_names.is_empty() { "ctid".into() } else { key_names.join(", ") },
+            key_attnums,
             link_type,
             query_insert,
             query_update,

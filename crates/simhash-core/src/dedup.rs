@@ -273,11 +273,17 @@ pub struct CheckQuery<'a> {
 /// the output column `id::text` (also named `id`) and sort keys as strings. The ORDER BY
 /// also keeps the plan on the block indexes: with a bare `LIMIT 1` the planner, hoping to
 /// meet a match early, chose a sequential scan of a small table (seen in the regression test).
+///
+/// Nothing in it resolves through the inserting session's `search_path`, which the inserter
+/// controls while the query runs with the table owner's rights (trigger/check.rs): the
+/// table and the extension's functions are schema-qualified, every operator is written
+/// `OPERATOR(pg_catalog.op)`, casts name `pg_catalog` types, and ORDER BY sorts by the
+/// types' default btree operator classes, which are found without the `search_path`.
 pub fn check_query(q: &CheckQuery<'_>) -> String {
     let ctid = ["ctid".to_owned()];
     let keys: Vec<String> =
         if q.key_columns.is_empty() { &ctid[..] } else { q.key_columns }.iter().map(|c| format!("t.{c}")).collect();
-    let key_text = keys.iter().map(|c| format!("{c}::pg_catalog.text")).collect::<Vec<_>>().join(" || ', ' || ");
+    let key_text = keys.iter().map(|c| format!("{c}::pg_catalog.text")).collect::<Vec<_>>().join(" OPERATOR(pg_catalog.||) ', ' OPERATOR(pg_catalog.||) ");
     let link_value = if q.with_link_value { keys[0].as_str() } else { "NULL" };
     let exclude = if q.exclude_ctid { " AND t.ctid OPERATOR(pg_catalog.<>) $2" } else { "" };
     format!(
@@ -591,6 +597,16 @@ mod tests {
             check_query(&q),
             "SELECT t.ctid::pg_catalog.text, NULL, public.hamming(t.fp, $1) FROM ONLY public.docs AS t \
              WHERE public.simhash_near(t.fp, $1, 3) ORDER BY 3, t.ctid LIMIT 1"
+        );
+        // A composite key: the parts are joined with pg_catalog's ||, not whichever || the
+        // session's search_path finds first.
+        let two = vec!["a".to_owned(), "\"B\"".to_owned()];
+        let q = CheckQuery { key_columns: &two, ..q };
+        assert_eq!(
+            check_query(&q),
+            "SELECT t.a::pg_catalog.text OPERATOR(pg_catalog.||) ', ' OPERATOR(pg_catalog.||) t.\"B\"::pg_catalog.text, NULL, \
+             public.hamming(t.fp, $1) FROM ONLY public.docs AS t \
+             WHERE public.simhash_near(t.fp, $1, 3) ORDER BY 3, t.a, t.\"B\" LIMIT 1"
         );
     }
 }
