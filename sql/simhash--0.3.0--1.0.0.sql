@@ -72,7 +72,7 @@ CREATE FUNCTION "simhash_duplicates_stream"(
 )
 STRICT VOLATILE PARALLEL UNSAFE
 LANGUAGE c /* Rust */
-AS 'MODULE_PATHNAME', 'simhash_duplicates_stream_wrapper';
+AS 'MODULE_PATHNAME', 'simhash_duplicates_wrapper';
 
 CREATE OR REPLACE FUNCTION simhash_duplicates(fingerprints text, max_distance int DEFAULT 3)
     RETURNS TABLE(id1 bigint, id2 bigint, distance int)

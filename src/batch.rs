@@ -109,8 +109,10 @@ fn progress(func: &'static str) -> impl FnMut(Progress) {
 /// `simhash_duplicates` (sql/batch.sql), which calls this one in a select list, where
 /// PostgreSQL asks a value-per-call function for one row at a time: in FROM it would
 /// first put every row into a tuplestore (100,000 identical fingerprints: 5·10⁹ rows).
-#[pg_extern(volatile, parallel_unsafe)]
-fn simhash_duplicates_stream(
+/// The Rust name keeps the C symbol `simhash_duplicates_wrapper` that the 0.x install
+/// scripts name, so a database still at 0.x loads (and streams into its tuplestore).
+#[pg_extern(name = "simhash_duplicates_stream", volatile, parallel_unsafe)]
+fn simhash_duplicates(
     fingerprints: &str,
     max_distance: i32,
 ) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(distance, i32))> {
@@ -142,4 +144,4 @@ fn simhash_clusters(
     TableIterator::new(batch::clusters(rows, k, &mut progress(F)))
 }
 
-pgrx::extension_sql_file!("../sql/batch.sql", name = "batch", requires = [simhash_duplicates_stream]);
+pgrx::extension_sql_file!("../sql/batch.sql", name = "batch", requires = [simhash_duplicates]);
