@@ -57,3 +57,29 @@ CREATE FUNCTION simhash_dedup_trigger() RETURNS trigger
     LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_dedup_trigger_v1';
 COMMENT ON FUNCTION simhash_dedup_trigger() IS
     'BEFORE INSERT OR UPDATE row trigger, arguments (fp_column, text_column, max_distance, reject|skip|link [, link_column] [, options]): sets the fingerprint, simhash(text_column [, options]), and acts on near-duplicates; options is JSON text as for simhash(doc, options), e.g. ''{"definition": "0"}''';
+
+-- As in the 1.0.0 install script (src/batch.rs, sql/batch.sql): simhash_duplicates streams
+-- its pairs instead of building them all first. The C function that 0.x called
+-- simhash_duplicates is now simhash_duplicates_stream, called by a SQL function that
+-- PostgreSQL inlines, so that SELECT * FROM simhash_duplicates(...) LIMIT 10 stops after
+-- 10 pairs.
+CREATE FUNCTION "simhash_duplicates_stream"(
+	"fingerprints" TEXT, /* & str */
+	"max_distance" INT /* i32 */
+) RETURNS TABLE (
+	"id1" bigint,  /* i64 */
+	"id2" bigint,  /* i64 */
+	"distance" INT  /* i32 */
+)
+STRICT VOLATILE PARALLEL UNSAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'simhash_duplicates_wrapper';
+
+CREATE OR REPLACE FUNCTION simhash_duplicates(fingerprints text, max_distance int DEFAULT 3)
+    RETURNS TABLE(id1 bigint, id2 bigint, distance int)
+    STABLE CALLED ON NULL INPUT PARALLEL UNSAFE
+    LANGUAGE sql
+    AS $$ SELECT (p).id1, (p).id2, (p).distance
+          FROM (SELECT @extschema@.simhash_duplicates_stream(fingerprints, max_distance) AS p OFFSET 0) s $$;
+COMMENT ON FUNCTION simhash_duplicates(text, int) IS
+    'Every pair of rows of a query returning (id bigint, fp bigint) within max_distance bits, once, id1 < id2; streamed: distance-0 pairs first, by fingerprint, then the others as found';

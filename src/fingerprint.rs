@@ -14,14 +14,17 @@ use crate::text::text_datum_to_utf8;
 
 /// The fingerprint of a text datum in the server encoding, `None` (SQL NULL) for a text
 /// the definition declines: the one definition the SQL functions and the insert
-/// triggers (trigger.rs) compute.
+/// triggers (trigger.rs) compute. A long text is segmented in pieces, with a check for
+/// cancellation between two (`simhash_core::features::PIECE_BYTES`).
 ///
 /// # Safety
 /// `datum` must be a non-NULL `text` (or `varchar`) datum.
 pub(crate) unsafe fn simhash_of_text_datum(datum: pg_sys::Datum, options: &Options) -> Option<i64> {
     // SAFETY: forwarded from the caller.
     let doc = unsafe { text_datum_to_utf8(datum) };
-    simhash_core::simhash_text(Lexicon::global(), &doc, options).map(|fp| fp as i64)
+    simhash_core::simhash_text_with(Lexicon::global(), &doc, options, &mut || {
+        check_for_interrupts!();
+    }).map(|fp| fp as i64)
 }
 
 /// The function's result: the fingerprint, or SQL NULL.

@@ -24,6 +24,10 @@
 //! enough key bits to prune, and at `k = 64` every pair qualifies anyway). Every plan is
 //! exact for every `k` in `0..=64`.
 //!
+//! [`Duplicates`] streams the pairs: it finds the next one when asked, so no pair list is
+//! ever built (100,000 copies of one fingerprint are 5·10⁹ pairs) and the first pairs
+//! come out at once. [`clusters`] feeds the pairs straight into a union-find.
+//!
 //! Long loops call the caller's [`Progress`] callback: [`Progress::Phase`] once per phase
 //! and [`Progress::Tick`] at least every ~2^20 units of work, so the SQL layer can check
 //! for query cancellation and report progress. Memory: see [`BYTES_PER_ROW`].
@@ -39,9 +43,11 @@ pub enum Progress {
     Tick,
 }
 
-/// Working memory of the pair search per input row, beyond the output: the rows
-/// `(fp, id)` 16 B, the distinct fingerprints 8 B, group offsets 4 B, the table being
-/// scanned 8 B and its radix-sort scratch 8 B. Clusters add 4 B (union-find parent).
+/// Working memory of the pair search per input row, whatever the number of pairs: the
+/// rows `(fp, id)` 16 B, the distinct fingerprints 8 B, group offsets 4 B, the table
+/// being scanned 8 B and its radix-sort scratch 8 B. [`clusters`] adds 4 B (union-find
+/// parent) while searching; after the search it frees the table and holds 12 B per
+/// distinct fingerprint (smallest id, size) and its result, 16 B per clustered row.
 pub const BYTES_PER_ROW: usize = 44;
 
 /// How the distinct fingerprints are searched.
@@ -112,8 +118,7 @@ impl Grouped {
         let mut rows: Vec<(u64, i64)> = input.into_iter().map(|(id, fp)| (fp, id)).collect();
         assert!(rows.len() < u32::MAX as usize, "more than 2^32 - 1 rows");
         cb(Progress::Tick);
-        rows.sort_unstable();
-        cb(Progress::Tick);
+        sort_rows(&mut rows, cb);
         let mut distinct = Vec::new();
         let mut starts = Vec::new();
         for (i, &(fp, _)) in rows.iter().enumerate() {
@@ -131,6 +136,58 @@ impl Grouped {
     fn ids(&self, g: usize) -> &[(u64, i64)] {
         &self.rows[self.starts[g] as usize..self.starts[g + 1] as usize]
     }
+
+    fn len(&self, g: usize) -> usize {
+        (self.starts[g + 1] - self.starts[g]) as usize
+    }
+}
+
+/// Sorts `rows` with a [`Progress::Tick`] at least every 2^18 rows of work: runs of 2^18
+/// rows sorted in place, then merged pairwise through a second buffer (16 B per row, freed
+/// before the search allocates its tables). `sort_unstable` of 10M rows in one call took
+/// about 0.4 s without a chance to cancel (tests/bench/stream.sh).
+fn sort_rows(rows: &mut Vec<(u64, i64)>, cb: &mut dyn FnMut(Progress)) {
+    const RUN: usize = 1 << 18;
+    let n = rows.len();
+    for run in rows.chunks_mut(RUN) {
+        run.sort_unstable();
+        cb(Progress::Tick);
+    }
+    if n <= RUN {
+        return;
+    }
+    let mut src = std::mem::take(rows);
+    let mut dst: Vec<(u64, i64)> = Vec::with_capacity(n);
+    let mut width = RUN;
+    while width < n {
+        dst.clear();
+        let mut since_tick = 0;
+        for start in (0..n).step_by(2 * width) {
+            let mid = (start + width).min(n);
+            let end = (start + 2 * width).min(n);
+            let (mut i, mut j) = (start, mid);
+            while i < mid && j < end {
+                if src[j] < src[i] {
+                    dst.push(src[j]);
+                    j += 1;
+                } else {
+                    dst.push(src[i]);
+                    i += 1;
+                }
+                since_tick += 1;
+                if since_tick == RUN {
+                    since_tick = 0;
+                    cb(Progress::Tick);
+                }
+            }
+            dst.extend_from_slice(&src[i..mid]);
+            dst.extend_from_slice(&src[j..end]);
+        }
+        std::mem::swap(&mut src, &mut dst);
+        cb(Progress::Tick);
+        width *= 2;
+    }
+    *rows = src;
 }
 
 /// One Manku table: which blocks form the key and where every block lands once permuted.
@@ -242,74 +299,155 @@ fn radix_sort_top(v: &mut Vec<u64>, scratch: &mut Vec<u64>, bits: u32, cb: &mut 
     }
 }
 
-/// Calls `emit(i, j, distance)` once for every pair `i < j` of indices into `distinct`
-/// (sorted, no duplicates) within distance `k` (`k ≥ 1`), following `plan`.
-fn distinct_pairs(distinct: &[u64], k: u32, plan: Plan, cb: &mut dyn FnMut(Progress), emit: &mut dyn FnMut(usize, usize, u32)) {
-    let n = distinct.len();
-    let mut work = 0u64;
-    match plan {
-        Plan::IdenticalOnly => {}
-        Plan::BruteForce => {
-            for i in 0..n {
-                for j in i + 1..n {
-                    let d = hamming(distinct[i], distinct[j]);
-                    if d <= k {
-                        emit(i, j, d);
+/// The search for pairs of distinct fingerprints within distance `k`, resumable: each
+/// [`Search::next`] returns the next pair `(i, j, distance)`, `i < j` indices into
+/// `distinct` (sorted, no duplicates), and keeps where it stopped. The state is one
+/// table (8 B per distinct fingerprint) and its radix-sort scratch (8 B), never a pair
+/// list, so the caller can stream pairs out as they are found.
+struct Search {
+    k: u32,
+    state: SearchState,
+    /// Comparisons since the last [`Progress::Tick`].
+    work: u64,
+}
+
+enum SearchState {
+    Done,
+    /// Next comparison: `distinct[i]` with `distinct[j]`.
+    Brute { i: usize, j: usize },
+    /// Manku tables. `table` is keyed on `key`; `buf` holds it permuted and sorted once
+    /// `built`; the current run of equal keys is `buf[run_start..run_end]`, and the
+    /// next comparison is `buf[x]` with `buf[y]`.
+    Blocks {
+        m: u32,
+        key: Vec<usize>,
+        table: Table,
+        built: bool,
+        buf: Vec<u64>,
+        scratch: Vec<u64>,
+        run_end: usize,
+        x: usize,
+        y: usize,
+    },
+}
+
+impl Search {
+    fn new(k: u32, plan: Plan) -> Search {
+        let state = match plan {
+            Plan::IdenticalOnly => SearchState::Done,
+            Plan::BruteForce => SearchState::Brute { i: 0, j: 1 },
+            Plan::Blocks { m, a } => {
+                let key: Vec<usize> = (0..a as usize).collect();
+                let table = Table::new(m, &key);
+                SearchState::Blocks { m, key, table, built: false, buf: Vec::new(), scratch: Vec::new(), run_end: 0, x: 0, y: 0 }
+            }
+        };
+        Search { k, state, work: 0 }
+    }
+
+    #[inline]
+    fn tick(&mut self, units: u64, cb: &mut dyn FnMut(Progress)) {
+        self.work += units;
+        if self.work >= TICK_WORK {
+            self.work = 0;
+            cb(Progress::Tick);
+        }
+    }
+
+    /// The next pair of distinct fingerprints within `k`, `None` when there are no more.
+    fn next(&mut self, distinct: &[u64], cb: &mut dyn FnMut(Progress)) -> Option<(usize, usize, u32)> {
+        let n = distinct.len();
+        let k = self.k;
+        let mut work = 0u64;
+        let found = match &mut self.state {
+            SearchState::Done => None,
+            SearchState::Brute { i, j } => loop {
+                if *j >= n {
+                    *i += 1;
+                    *j = *i + 1;
+                    if *j >= n {
+                        break None;
                     }
                 }
-                work += (n - i) as u64;
+                let (a, b) = (*i, *j);
+                *j += 1;
+                work += 1;
+                let d = hamming(distinct[a], distinct[b]);
+                if d <= k {
+                    break Some((a, b, d));
+                }
                 if work >= TICK_WORK {
+                    cb(Progress::Tick);
                     work = 0;
-                    cb(Progress::Tick);
                 }
-            }
-        }
-        Plan::Blocks { m, a } => {
-            let index = |fp: u64| distinct.binary_search(&fp).expect("permutation is a bijection");
-            let mut buf: Vec<u64> = Vec::with_capacity(n);
-            let mut scratch: Vec<u64> = Vec::new();
-            let mut key = (0..a as usize).collect::<Vec<_>>();
-            loop {
-                let table = Table::new(m, &key);
-                buf.clear();
-                for chunk in distinct.chunks(1 << 16) {
-                    buf.extend(chunk.iter().map(|&fp| table.permute(fp)));
-                    cb(Progress::Tick);
+            },
+            SearchState::Blocks { m, key, table, built, buf, scratch, run_end, x, y } => loop {
+                if !*built {
+                    buf.clear();
+                    buf.reserve(n);
+                    for chunk in distinct.chunks(1 << 16) {
+                        buf.extend(chunk.iter().map(|&fp| table.permute(fp)));
+                        cb(Progress::Tick);
+                    }
+                    radix_sort_top(buf, scratch, table.key_bits, cb);
+                    (*built, *run_end, *x, *y) = (true, 0, 0, 0);
                 }
-                radix_sort_top(&mut buf, &mut scratch, table.key_bits, cb);
                 let shift = 64 - table.key_bits;
-                let key_of = |x: u64| if table.key_bits == 64 { x } else { x >> shift };
-                let mut i = 0;
-                while i < n {
+                let key_of = |v: u64| if table.key_bits == 64 { v } else { v >> shift };
+                if *y < *run_end {
+                    let (px, py) = (buf[*x], buf[*y]);
+                    *y += 1;
+                    if *y == *run_end {
+                        *x += 1;
+                        *y = *x + 1;
+                    }
+                    work += 1;
+                    let xor = px ^ py;
+                    let d = xor.count_ones();
+                    if d <= k && table.is_canonical(xor) {
+                        let index = |fp: u64| distinct.binary_search(&fp).expect("permutation is a bijection");
+                        let (fa, fb) = (index(table.unpermute(px)), index(table.unpermute(py)));
+                        break Some((fa.min(fb), fa.max(fb), d));
+                    }
+                } else {
+                    // The next run of equal keys, or the next table.
+                    let i = *run_end;
+                    if i >= n {
+                        if !next_combination(key, *m as usize) {
+                            break None;
+                        }
+                        *table = Table::new(*m, key);
+                        *built = false;
+                        continue;
+                    }
                     let kv = key_of(buf[i]);
                     let mut j = i + 1;
                     while j < n && key_of(buf[j]) == kv {
                         j += 1;
                     }
-                    for x in i..j {
-                        let px = buf[x];
-                        for &py in &buf[x + 1..j] {
-                            let xor = px ^ py;
-                            let d = xor.count_ones();
-                            if d <= k && table.is_canonical(xor) {
-                                let (fa, fb) = (index(table.unpermute(px)), index(table.unpermute(py)));
-                                emit(fa.min(fb), fa.max(fb), d);
-                            }
-                        }
-                        work += (j - x) as u64;
-                        if work >= TICK_WORK {
-                            work = 0;
-                            cb(Progress::Tick);
-                        }
-                    }
-                    work += 1;
-                    i = j;
+                    work += (j - i) as u64;
+                    (*run_end, *x, *y) = (j, i, i + 1);
                 }
-                if !next_combination(&mut key, m as usize) {
-                    break;
+                if work >= TICK_WORK {
+                    cb(Progress::Tick);
+                    work = 0;
                 }
-            }
+            },
+        };
+        if found.is_none() {
+            self.state = SearchState::Done; // frees the table and its scratch
         }
+        self.tick(work, cb);
+        found
+    }
+}
+
+/// Calls `emit(i, j, distance)` once for every pair `i < j` of indices into `distinct`
+/// (sorted, no duplicates) within distance `k` (`k ≥ 1`), following `plan`.
+fn distinct_pairs(distinct: &[u64], k: u32, plan: Plan, cb: &mut dyn FnMut(Progress), emit: &mut dyn FnMut(usize, usize, u32)) {
+    let mut search = Search::new(k, plan);
+    while let Some((i, j, d)) = search.next(distinct, cb) {
+        emit(i, j, d);
     }
 }
 
@@ -343,40 +481,125 @@ fn plan_message(plan: Plan, distinct: usize, k: u32) -> String {
 }
 
 /// Every unordered pair of rows whose fingerprints are within Hamming distance `k`, as
-/// `(id1, id2, distance)` with `id1 < id2`, sorted. Rows are `(id, fp)`; two rows with the
-/// same id never pair (ids are meant to be unique). Panics if `k > 64`.
-pub fn duplicates(rows: impl IntoIterator<Item = (i64, u64)>, k: u32, cb: &mut dyn FnMut(Progress)) -> Vec<(i64, i64, u32)> {
-    let g = Grouped::new(rows, cb);
-    let plan = plan(g.distinct.len(), k);
-    cb(Progress::Phase(plan_message(plan, g.distinct.len(), k)));
-    let mut out = Vec::new();
-    let mut work = 0u64;
-    let mut cross = |a: &[(u64, i64)], b: &[(u64, i64)], d: u32, out: &mut Vec<(i64, i64, u32)>, cb: &mut dyn FnMut(Progress)| {
-        for &(_, x) in a {
-            for &(_, y) in b {
-                if x != y {
-                    out.push((x.min(y), x.max(y), d));
+/// `(id1, id2, distance)` with `id1 < id2`, streamed: [`Duplicates::next_pair`] finds
+/// the next pair when asked for it, so memory is the rows (see [`BYTES_PER_ROW`]) and
+/// never grows with the number of pairs, and the first pairs come out at once even when
+/// the input has billions of them.
+///
+/// Order (deterministic for the same rows and `k`):
+/// 1. the pairs at distance 0, group of identical fingerprints by group in increasing
+///    order of the fingerprint as an unsigned number, each group's pairs in increasing
+///    `(id1, id2)` order;
+/// 2. then the pairs at distance 1 to `k`, in the order the search meets them (table by
+///    table), not sorted: for each pair of distinct fingerprints, the cross product of
+///    their rows, in increasing order of the first fingerprint's ids, then the second's.
+///
+/// Rows are `(id, fp)`; two rows with the same id never pair (ids are meant to be unique).
+pub struct Duplicates {
+    g: Grouped,
+    search: Search,
+    stage: Stage,
+    /// Pairs returned so far.
+    emitted: u64,
+    /// Units of work since the last [`Progress::Tick`] (pairs returned or skipped).
+    work: u64,
+}
+
+/// Where [`Duplicates`] is: the next pair is rows `x` and `y` of the stage's groups.
+enum Stage {
+    /// Inside group `g`, `x < y`.
+    Identical { g: usize, x: usize, y: usize },
+    /// Group `a` (row `x`) with group `b` (row `y`), at distance `d`.
+    Cross { a: usize, b: usize, d: u32, x: usize, y: usize },
+    /// Between two groups: ask the search for the next pair of distinct fingerprints.
+    Search,
+    Done,
+}
+
+impl Duplicates {
+    /// Groups the rows and chooses the search plan (reported as a [`Progress::Phase`]).
+    /// Panics if `k > 64`.
+    pub fn new(rows: impl IntoIterator<Item = (i64, u64)>, k: u32, cb: &mut dyn FnMut(Progress)) -> Duplicates {
+        let g = Grouped::new(rows, cb);
+        let plan = plan(g.distinct.len(), k);
+        cb(Progress::Phase(plan_message(plan, g.distinct.len(), k)));
+        Duplicates { g, search: Search::new(k, plan), stage: Stage::Identical { g: 0, x: 0, y: 1 }, emitted: 0, work: 0 }
+    }
+
+    #[inline]
+    fn tick(&mut self, cb: &mut dyn FnMut(Progress)) {
+        self.work += 1;
+        if self.work >= TICK_WORK {
+            self.work = 0;
+            cb(Progress::Tick);
+        }
+    }
+
+    /// The next pair, `None` after the last (then a [`Progress::Phase`] gives the count).
+    /// Calls `cb(Progress::Tick)` at least every ~2^20 units of work within one call.
+    pub fn next_pair(&mut self, cb: &mut dyn FnMut(Progress)) -> Option<(i64, i64, u32)> {
+        loop {
+            match self.stage {
+                Stage::Identical { g, x, y } => {
+                    if g >= self.g.distinct.len() {
+                        self.stage = Stage::Search;
+                        continue;
+                    }
+                    let len = self.g.len(g);
+                    if y >= len {
+                        // Next row of the group, or the next group.
+                        self.stage = if x + 2 < len { Stage::Identical { g, x: x + 1, y: x + 2 } } else { Stage::Identical { g: g + 1, x: 0, y: 1 } };
+                        self.tick(cb);
+                        continue;
+                    }
+                    self.stage = Stage::Identical { g, x, y: y + 1 };
+                    self.tick(cb);
+                    let ids = self.g.ids(g);
+                    let (a, b) = (ids[x].1, ids[y].1);
+                    if a != b {
+                        return self.emit(a, b, 0);
+                    }
                 }
-            }
-            work += b.len() as u64;
-            if work >= TICK_WORK {
-                work = 0;
-                cb(Progress::Tick);
+                Stage::Cross { a, b, d, x, y } => {
+                    let (la, lb) = (self.g.len(a), self.g.len(b));
+                    if x >= la {
+                        self.stage = Stage::Search;
+                        continue;
+                    }
+                    self.stage = if y + 1 < lb { Stage::Cross { a, b, d, x, y: y + 1 } } else { Stage::Cross { a, b, d, x: x + 1, y: 0 } };
+                    self.tick(cb);
+                    let (p, q) = (self.g.ids(a)[x].1, self.g.ids(b)[y].1);
+                    if p != q {
+                        return self.emit(p, q, d);
+                    }
+                }
+                Stage::Search => match self.search.next(&self.g.distinct, cb) {
+                    Some((a, b, d)) => self.stage = Stage::Cross { a, b, d, x: 0, y: 0 },
+                    None => {
+                        self.stage = Stage::Done;
+                        cb(Progress::Phase(format!("{} pairs", self.emitted)));
+                    }
+                },
+                Stage::Done => return None,
             }
         }
-    };
-    for gi in 0..g.distinct.len() {
-        let ids = g.ids(gi);
-        for (x, &(_, id)) in ids.iter().enumerate() {
-            cross(&[(0, id)], &ids[x + 1..], 0, &mut out, cb);
-        }
     }
-    let mut pairs = Vec::new();
-    distinct_pairs(&g.distinct, k, plan, cb, &mut |i, j, d| pairs.push((i as u32, j as u32, d)));
-    for (i, j, d) in pairs {
-        cross(g.ids(i as usize), g.ids(j as usize), d, &mut out, cb);
+
+    #[inline]
+    fn emit(&mut self, a: i64, b: i64, d: u32) -> Option<(i64, i64, u32)> {
+        self.emitted += 1;
+        Some((a.min(b), a.max(b), d))
     }
-    cb(Progress::Phase(format!("{} pairs found, sorting", out.len())));
+}
+
+/// Every pair of [`Duplicates`], collected and sorted by `(id1, id2, distance)`: for
+/// tests and small inputs (it holds every pair, 16 B each). Panics if `k > 64`.
+pub fn duplicates(rows: impl IntoIterator<Item = (i64, u64)>, k: u32, cb: &mut dyn FnMut(Progress)) -> Vec<(i64, i64, u32)> {
+    let mut d = Duplicates::new(rows, k, cb);
+    let mut out = Vec::new();
+    while let Some(p) = d.next_pair(cb) {
+        out.push(p);
+    }
     out.sort_unstable();
     out
 }
@@ -553,6 +776,61 @@ mod tests {
         assert_eq!(&cl[..3], &[(5, 5), (6, 5), (7, 5)]);
         assert!(cl[3..].iter().all(|&(id, c)| c == 100 && (100..2100).contains(&id)));
         assert_eq!(cl, brute_clusters(&rows, 1));
+    }
+
+    /// The documented stream order: distance-0 pairs first, group by group in increasing
+    /// unsigned fingerprint order, each group sorted; then the others, each pair once.
+    #[test]
+    fn stream_order_identical_groups_first() {
+        let mut rows: Vec<(i64, u64)> = vec![(9, u64::MAX), (3, u64::MAX), (4, 7), (1, 7), (2, 7), (5, 6), (8, 1 << 40)];
+        rows.extend((100..110).map(|id| (id, id as u64 * 0x1000_0001)));
+        let mut d = Duplicates::new(rows.clone(), 1, &mut nop);
+        let mut got = Vec::new();
+        while let Some(p) = d.next_pair(&mut nop) {
+            got.push(p);
+        }
+        assert_eq!(&got[..4], &[(1, 2, 0), (1, 4, 0), (2, 4, 0), (3, 9, 0)]);
+        assert!(got[4..].iter().all(|p| p.2 > 0));
+        let mut sorted = got.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, brute(&rows, 1));
+    }
+
+    /// 100,000 copies of one fingerprint are 5·10⁹ pairs: the first ten come at once,
+    /// and emitting them ticks (the SQL layer checks for cancellation there).
+    #[test]
+    fn huge_identical_group_streams_and_ticks() {
+        let rows: Vec<(i64, u64)> = (1..=100_000).map(|id| (id, 0)).collect();
+        let mut d = Duplicates::new(rows, 3, &mut nop);
+        let first: Vec<_> = (0..10).map_while(|_| d.next_pair(&mut nop)).collect();
+        assert_eq!(first, (2..=11).map(|b| (1, b, 0)).collect::<Vec<_>>());
+        let mut ticks = 0;
+        for _ in 0..3_000_000 {
+            d.next_pair(&mut |p| ticks += u32::from(p == Progress::Tick)).expect("more pairs");
+        }
+        assert!(ticks >= 2, "{ticks} ticks");
+    }
+
+    #[test]
+    fn sorting_many_rows_in_runs_and_merges() {
+        let mut rows: Vec<(u64, i64)> = (0..1_000_003i64).map(|i| ((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) % 5000, -i)).collect();
+        let mut want = rows.clone();
+        want.sort_unstable();
+        let mut ticks = 0;
+        sort_rows(&mut rows, &mut |_| ticks += 1);
+        assert_eq!(rows, want);
+        assert!(ticks >= 8, "{ticks}");
+    }
+
+    /// A search that finds nothing for a long time still ticks inside one call.
+    #[test]
+    fn long_search_without_pairs_ticks() {
+        let mut distinct: Vec<u64> = (0..3000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+        distinct.sort_unstable();
+        let mut ticks = 0;
+        let mut s = Search::new(1, Plan::BruteForce);
+        assert_eq!(s.next(&distinct, &mut |p| ticks += u32::from(p == Progress::Tick)), None);
+        assert!(ticks >= 4, "{ticks} ticks over 4.5M comparisons");
     }
 
     trait TapSort {

@@ -226,7 +226,7 @@ fn kind(token: &str) -> Kind {
 ///   removed first); a text with fewer than n of them is one feature. No stop words.
 pub fn extract<'a>(lexicon: &Lexicon, normalized: &'a str, rules: &Rules) -> Vec<Feature<'a>> {
     let mut acc = WithTexts { counts: Counts::default(), texts: Vec::new() };
-    segment(lexicon, normalized, rules, &mut acc);
+    segment(lexicon, normalized, rules, &mut acc, PIECE_BYTES, &mut || ());
     let weigher = Weigher::new(lexicon, rules);
     acc.counts
         .feats
@@ -249,11 +249,17 @@ pub fn extract<'a>(lexicon: &Lexicon, normalized: &'a str, rules: &Rules) -> Vec
 /// ~140-156 ms of `simhash_text` per corpus pass (19,484 paragraphs; throughput.rs
 /// PROFILE_SIMHASH=12, six interleaved A/B runs).
 pub fn fingerprint_normalized(lexicon: &Lexicon, normalized: &str, rules: &Rules) -> Option<u64> {
+    fingerprint_normalized_with(lexicon, normalized, rules, &mut || ())
+}
+
+/// [`fingerprint_normalized`], calling `tick` between the pieces of a long text
+/// (see [`PIECE_BYTES`]): the SQL layer checks for query cancellation there.
+pub fn fingerprint_normalized_with(lexicon: &Lexicon, normalized: &str, rules: &Rules, tick: &mut dyn FnMut()) -> Option<u64> {
     thread_local! {
         static COUNTS: RefCell<Counts> = RefCell::default();
     }
     COUNTS.with_borrow_mut(|counts| {
-        segment(lexicon, normalized, rules, counts);
+        segment(lexicon, normalized, rules, counts, PIECE_BYTES, tick);
         let weigher = Weigher::new(lexicon, rules);
         let mut fold = Fold::default();
         let mut n = 0u32;
@@ -267,24 +273,64 @@ pub fn fingerprint_normalized(lexicon: &Lexicon, normalized: &str, rules: &Rules
     })
 }
 
+/// A normalized text longer than this is segmented in pieces of about this many bytes,
+/// with a call to the caller's `tick` between two pieces: jieba takes about 15 ms per MB
+/// here, so a 50 MB text would otherwise run for most of a second without a chance to
+/// cancel. Shorter texts (all paragraphs and articles) take the one-piece path, as before.
+pub const PIECE_BYTES: usize = 64 * 1024;
+
+/// Where jieba-rs `cut` would cut anyway: it splits its input into runs of characters of
+/// its class `[CJK ideographs a-zA-Z0-9+#&._%-]`, which it segments with its dictionary,
+/// and emits every other character as a token of its own (`\r\n` as one). So right after
+/// a character outside that class, other than `\r`, the tokens of the text are the tokens
+/// of the part before followed by those of the part after. These are the ones taken:
+/// ASCII whitespace and punctuation outside the class, and the ideographic full stop.
+#[inline]
+fn is_piece_end(c: char) -> bool {
+    match c {
+        '\r' => false,
+        '+' | '#' | '&' | '.' | '_' | '%' | '-' => false,
+        '\u{3002}' => true,
+        c => c.is_ascii_whitespace() || c.is_ascii_punctuation(),
+    }
+}
+
+/// The end of the piece of `text` that starts at `start`: the end of the first piece end
+/// character ([`is_piece_end`]) at or after `start + piece`, or the end of the text.
+fn piece_end(text: &str, start: usize, piece: usize) -> usize {
+    let mut from = start + piece;
+    if from >= text.len() {
+        return text.len();
+    }
+    while !text.is_char_boundary(from) {
+        from += 1;
+    }
+    match text[from..].char_indices().find(|&(_, c)| is_piece_end(c)) {
+        Some((i, c)) => from + i + c.len_utf8(),
+        None => text.len(),
+    }
+}
+
 /// Where [`segment`] puts each feature occurrence.
 trait Sink<'a> {
-    /// Room for about `n` occurrences.
+    /// Room for about `n` occurrences; forgets any earlier ones.
     fn reserve(&mut self, n: usize);
+    /// Room for about `n` more occurrences, keeping the earlier ones (the next piece).
+    fn grow(&mut self, n: usize);
     /// One occurrence; `text` is only called for a feature not seen before.
     fn add(&mut self, hash: u64, class: Class, text: impl FnOnce() -> Cow<'a, str>);
 }
 
 /// Tokenize and filter (see [`extract`]), handing every feature occurrence to `sink`.
-fn segment<'a>(lexicon: &Lexicon, normalized: &'a str, rules: &Rules, sink: &mut impl Sink<'a>) {
+/// A text longer than `piece` bytes is cut by jieba in pieces ([`piece_end`]), with a
+/// call to `tick` between two pieces; the tokens, and so the features, are the same.
+fn segment<'a, S: Sink<'a>>(lexicon: &Lexicon, normalized: &'a str, rules: &Rules, sink: &mut S, piece: usize, tick: &mut dyn FnMut()) {
     match rules.tokenizer {
         Tokenizer::Jieba => {
-            let tokens = lexicon.jieba.cut(normalized, rules.hmm);
-            sink.reserve(tokens.len());
             let drop_single_han = rules.single_han == 0.0;
             // `is_word`: a jieba token known to have a letter or digit (trimming dots keeps
             // it); otherwise a glued run of non-Han tokens.
-            let mut add = |word: &'a str, is_word: bool| {
+            let add = |sink: &mut S, word: &'a str, is_word: bool| {
                 let word = word.trim_end_matches('.');
                 let class = if is_word {
                     if is_single_han(word) { Class::SingleHan } else { Class::Word }
@@ -315,31 +361,48 @@ fn segment<'a>(lexicon: &Lexicon, normalized: &'a str, rules: &Rules, sink: &mut
             // jieba only keeps [a-zA-Z0-9] runs together, so "crème" comes out as
             // "cr" "è" "me": glue adjacent tokens that are letters/digits of any
             // non-Han script back into one word.
+            // Offsets are into `normalized`, so a word is glued across two pieces too.
             let mut pending: Option<(usize, usize)> = None;
-            for token in tokens {
-                let word = token.word;
-                let kind = kind(word);
-                // A "." continues a word only between letters/digits, as in "4.3".
-                if kind == Kind::NonHanWord || (word == "." && pending.is_some()) {
-                    pending = match pending {
-                        Some((start, end)) if end == token.byte_start => Some((start, token.byte_end)),
-                        Some((start, end)) => {
-                            add(&normalized[start..end], false);
-                            Some((token.byte_start, token.byte_end))
-                        }
-                        None => Some((token.byte_start, token.byte_end)),
-                    };
-                    continue;
+            let mut start = 0;
+            loop {
+                let end = if normalized.len() <= piece { normalized.len() } else { piece_end(normalized, start, piece) };
+                let tokens = lexicon.jieba.cut(&normalized[start..end], rules.hmm);
+                if start == 0 {
+                    sink.reserve(tokens.len());
+                } else {
+                    tick();
+                    sink.grow(tokens.len());
                 }
-                if let Some((start, end)) = pending.take() {
-                    add(&normalized[start..end], false);
+                for token in tokens {
+                    let word = token.word;
+                    let (byte_start, byte_end) = (start + token.byte_start, start + token.byte_end);
+                    let kind = kind(word);
+                    // A "." continues a word only between letters/digits, as in "4.3".
+                    if kind == Kind::NonHanWord || (word == "." && pending.is_some()) {
+                        pending = match pending {
+                            Some((start, end)) if end == byte_start => Some((start, byte_end)),
+                            Some((start, end)) => {
+                                add(sink, &normalized[start..end], false);
+                                Some((byte_start, byte_end))
+                            }
+                            None => Some((byte_start, byte_end)),
+                        };
+                        continue;
+                    }
+                    if let Some((start, end)) = pending.take() {
+                        add(sink, &normalized[start..end], false);
+                    }
+                    if kind == Kind::Word {
+                        add(sink, word, true);
+                    }
                 }
-                if kind == Kind::Word {
-                    add(word, true);
+                if end == normalized.len() {
+                    break;
                 }
+                start = end;
             }
             if let Some((start, end)) = pending {
-                add(&normalized[start..end], false);
+                add(sink, &normalized[start..end], false);
             }
         }
         Tokenizer::Ngram(n) => {
@@ -350,6 +413,9 @@ fn segment<'a>(lexicon: &Lexicon, normalized: &'a str, rules: &Rules, sink: &mut
                 let windows = nchars.saturating_sub(n) + 1;
                 sink.reserve(windows);
                 for w in 0..windows {
+                    if w % (1 << 16) == (1 << 16) - 1 {
+                        tick();
+                    }
                     let gram = &kept[bounds[w]..bounds[(w + n).min(nchars)]];
                     sink.add(hash_feature(gram.as_bytes()), Class::Word, || Cow::Owned(gram.to_owned()));
                 }
@@ -395,6 +461,26 @@ impl Counts {
         }
     }
 
+    /// Room for `n` more distinct features: at least twice as many slots as features, as
+    /// [`Sink::reserve`] makes. The slots are rebuilt from `feats`, whose order (of first
+    /// occurrence, which the fold follows) does not change.
+    fn grow_for(&mut self, n: usize) {
+        let need = (2 * (self.feats.len() + n)).next_power_of_two().max(16);
+        if self.slots.len() >= need {
+            return;
+        }
+        self.slots.clear();
+        self.slots.resize(need, 0);
+        let mask = need - 1;
+        for (f, &(hash, _, _)) in self.feats.iter().enumerate() {
+            let mut i = hash as usize & mask;
+            while self.slots[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = f as u32 + 1;
+        }
+    }
+
     /// Free the buffers after a very long text rather than keep them for the thread.
     fn release_if_huge(&mut self) {
         if self.slots.len() > 1 << 16 {
@@ -409,6 +495,10 @@ impl<'a> Sink<'a> for Counts {
         self.slots.resize((2 * n).next_power_of_two().max(16), 0);
         self.feats.clear();
         self.feats.reserve(n);
+    }
+
+    fn grow(&mut self, n: usize) {
+        self.grow_for(n);
     }
 
     #[inline]
@@ -426,6 +516,10 @@ struct WithTexts<'a> {
 impl<'a> Sink<'a> for WithTexts<'a> {
     fn reserve(&mut self, n: usize) {
         self.counts.reserve(n);
+    }
+
+    fn grow(&mut self, n: usize) {
+        self.counts.grow_for(n);
     }
 
     #[inline]
@@ -616,6 +710,70 @@ mod tests {
         #[test]
         fn kind_equals_definition(token in "[a-z0-9.中文\u{3400}\u{F900}\u{20000}éüжя٣〇々。、“”,\\- %+_]{0,6}") {
             proptest::prop_assert_eq!(kind(&token), kind_by_definition(&token));
+        }
+    }
+
+    /// Every feature occurrence of `normalized` with jieba pieces of `piece` bytes, and the
+    /// number of ticks.
+    fn occurrences(normalized: &str, rules: &Rules, piece: usize) -> (Vec<(u64, u32, Class)>, Vec<String>, usize) {
+        let mut acc = WithTexts { counts: Counts::default(), texts: Vec::new() };
+        let mut ticks = 0;
+        segment(Lexicon::global(), normalized, rules, &mut acc, piece, &mut || ticks += 1);
+        (acc.counts.feats, acc.texts.into_iter().map(Cow::into_owned).collect(), ticks)
+    }
+
+    #[test]
+    fn long_texts_are_cut_in_pieces_with_the_same_features() {
+        let para = "中共中央总书记、国家主席江泽民发表1998年新年讲话。Crème brûlée 4.3亿元, привет\r\n";
+        let text = para.repeat(4000);
+        let doc = normalize(&text);
+        assert!(doc.len() > 4 * PIECE_BYTES);
+        for o in [Options::default(), Options::v0()] {
+            let rules = Rules::from(&o);
+            let (whole, texts, none) = occurrences(&doc, &rules, usize::MAX);
+            let (pieces, texts2, ticks) = occurrences(&doc, &rules, PIECE_BYTES);
+            assert_eq!(none, 0);
+            assert!(ticks >= 4, "{ticks}");
+            assert_eq!((whole, texts), (pieces, texts2));
+            let mut n = 0;
+            let fp = fingerprint_normalized_with(Lexicon::global(), &doc, &rules, &mut || n += 1);
+            assert_eq!(fp, fingerprint_normalized(Lexicon::global(), &doc, &rules));
+            assert_eq!(n, ticks);
+        }
+    }
+
+    /// The whole People's Daily corpus as one 5.5 MB text (when `make corpus` has fetched
+    /// it): 85 pieces, the same features as one `cut`.
+    #[test]
+    fn corpus_as_one_text_in_pieces() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/corpus/peoples_daily_199801.txt");
+        let Ok(text) = std::fs::read_to_string(path) else { return };
+        let doc = normalize(&text);
+        for o in [Options::default(), Options::v0()] {
+            let rules = Rules::from(&o);
+            let (whole, texts, _) = occurrences(&doc, &rules, usize::MAX);
+            let (pieces, texts2, ticks) = occurrences(&doc, &rules, PIECE_BYTES);
+            assert!(ticks > 50, "{ticks}");
+            assert!(whole == pieces && texts == texts2);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// Cutting at any piece size gives jieba's tokens, glued words and counts of the
+        /// whole text, so the same fingerprint bit for bit.
+        #[test]
+        fn pieces_do_not_change_features(
+            doc in "[a-zA-Z0-9中国经济发展改革开放的了人民日报新华社讲话江泽民é ü ж。，,.!?;:+#&_%\\-\t\r\n 　]{0,80}",
+            piece in 1usize..24,
+            v0: bool,
+        ) {
+            let doc = normalize(&doc);
+            let rules = Rules::from(&if v0 { Options::v0() } else { Options::default() });
+            let (whole, texts, _) = occurrences(&doc, &rules, usize::MAX);
+            let (pieces, texts2, _) = occurrences(&doc, &rules, piece);
+            proptest::prop_assert_eq!(&whole, &pieces);
+            proptest::prop_assert_eq!(texts, texts2);
         }
     }
 

@@ -28,6 +28,14 @@ pub fn simhash_text(lexicon: &Lexicon, doc: &str, options: &Options) -> Option<u
     simhash_rules(lexicon, doc, &Rules::from(options))
 }
 
+/// [`simhash_text`], calling `tick` between the pieces in which a long text (over
+/// [`features::PIECE_BYTES`]) is normalized and segmented, with the same result: the
+/// SQL layer checks for query cancellation there.
+pub fn simhash_text_with(lexicon: &Lexicon, doc: &str, options: &Options, tick: &mut dyn FnMut()) -> Option<u64> {
+    let normalized = normalize::normalize_pieces(doc, features::PIECE_BYTES, tick);
+    features::fingerprint_normalized_with(lexicon, &normalized, &Rules::from(options), tick)
+}
+
 /// [`simhash_text`] under explicit [`Rules`] (`make quality` measures candidates this way).
 pub fn simhash_rules(lexicon: &Lexicon, doc: &str, rules: &Rules) -> Option<u64> {
     features::fingerprint_normalized(lexicon, &normalize::normalize(doc), rules)

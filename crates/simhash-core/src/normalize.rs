@@ -171,6 +171,34 @@ pub fn normalize(doc: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// [`normalize`] of a long text in pieces of about `piece` bytes, calling `tick` after
+/// each, with the same result. A piece ends before an ASCII space, tab or line break or
+/// an ideographic full stop `。`: each is an NFKC boundary (a starter that nothing
+/// composes with or reorders past), neither cased nor case-ignorable, so neither NFKC
+/// nor the final-sigma rule of lowercasing looks across it.
+pub fn normalize_pieces<'a>(doc: &'a str, piece: usize, tick: &mut dyn FnMut()) -> Cow<'a, str> {
+    if doc.len() <= piece {
+        return normalize(doc);
+    }
+    let mut out = String::with_capacity(doc.len());
+    let mut start = 0;
+    while start < doc.len() {
+        let mut from = start + piece;
+        let end = if from >= doc.len() {
+            doc.len()
+        } else {
+            while !doc.is_char_boundary(from) {
+                from += 1;
+            }
+            doc[from..].find([' ', '\t', '\n', '\r', '\u{3002}']).map_or(doc.len(), |i| from + i)
+        };
+        out.push_str(&normalize(&doc[start..end]));
+        tick();
+        start = end;
+    }
+    Cow::Owned(out)
+}
+
 /// Append the NFKC lowercase form of one segment that is not [`Segment::Copy`];
 /// false if its NFKC form has a `Σ`.
 #[inline]
@@ -274,6 +302,20 @@ mod tests {
         fn idempotent(s in "\\PC{0,40}") {
             let once = normalize(&s).into_owned();
             prop_assert_eq!(normalize(&once).into_owned(), once);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// Pieces do not change the normalized text, final sigmas and combining marks included.
+        #[test]
+        fn pieces_normalize_alike(
+            doc in "[aAΣσςΑ.'·:\u{0301}\u{0308}\u{1100}\u{1161}\u{11A8}가ＡＢ１，。．中文 \t\r\nﬁ①ß]{0,40}",
+            piece in 1usize..12,
+        ) {
+            let mut ticks = 0;
+            let got = normalize_pieces(&doc, piece, &mut || ticks += 1);
+            proptest::prop_assert_eq!(got, normalize(&doc));
         }
     }
 }

@@ -71,8 +71,32 @@ SELECT count(*) AS to_delete FROM simhash_clusters('SELECT id, fp FROM fps', 3) 
 
 -- Progress NOTICEs (silenced above with client_min_messages).
 SET client_min_messages = notice;
-SELECT * FROM simhash_duplicates('VALUES (1::bigint, 0::bigint), (2, 1), (3, NULL), (4, 7)', 2);
+SELECT * FROM simhash_duplicates('VALUES (1::bigint, 0::bigint), (2, 1), (3, NULL), (4, 7)', 2) ORDER BY 1, 2;
 SET client_min_messages = warning;
+
+-- Exact, as sorted lists, for k = 0..8 on small inputs: identical groups (one of them of
+-- fingerprint 0, definition 0's "no features", which is kept), near copies, a repeated id.
+CREATE TEMP TABLE small AS
+  SELECT g::bigint AS id, CASE WHEN g <= 6 THEN 0::bigint WHEN g <= 12 THEN 255::bigint
+                               ELSE (g * 37)::bigint # (1::bigint << (g % 64)) END AS fp
+    FROM generate_series(1, 60) g
+  UNION ALL SELECT 7, 255;
+SELECT k, (SELECT array_agg(ROW(id1, id2, distance) ORDER BY id1, id2, distance)
+             FROM simhash_duplicates('SELECT id, fp FROM small', k))
+        = (SELECT array_agg(ROW(a.id, b.id, hamming(a.fp, b.fp)) ORDER BY a.id, b.id, hamming(a.fp, b.fp))
+             FROM small a JOIN small b ON a.id < b.id AND hamming(a.fp, b.fp) <= k) AS exact
+  FROM generate_series(0, 8) k;
+
+-- The stream order (README, Bulk deduplication): the distance-0 pairs first, group by group
+-- in increasing unsigned fingerprint order (-1 = 2^64 - 1 last), each group sorted; then
+-- the others as found. Without ORDER BY, only the distance-0 part is pinned.
+SELECT * FROM simhash_duplicates('VALUES (9::bigint, -1::bigint), (3, -1), (4, 7), (1, 7), (2, 7), (5, 6)', 0);
+SELECT id1, id2, distance FROM simhash_duplicates('VALUES (9::bigint, -1::bigint), (3, -1), (4, 7), (1, 7), (5, 6)', 1) LIMIT 4;
+-- LIMIT stops the stream: 5·10⁹ pairs are never made (tests/integration/batch_stream.sh
+-- does it at 100,000 rows under a timeout).
+SELECT * FROM simhash_duplicates('SELECT i::bigint, 42::bigint FROM generate_series(1, 100000) i', 3) LIMIT 3;
+-- In FROM, simhash_duplicates is inlined: a ProjectSet under the LIMIT, no Function Scan.
+EXPLAIN (COSTS OFF) SELECT * FROM simhash_duplicates('SELECT id, fp FROM small') LIMIT 10;
 
 -- Errors, with SQLSTATEs.
 \set VERBOSITY sqlstate

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Bounded memory and prompt cancel in the bulk functions and simhash() (issue 11). No
+# timing thresholds: each check is a liveness bound or an SQLSTATE.
+#   - 100,000 rows with one fingerprint (5·10⁹ pairs): SELECT * FROM simhash_duplicates(...)
+#     LIMIT 10 returns its 10 rows under statement_timeout = 60s (before 1.0.0 it built
+#     every pair first: OOM, or minutes), and they are the first pairs in the documented order;
+#   - counting all those pairs under statement_timeout = 200ms ends with 57014 (cancel),
+#     not after 5·10⁹ pairs;
+#   - simhash() of a 50 MB text under statement_timeout = 100ms ends with 57014 inside
+#     simhash() (a sequence called after it does not move), and without a timeout gives
+#     the fingerprint of the same sentence repeated 3 times (one piece);
+#   - the backend's peak memory after the LIMIT 10 query is printed (not checked).
+# Expects PGHOST/PGPORT/PGUSER of a running cluster with the extension installed.
+set -euo pipefail
+db=simhash_batch_stream
+cleanup() { dropdb --if-exists "$db" >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+dropdb --if-exists "$db" >/dev/null 2>&1 || true
+createdb "$db"
+q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c "SET client_min_messages = warning" "$@"; }
+q -c "CREATE EXTENSION simhash"
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+
+identical="SELECT i::bigint, 1234567890123::bigint FROM generate_series(1, 100000) i"
+got=$(q -c "SET statement_timeout = '60s'" \
+        -c "SELECT string_agg(id1 || '-' || id2 || '-' || distance, ' ')
+              FROM (SELECT * FROM simhash_duplicates('$identical', 3) LIMIT 10) p" 2>&1) || true
+want="1-2-0 1-3-0 1-4-0 1-5-0 1-6-0 1-7-0 1-8-0 1-9-0 1-10-0 1-11-0"
+[ "$got" = "$want" ] || fail "LIMIT 10 over 100,000 identical fingerprints: got '$got', want '$want'"
+hwm=$(q -c "SELECT * FROM simhash_duplicates('$identical', 3) LIMIT 10" \
+        -c "SELECT (regexp_match(pg_read_file('/proc/self/status'), 'VmHWM:\s*(\d+)'))[1]" | tail -1)
+echo "backend peak memory (VmHWM) after LIMIT 10 over 100,000 identical fingerprints: ${hwm} kB"
+# Zero fingerprints (definition 0's "no features") are kept: the same stream.
+got=$(q -c "SET statement_timeout = '60s'" \
+        -c "SELECT count(*) FROM (SELECT * FROM simhash_duplicates('SELECT i::bigint, 0::bigint FROM generate_series(1, 100000) i', 3) LIMIT 10) p" 2>&1) || true
+[ "$got" = 10 ] || fail "LIMIT 10 over 100,000 zero fingerprints: got '$got'"
+
+# Cancel: SQLSTATE 57014 (query_canceled), from statement_timeout.
+sqlstate() { # SQL...: the SQLSTATE the statement ends with, or "ok"
+    local out
+    if out=$(psql -X -q -At -d "$db" -v ON_ERROR_STOP=1 -v VERBOSITY=sqlstate \
+                  -c "SET client_min_messages = warning" -c "\\set VERBOSITY sqlstate" "$@" 2>&1); then
+        echo ok
+    else
+        echo "$out" | grep -oE '[0-9A-Z]{5}' | tail -1
+    fi
+}
+s=$(sqlstate -c "SET statement_timeout = '200ms'" -c "SELECT count(*) FROM simhash_duplicates('$identical', 3)")
+[ "$s" = 57014 ] || fail "count(*) of 5·10⁹ identical pairs under a 200 ms timeout: $s, want 57014"
+s=$(sqlstate -c "SET statement_timeout = '200ms'" -c "SELECT count(*) FROM simhash_clusters('SELECT i::bigint, hashint8extended(i, 0) FROM generate_series(1, 3000000) i', 3)")
+[ "$s" = 57014 ] || fail "simhash_clusters over 3M rows under a 200 ms timeout: $s, want 57014"
+big="repeat('中共中央总书记、国家主席江泽民发表1998年新年讲话。Crème brûlée 4.3亿元 ', 800000)"
+q -c "SELECT simhash('预热 词典')" >/dev/null
+# The cancel must happen inside simhash(): the sequence (not transactional) would move if
+# the statement went on to nextval() after simhash() returned, as it did before 1.0.0,
+# when the cancel came only once the whole text was fingerprinted.
+q -c "CREATE SEQUENCE after_simhash"
+s=$(sqlstate -c "SELECT simhash('预热 词典')" -c "SET statement_timeout = '100ms'" \
+             -c "SELECT simhash($big) + 0 * nextval('after_simhash')")
+[ "$s" = 57014 ] || fail "simhash() of a 50 MB text under a 100 ms timeout: $s, want 57014"
+[ "$(q -c "SELECT is_called FROM after_simhash")" = f ] || fail "simhash() of a 50 MB text ran to its end under a 100 ms timeout"
+# The long text's fingerprint is the one of the same words in one piece: every piece here
+# is the same sentence, so its fingerprint is the short text's with counts × 800,000, and
+# weights scale alike: same sign of every bit sum.
+whole=$(q -c "SELECT simhash($big) = simhash(repeat('中共中央总书记、国家主席江泽民发表1998年新年讲话。Crème brûlée 4.3亿元 ', 3))")
+[ "$whole" = t ] || fail "simhash() of the 50 MB text differs from the same sentence repeated 3 times"
+
+exit $status
