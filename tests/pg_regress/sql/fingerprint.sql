@@ -92,7 +92,16 @@ SELECT simhash('x', '{"min_features": 1001}'::jsonb);
 SELECT simhash('x', '{"min_features": -1}'::jsonb);
 SELECT simhash_v0('x', '{"tokeniser": "jieba"}'::jsonb);
 SELECT * FROM simhash_features('x', '{"definition": "2"}');
+-- jsonb that serde_json cannot read, a number beyond f64 (in any key) or nesting deeper
+-- than 128: 22023 like any bad options, not XX000 (found by tests/integration/fuzz_sql.sh).
+SELECT simhash('x', '{"n": 1e400}'::jsonb);
+SELECT simhash('x', '{"unknown": [-1e400]}'::jsonb);
+SELECT simhash_v0('x', (repeat('[', 200) || repeat(']', 200))::jsonb);
+SELECT * FROM simhash_features('x', '{"min_features": 1e400}');
+SELECT * FROM simhash_features('x', (repeat('{"a":', 200) || '1' || repeat('}', 200))::jsonb);
+SELECT simhash('x', '{"tokenizer": "ngram", "n": 2, "x": 1e308}'::jsonb);
 \set VERBOSITY default
+SELECT simhash('x', '{"n": 1e400}'::jsonb);
 SELECT simhash('x', '{"definition": "2"}'::jsonb);
 SELECT simhash('x', '{"tokenizer": "icu"}'::jsonb);
 SELECT simhash('x', '{"tokeniser": "jieba"}'::jsonb);
