@@ -269,7 +269,8 @@ pub fn fingerprint_normalized(lexicon: &Lexicon, normalized: &str, rules: &Rules
 
 /// Where [`segment`] puts each feature occurrence.
 trait Sink<'a> {
-    /// Room for about `n` occurrences.
+    /// Start a text, with room for about `n` occurrences: [`segment`] calls it first,
+    /// once per text, on every path (the thread's `Counts` are reused across texts).
     fn reserve(&mut self, n: usize);
     /// One occurrence; `text` is only called for a feature not seen before.
     fn add(&mut self, hash: u64, class: Class, text: impl FnOnce() -> Cow<'a, str>);
@@ -346,13 +347,13 @@ fn segment<'a>(lexicon: &Lexicon, normalized: &'a str, rules: &Rules, sink: &mut
             let kept: String = normalized.chars().filter(|&c| is_alphanumeric(c)).collect();
             let bounds: Vec<usize> = kept.char_indices().map(|(i, _)| i).chain([kept.len()]).collect();
             let nchars = bounds.len() - 1;
-            if nchars > 0 {
-                let windows = nchars.saturating_sub(n) + 1;
-                sink.reserve(windows);
-                for w in 0..windows {
-                    let gram = &kept[bounds[w]..bounds[(w + n).min(nchars)]];
-                    sink.add(hash_feature(gram.as_bytes()), Class::Word, || Cow::Owned(gram.to_owned()));
-                }
+            // Also with no letter or digit at all: reserve empties the thread's reused
+            // Counts, which would otherwise still hold the previous text's features.
+            let windows = if nchars > 0 { nchars.saturating_sub(n) + 1 } else { 0 };
+            sink.reserve(windows);
+            for w in 0..windows {
+                let gram = &kept[bounds[w]..bounds[(w + n).min(nchars)]];
+                sink.add(hash_feature(gram.as_bytes()), Class::Word, || Cow::Owned(gram.to_owned()));
             }
         }
     }
@@ -625,6 +626,21 @@ mod tests {
             assert!(texts("", &o).is_empty());
             assert!(texts("，。！？ …", &o).is_empty());
             assert!(texts("的 了 the and", &o).is_empty());
+        }
+    }
+
+    /// A text without letters or digits, under ngram, right after another text on the
+    /// same thread: no features, not the previous text's (the reused Counts were not
+    /// emptied; found by tests/fuzz.rs).
+    #[test]
+    fn ngram_text_without_letters_after_another_text() {
+        let lex = Lexicon::global();
+        for o in [Options::v0(), Options { min_features: 0, ..Options::default() }] {
+            let o = Options { tokenizer: Tokenizer::Ngram(3), ..o };
+            for empty in ["", "，。！？ …", "\u{200b}"] {
+                assert_ne!(crate::simhash_text(lex, "中共中央总书记、国家主席江泽民发表1998年新年讲话", &o), Some(0));
+                assert_eq!(crate::simhash_text(lex, empty, &o), Some(0), "{empty:?} under {o:?}");
+            }
         }
     }
 }

@@ -22,6 +22,13 @@ SELECT simhash(doc, '{"tokenizer": "ngram", "n": 2}'::jsonb) AS ngram2,
        simhash(doc, '{"min_features": 0}'::jsonb) = simhash(doc) AS min_features_0_same
   FROM (VALUES ('经济经济经济发展，改革开放２０年，迈向充满希望的新世纪')) AS t(doc);
 
+-- A text without letters or digits has no ngram features, also right after another text
+-- in the same backend (it got that text's fingerprint; found by crates/simhash-core/tests/fuzz.rs).
+SELECT i, simhash(doc, '{"tokenizer": "ngram"}'::jsonb) AS ngram,
+       simhash(doc, '{"tokenizer": "ngram", "min_features": 0}'::jsonb) AS ngram_min_0,
+       simhash_v0(doc, '{"tokenizer": "ngram"}'::jsonb) AS ngram_v0
+  FROM (VALUES (1, '中共中央总书记、国家主席江泽民发表新年讲话'), (2, '，。！？……'), (3, '')) AS t(i, doc) ORDER BY i;
+
 -- simhash(doc) is simhash(doc, '{}'); simhash_v0(doc) is simhash_v0(doc, '{}').
 SELECT simhash(body) IS NOT DISTINCT FROM simhash(body, '{}'::jsonb) AS same,
        simhash_v0(body) = simhash_v0(body, '{}'::jsonb) AS same_v0
