@@ -100,10 +100,11 @@ enum Segment {
 /// NFKC, then Unicode default lowercase (`str::to_lowercase`). Equal, by
 /// construction and by the tests below, to `doc.nfkc().collect::<String>().to_lowercase()`.
 ///
-/// Idempotent on every text without `İ` (U+0130). Its lowercase is `i` + U+0307, and the
-/// U+0307 (combining class 230) can land before a following mark of lower class (as in
-/// `"İ\u{316}"`) that a second NFKC moves ahead of it: a second pass then gives a
-/// canonically equivalent text with the marks reordered (tests/fuzz.rs).
+/// Not exactly idempotent: lowercasing can make a letter and a following mark composable
+/// (`T` + U+0308 has no precomposed form, `t` + U+0308 is `ẗ`), or put the U+0307 of `İ`
+/// (lowercase `i` + U+0307) before a mark of lower combining class (`"İ\u{316}"`); a
+/// second pass then composes or reorders them into a canonically equivalent text. It
+/// changes nothing when the first pass left no combining mark (tests/fuzz.rs).
 ///
 /// The text is cut before every NFKC boundary (see `Classes`). A segment that is a
 /// single character is copied through (ASCII, ideographs, most CJK punctuation) or
@@ -277,10 +278,11 @@ mod tests {
 
         #[test]
         fn idempotent(s in "\\PC{0,40}") {
-            // Up to mark order with İ: see `normalize` (tests/fuzz.rs checks that case).
-            prop_assume!(!s.contains('\u{130}'));
+            // Exactly only without combining marks: see `normalize` (tests/fuzz.rs has the rest).
             let once = normalize(&s).into_owned();
-            prop_assert_eq!(normalize(&once).into_owned(), once);
+            if once.chars().all(|c| canonical_combining_class(c) == 0) {
+                prop_assert_eq!(normalize(&once).into_owned(), once);
+            }
         }
     }
 }

@@ -4,7 +4,8 @@
 //! must be the documented one.
 //!
 //! Cases per property: `SIMHASH_FUZZ_CASES`, 512 by default (`cargo test -p simhash-core`,
-//! so `make test`); `make fuzz` runs many more (README, Robustness testing). A failure is
+//! so `make test`), a quarter of that for the text pipeline's; `make fuzz` runs 1,000,000
+//! (README, Robustness testing). A failure is
 //! shrunk and saved in `tests/fuzz.proptest-regressions`, replayed first on later runs.
 //!
 //! The unit tests next to the code already cover: normalize against whole-string NFKC and
@@ -29,7 +30,7 @@ fn cases() -> u32 {
     std::env::var("SIMHASH_FUZZ_CASES").ok().and_then(|s| s.replace(['_', ','], "").parse().ok()).unwrap_or(512)
 }
 
-/// The text-pipeline properties cost about 50 times more per case than the others: a
+/// The text-pipeline properties cost up to 20 times more per case than the others: a
 /// fraction of the cases, at least 64.
 fn config(divisor: u32) -> Config {
     Config {
@@ -125,8 +126,9 @@ fn valid_options() -> impl Strategy<Value = Options> {
 fn any_options() -> impl Strategy<Value = Options> {
     prop_oneof![
         3 => valid_options(),
-        1 => (json(), any::<bool>()).prop_filter_map("options refused", |(v, v0)| {
-            options_from(&v, if v0 { Definition::V0 } else { Definition::V1 })
+        // Most arbitrary JSON is refused: those cases take definition 0's defaults.
+        1 => (json(), any::<bool>()).prop_map(|(v, v0)| {
+            options_from(&v, if v0 { Definition::V0 } else { Definition::V1 }).unwrap_or_else(Options::v0)
         }),
     ]
 }
@@ -230,7 +232,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(config(8))]
+    #![proptest_config(config(4))]
 
     /// `normalize` is NFKC then lowercase (its documented definition) on text from any
     /// plane, not only the alphabet of its unit test.
@@ -239,18 +241,21 @@ proptest! {
         prop_assert_eq!(normalize(&doc).into_owned(), doc.nfkc().collect::<String>().to_lowercase());
     }
 
-    /// ... and idempotent up to the order of combining marks: lowercasing `İ` (U+0130)
-    /// gives `i` + U+0307, which can land before a mark of lower combining class that a
-    /// second NFKC moves ahead of it (`"İ\u{316}"`, found by this test). Exactly
-    /// idempotent on text without `İ`; canonically equivalent always (normalize.rs).
+    /// ... and idempotent up to canonical equivalence. Not exactly: lowercasing can make
+    /// a letter and a following mark composable (`T` + U+0308 has no precomposed form,
+    /// `t` + U+0308 is `ẗ`), or put the U+0307 of `İ` (lowercase `i` + U+0307) before a
+    /// mark of lower class (`"İ\u{316}"`), which a second NFKC composes or reorders (all
+    /// found by this test; normalize.rs). A second pass is only that NFKC, and changes
+    /// nothing when the first gave no combining mark.
     #[test]
     fn normalize_is_idempotent(doc in text()) {
         let once = normalize(&doc).into_owned();
         let twice = normalize(&once).into_owned();
-        if !doc.contains('\u{130}') {
+        prop_assert_eq!(&twice, &once.nfkc().collect::<String>());
+        prop_assert_eq!(twice.nfd().collect::<String>(), once.nfd().collect::<String>());
+        if once.chars().all(|c| unicode_normalization::char::canonical_combining_class(c) == 0) {
             prop_assert_eq!(&twice, &once);
         }
-        prop_assert_eq!(twice.nfd().collect::<String>(), once.nfd().collect::<String>());
     }
 
     /// `simhash_text` never panics, under any option set, and returns the fold of the
@@ -276,10 +281,11 @@ proptest! {
     /// buffers are reused from one text to the next, and dropped after a huge one) and on
     /// a fresh thread.
     #[test]
-    fn fingerprints_are_deterministic(docs in proptest::collection::vec(text(), 1..5), options in any_options(), huge in any::<bool>()) {
+    fn fingerprints_are_deterministic(docs in proptest::collection::vec(text(), 1..5), options in any_options(), huge in 0..8) {
         let mut docs = docs;
-        if huge {
-            docs.insert(docs.len() / 2, "新闻 a ".repeat(40_000));
+        if huge == 0 {
+            // 40,000 tokens: more than Counts keeps for the next text (release_if_huge).
+            docs.insert(docs.len() / 2, "a ".repeat(20_000));
         }
         let lex = Lexicon::global();
         let forward: Vec<Option<u64>> = docs.iter().map(|d| simhash_text(lex, d, &options)).collect();
