@@ -3,10 +3,11 @@
 #   make demo     throwaway cluster + People's Daily corpus + near-duplicates, in plain SQL
 #   make bench    benchmarks, each figure next to its baseline from the same run
 #   make quality  how well fingerprints find reposts: definitions 1 and 0 and a Python jieba baseline
+#   make fuzz     long fuzzing: core property tests (up to 1,000,000 cases each), 1,000,000 random SQL calls
 #   make install  install into the system PostgreSQL 15
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
 
-.PHONY: all deps install test test-unit test-sql demo bench quality corpus clean
+.PHONY: all deps install test test-unit test-sql demo bench quality fuzz corpus clean
 
 all: test
 
@@ -33,6 +34,9 @@ bench: deps corpus
 
 quality: deps corpus
 	@bash tests/quality/run.sh
+
+fuzz: deps corpus
+	@bash tests/fuzz/run.sh
 
 clean:
 	-@for d in target/run/*/; do bash tests/harness/cluster.sh stop "$$(basename $$d)"; done

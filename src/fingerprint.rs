@@ -7,7 +7,6 @@
 //! encodings (see `text.rs`). Their `CREATE FUNCTION`s are in `sql/fingerprint.sql`.
 
 use pgrx::prelude::*;
-use pgrx::JsonB;
 use simhash_core::{Definition, Lexicon, Options};
 
 use crate::text::text_datum_to_utf8;
@@ -60,8 +59,7 @@ unsafe fn simhash_doc_options(fcinfo: pg_sys::FunctionCallInfo, definition: Defi
     // SAFETY: STRICT with (text, jsonb) arguments (caller), so both are non-NULL datums of
     // those types. The options are parsed before the text is read.
     unsafe {
-        let json = JsonB::from_datum(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 1), false)
-            .expect("STRICT function got no jsonb");
+        let json = crate::options::JsonbArg::from_raw(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 1));
         let options = crate::options::parse(&json, definition);
         result(fcinfo, simhash_of_text_datum(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0), &options))
     }
@@ -170,7 +168,7 @@ pub unsafe extern "C-unwind" fn simhash_weighted(fcinfo: pg_sys::FunctionCallInf
 #[pg_extern(immutable, strict, parallel_safe)]
 fn simhash_features_utf8(
     doc: &[u8],
-    options: JsonB,
+    options: crate::options::JsonbArg,
 ) -> TableIterator<'static, (name!(feature, Vec<u8>), name!(weight, f64))> {
     let rules = simhash_core::Rules::from(&crate::options::parse(&options, Definition::V0));
     // convert_to(doc, 'UTF8') in the SQL wrapper has already converted to UTF-8, whatever

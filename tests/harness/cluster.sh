@@ -9,6 +9,8 @@
 #   cluster.sh install             build (release) and install the extension into target/pgroot
 #   cluster.sh start NAME [GUC=V]  initdb + start target/run/NAME, extra settings appended
 #   cluster.sh stop NAME
+#   cluster.sh kill NAME           kill -9 the postmaster and every child of it, as a crash would
+#   cluster.sh restart NAME        start NAME's existing data directory again (crash recovery)
 #   cluster.sh env NAME            print PGHOST/PGPORT/PGUSER exports for NAME
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,7 +21,7 @@ bin=$pgroot/usr/lib/postgresql/$pg_major/bin
 run=${SIMHASH_RUN_DIR:-$root/target/run}
 port=5432   # Unix socket only; the socket lives in each cluster's own directory.
 
-cmd=${1:?usage: cluster.sh install|start|stop|env NAME}
+cmd=${1:?usage: cluster.sh install|start|stop|kill|restart|env NAME}
 shift
 
 case $cmd in
@@ -59,6 +61,33 @@ stop)
     name=${1:?NAME}
     dir=$run/$name
     [ -d "$dir/data" ] && runuser -u postgres -- "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+    ;;
+kill)
+    # The postmaster's children are each in a session of their own, so a signal to its
+    # process group would miss them. Stopped first, it can fork no child between the
+    # listing and the kill; the children are killed right after it (left alone, a busy
+    # backend goes on writing until it notices that the postmaster is gone).
+    name=${1:?NAME}
+    pidfile=$run/$name/data/postmaster.pid
+    pid=$(head -1 "$pidfile" 2>/dev/null) || { echo "cluster.sh: $name is not running" >&2; exit 1; }
+    kill -STOP "$pid"
+    children=$(ps -o pid= --ppid "$pid" | tr -d ' ' | tr '\n' ' ')
+    kill -KILL "$pid" $children 2>/dev/null || true
+    for _ in $(seq 600); do
+        alive=0
+        for p in $pid $children; do kill -0 "$p" 2>/dev/null && alive=1; done
+        [ $alive = 0 ] && exit 0
+        sleep 0.05
+    done
+    echo "cluster.sh: processes of $name still alive after kill -9: $pid $children" >&2; exit 1
+    ;;
+restart)
+    name=${1:?NAME}
+    dir=$run/$name
+    # After a kill pg_ctl warns about the stale postmaster.pid; only a failure is shown.
+    if ! out=$(env -u RUST_BACKTRACE runuser -u postgres -- "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start 2>&1); then
+        echo "$out" >&2; exit 1
+    fi
     ;;
 env)
     name=${1:?NAME}

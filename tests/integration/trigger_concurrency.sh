@@ -26,29 +26,9 @@ createdb "$db"
 psql -c "CREATE EXTENSION simhash"
 psql -c "CREATE TABLE src(id serial PRIMARY KEY, body text NOT NULL)" \
      -c "\\copy src(body) FROM '$root/target/corpus/peoples_daily_199801.txt'"
+# 1,500 paragraphs, every third with planted variants (tests/harness/dedup_items.sql).
+psql -v k=$k -v stride=7 -v paragraphs=1500 -f "$root/tests/harness/dedup_items.sql" >/dev/null
 psql >/dev/null <<SQL
--- 1,500 paragraphs; every third gets variants: an exact copy, and one character replaced at a
--- quarter, a half, three quarters of its length when that stays within distance $k. Items are numbered so
--- that a paragraph and its variants are consecutive, hence handled by neighbouring clients
--- at the same time.
-CREATE TABLE para AS
-SELECT row_number() OVER (ORDER BY id) AS pid, body FROM src WHERE length(body) BETWEEN 80 AND 300 AND id % 7 = 0
-ORDER BY id LIMIT 1500;
-CREATE TABLE cand AS
-SELECT p.pid, 0 AS var, p.body, simhash(p.body) AS fp FROM para p
-UNION ALL
-SELECT p.pid, v.var, v.body, simhash(v.body) FROM para p,
-    LATERAL (VALUES (1, overlay(p.body placing '某' from length(p.body) / 4 for 1)),
-                    (2, overlay(p.body placing '某' from length(p.body) / 2 for 1)),
-                    (3, overlay(p.body placing '某' from 3 * length(p.body) / 4 for 1)),
-                    (4, p.body)) v(var, body)
-WHERE p.pid % 3 = 0;
-DELETE FROM cand c USING cand b
-WHERE c.var > 0 AND b.pid = c.pid AND b.var = 0
-  AND bit_count((c.fp # b.fp)::bit(64)) > $k;
-CREATE TABLE work AS
-SELECT (row_number() OVER (ORDER BY pid, var) - 1)::int AS item, body, fp FROM cand;
-ALTER TABLE work ADD PRIMARY KEY (item);
 -- Items with no other item within $k: whatever the interleaving, they must all be inserted.
 CREATE TABLE lonely AS
 SELECT item FROM work w WHERE NOT EXISTS

@@ -313,7 +313,9 @@ fn piece_end(text: &str, start: usize, piece: usize) -> usize {
 
 /// Where [`segment`] puts each feature occurrence.
 trait Sink<'a> {
-    /// Room for about `n` occurrences; forgets any earlier ones.
+    /// Start a text, with room for about `n` occurrences, forgetting any earlier ones:
+    /// [`segment`] calls it first, once per text, on every path (the thread's `Counts`
+    /// are reused across texts).
     fn reserve(&mut self, n: usize);
     /// Room for about `n` more occurrences, keeping the earlier ones (the next piece).
     fn grow(&mut self, n: usize);
@@ -409,16 +411,16 @@ fn segment<'a, S: Sink<'a>>(lexicon: &Lexicon, normalized: &'a str, rules: &Rule
             let kept: String = normalized.chars().filter(|&c| is_alphanumeric(c)).collect();
             let bounds: Vec<usize> = kept.char_indices().map(|(i, _)| i).chain([kept.len()]).collect();
             let nchars = bounds.len() - 1;
-            if nchars > 0 {
-                let windows = nchars.saturating_sub(n) + 1;
-                sink.reserve(windows);
-                for w in 0..windows {
-                    if w % (1 << 16) == (1 << 16) - 1 {
-                        tick();
-                    }
-                    let gram = &kept[bounds[w]..bounds[(w + n).min(nchars)]];
-                    sink.add(hash_feature(gram.as_bytes()), Class::Word, || Cow::Owned(gram.to_owned()));
+            // Also with no letter or digit at all: reserve empties the thread's reused
+            // Counts, which would otherwise still hold the previous text's features.
+            let windows = if nchars > 0 { nchars.saturating_sub(n) + 1 } else { 0 };
+            sink.reserve(windows);
+            for w in 0..windows {
+                if w % (1 << 16) == (1 << 16) - 1 {
+                    tick();
                 }
+                let gram = &kept[bounds[w]..bounds[(w + n).min(nchars)]];
+                sink.add(hash_feature(gram.as_bytes()), Class::Word, || Cow::Owned(gram.to_owned()));
             }
         }
     }
@@ -783,6 +785,21 @@ mod tests {
             assert!(texts("", &o).is_empty());
             assert!(texts("，。！？ …", &o).is_empty());
             assert!(texts("的 了 the and", &o).is_empty());
+        }
+    }
+
+    /// A text without letters or digits, under ngram, right after another text on the
+    /// same thread: no features, not the previous text's (the reused Counts were not
+    /// emptied; found by tests/fuzz.rs).
+    #[test]
+    fn ngram_text_without_letters_after_another_text() {
+        let lex = Lexicon::global();
+        for o in [Options::v0(), Options { min_features: 0, ..Options::default() }] {
+            let o = Options { tokenizer: Tokenizer::Ngram(3), ..o };
+            for empty in ["", "，。！？ …", "\u{200b}"] {
+                assert_ne!(crate::simhash_text(lex, "中共中央总书记、国家主席江泽民发表1998年新年讲话", &o), Some(0));
+                assert_eq!(crate::simhash_text(lex, empty, &o), Some(0), "{empty:?} under {o:?}");
+            }
         }
     }
 }

@@ -100,6 +100,12 @@ enum Segment {
 /// NFKC, then Unicode default lowercase (`str::to_lowercase`). Equal, by
 /// construction and by the tests below, to `doc.nfkc().collect::<String>().to_lowercase()`.
 ///
+/// Not exactly idempotent: lowercasing can make a letter and a following mark composable
+/// (`T` + U+0308 has no precomposed form, `t` + U+0308 is `ẗ`), or put the U+0307 of `İ`
+/// (lowercase `i` + U+0307) before a mark of lower combining class (`"İ\u{316}"`); a
+/// second pass then composes or reorders them into a canonically equivalent text. It
+/// changes nothing when the first pass left no combining mark (tests/fuzz.rs).
+///
 /// The text is cut before every NFKC boundary (see `Classes`). A segment that is a
 /// single character is copied through (ASCII, ideographs, most CJK punctuation) or
 /// mapped by table (`，` → `,`, `１` → `1`, `A` → `a`); any other segment (a letter
@@ -300,8 +306,11 @@ mod tests {
 
         #[test]
         fn idempotent(s in "\\PC{0,40}") {
+            // Exactly only without combining marks: see `normalize` (tests/fuzz.rs has the rest).
             let once = normalize(&s).into_owned();
-            prop_assert_eq!(normalize(&once).into_owned(), once);
+            if once.chars().all(|c| canonical_combining_class(c) == 0) {
+                prop_assert_eq!(normalize(&once).into_owned(), once);
+            }
         }
     }
 

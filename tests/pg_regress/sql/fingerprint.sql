@@ -22,6 +22,13 @@ SELECT simhash(doc, '{"tokenizer": "ngram", "n": 2}'::jsonb) AS ngram2,
        simhash(doc, '{"min_features": 0}'::jsonb) = simhash(doc) AS min_features_0_same
   FROM (VALUES ('经济经济经济发展，改革开放２０年，迈向充满希望的新世纪')) AS t(doc);
 
+-- A text without letters or digits has no ngram features, also right after another text
+-- in the same backend (it got that text's fingerprint; found by crates/simhash-core/tests/fuzz.rs).
+SELECT i, simhash(doc, '{"tokenizer": "ngram"}'::jsonb) AS ngram,
+       simhash(doc, '{"tokenizer": "ngram", "min_features": 0}'::jsonb) AS ngram_min_0,
+       simhash_v0(doc, '{"tokenizer": "ngram"}'::jsonb) AS ngram_v0
+  FROM (VALUES (1, '中共中央总书记、国家主席江泽民发表新年讲话'), (2, '，。！？……'), (3, '')) AS t(i, doc) ORDER BY i;
+
 -- simhash(doc) is simhash(doc, '{}'); simhash_v0(doc) is simhash_v0(doc, '{}').
 SELECT simhash(body) IS NOT DISTINCT FROM simhash(body, '{}'::jsonb) AS same,
        simhash_v0(body) = simhash_v0(body, '{}'::jsonb) AS same_v0
@@ -92,7 +99,16 @@ SELECT simhash('x', '{"min_features": 1001}'::jsonb);
 SELECT simhash('x', '{"min_features": -1}'::jsonb);
 SELECT simhash_v0('x', '{"tokeniser": "jieba"}'::jsonb);
 SELECT * FROM simhash_features('x', '{"definition": "2"}');
+-- jsonb that serde_json cannot read, a number beyond f64 (in any key) or nesting deeper
+-- than 128: 22023 like any bad options, not XX000 (found by tests/integration/fuzz_sql.sh).
+SELECT simhash('x', '{"n": 1e400}'::jsonb);
+SELECT simhash('x', '{"unknown": [-1e400]}'::jsonb);
+SELECT simhash_v0('x', (repeat('[', 200) || repeat(']', 200))::jsonb);
+SELECT * FROM simhash_features('x', '{"min_features": 1e400}');
+SELECT * FROM simhash_features('x', (repeat('{"a":', 200) || '1' || repeat('}', 200))::jsonb);
+SELECT simhash('x', '{"tokenizer": "ngram", "n": 2, "x": 1e308}'::jsonb);
 \set VERBOSITY default
+SELECT simhash('x', '{"n": 1e400}'::jsonb);
 SELECT simhash('x', '{"definition": "2"}'::jsonb);
 SELECT simhash('x', '{"tokenizer": "icu"}'::jsonb);
 SELECT simhash('x', '{"tokeniser": "jieba"}'::jsonb);

@@ -1,0 +1,261 @@
+-- SQL-level fuzzing of the extension's functions (issue 11, part 5), loaded by
+-- tests/integration/fuzz_sql.sh into a database with the extension and a table
+-- corpus(id, body). Inputs are generated inside the server from random() after setseed(),
+-- so a batch is reproducible from its seed: SELECT * FROM fuzz_batch(<seed>, <calls>).
+-- Each call runs in its own EXCEPTION block, which records the SQLSTATE; fuzz_batch
+-- returns the counts per function and SQLSTATE ('00000': no error), and keeps in
+-- fuzz_internal the first internal errors (XX...) with the input that raised them.
+
+CREATE TABLE fuzz_internal(target text, sqlstate text, message text, input text);
+
+-- Paragraphs to mutate: real Chinese text reaches jieba's dictionary paths.
+CREATE TABLE fuzz_para AS SELECT row_number() OVER () AS n, body FROM corpus WHERE id % 97 = 0;
+
+-- Rows for the bulk functions: few distinct fingerprints, repeated ids, NULL fingerprints.
+CREATE TABLE fuzz_rows AS
+SELECT (g % 40)::bigint AS id,
+       CASE WHEN g % 17 = 0 THEN NULL WHEN g % 5 = 0 THEN 0 ELSE (g % 7) * 1234567890123 END AS fp
+  FROM generate_series(1, 120) g;
+
+CREATE FUNCTION fuzz_int(lo int, hi int) RETURNS int LANGUAGE sql VOLATILE AS
+$$ SELECT lo + floor(random() * (hi - lo + 1))::int $$;
+
+-- A random code point that text can hold (no NUL, no surrogates): mostly from the ranges
+-- where normalization, segmentation and case mapping have special cases.
+CREATE FUNCTION fuzz_cp() RETURNS int LANGUAGE plpgsql VOLATILE AS $$
+DECLARE r int := floor(random() * 20);
+BEGIN
+    RETURN CASE r
+        WHEN 0 THEN fuzz_int(32, 126)                   -- ASCII
+        WHEN 1 THEN fuzz_int(32, 126)
+        WHEN 2 THEN fuzz_int(1, 31)                     -- controls, DEL, C1
+        WHEN 3 THEN (ARRAY[127, 128, 133, 159, 160, 173])[fuzz_int(1, 6)]
+        WHEN 4 THEN fuzz_int(19968, 40959)              -- CJK ideographs
+        WHEN 5 THEN fuzz_int(19968, 20200)
+        WHEN 6 THEN fuzz_int(768, 879)                  -- combining marks
+        WHEN 7 THEN (ARRAY[12441, 12442, 8413, 6832, 1619, 3633, 820, 801])[fuzz_int(1, 8)]
+        WHEN 8 THEN fuzz_int(4352, 4607)                -- Hangul jamo
+        WHEN 9 THEN fuzz_int(44032, 55203)              -- Hangul syllables
+        WHEN 10 THEN fuzz_int(65280, 65519)             -- half/full-width forms
+        WHEN 11 THEN fuzz_int(65536, 1114111)           -- supplementary planes
+        WHEN 12 THEN fuzz_int(131072, 173791)           -- CJK extension B
+        WHEN 13 THEN (ARRAY[931, 963, 962, 304, 305, 223, 7838, 64257, 8490, 8491, 65018, 12849,
+                            119834, 453, 8544, 8555])[fuzz_int(1, 16)] -- case and compatibility specials
+        WHEN 14 THEN (ARRAY[65534, 65535, 65279, 8205, 8203, 8238, 8232, 8233, 12288, 57344,
+                            63743, 983040, 1114111, 1114110, 917505, 65533])[fuzz_int(1, 16)]
+        WHEN 15 THEN (ARRAY[1632, 1633, 1641, 2406, 65296, 65305, 46, 44, 12290, 65292,
+                            8230, 183, 12539])[fuzz_int(1, 13)] -- other digits, dots, punctuation
+        WHEN 16 THEN (ARRAY[32, 9, 10, 13, 11, 12])[fuzz_int(1, 6)]
+        WHEN 17 THEN fuzz_int(1536, 1791)               -- Arabic
+        ELSE CASE WHEN random() < 0.5 THEN fuzz_int(1, 55295) ELSE fuzz_int(57344, 1114111) END
+    END;
+END $$;
+
+CREATE FUNCTION fuzz_chars(len int) RETURNS text LANGUAGE sql VOLATILE AS
+$$ SELECT coalesce(string_agg(chr(fuzz_cp()), ''), '') FROM generate_series(1, len) $$;
+
+-- A random text: empty, random code points, a mutated paragraph, or (rarely) long and
+-- repetitive, up to about a megabyte.
+CREATE FUNCTION fuzz_text() RETURNS text LANGUAGE plpgsql VOLATILE AS $$
+DECLARE r int := floor(random() * 1000); p text;
+BEGIN
+    IF r < 30 THEN RETURN ''; END IF;
+    IF r < 32 THEN RETURN repeat(fuzz_chars(fuzz_int(1, 8)), fuzz_int(1000, 100000)::int); END IF;
+    IF r < 40 THEN RETURN repeat(chr(fuzz_cp()), fuzz_int(1, 5000)::int); END IF;
+    IF r < 300 THEN
+        SELECT body INTO p FROM fuzz_para WHERE n = fuzz_int(1, (SELECT count(*)::int FROM fuzz_para));
+        p := coalesce(p, '');
+        FOR j IN 1 .. fuzz_int(0, 4) LOOP
+            p := overlay(p placing fuzz_chars(fuzz_int(0, 3)::int)
+                         from fuzz_int(1, length(p) + 1)::int for fuzz_int(0, 3)::int);
+        END LOOP;
+        RETURN p;
+    END IF;
+    RETURN fuzz_chars(fuzz_int(1, CASE WHEN r < 900 THEN 12 ELSE 120 END)::int);
+END $$;
+
+CREATE FUNCTION fuzz_number() RETURNS jsonb LANGUAGE sql VOLATILE AS $$
+SELECT (ARRAY['0', '1', '2', '3', '-1', '32', '33', '1000', '1001', '6', '2147483648', '4294967296',
+              '9223372036854775808', '18446744073709551616', '2.5', '1.0', '-0', '1e300', '1e400',
+              '-1e400', '1e-400', '123456789012345678901234567890', '0.1',
+              (random() * 100)::text, fuzz_int(-100, 100)::text])[fuzz_int(1, 25)]::jsonb $$;
+
+-- A random JSON value, nesting at most `depth` deep.
+CREATE FUNCTION fuzz_value(depth int) RETURNS jsonb LANGUAGE plpgsql VOLATILE AS $$
+DECLARE r int := floor(random() * CASE WHEN depth > 0 THEN 10 ELSE 8 END);
+BEGIN
+    RETURN CASE r
+        WHEN 0 THEN 'null'::jsonb
+        WHEN 1 THEN to_jsonb(random() < 0.5)
+        WHEN 2 THEN fuzz_number()
+        WHEN 3 THEN fuzz_number()
+        WHEN 4 THEN to_jsonb((ARRAY['jieba', 'ngram', 'tf', 'tfidf', 'binary', '0', '1', '1.0', '0.3.0',
+                                    '2', '', ' 1 ', '1.', '.1', 'JIEBA', 'Ngram', 'icu', '-1',
+                                    '１'])[fuzz_int(1, 19)])
+        WHEN 5 THEN to_jsonb(fuzz_chars(fuzz_int(0, 6)::int))
+        WHEN 6 THEN to_jsonb(fuzz_int(-5, 40))
+        WHEN 7 THEN to_jsonb((ARRAY['definition', 'tokenizer', 'n', 'weighting', 'min_features'])[fuzz_int(1, 5)])
+        WHEN 8 THEN (SELECT coalesce(jsonb_agg(fuzz_value(depth - 1)), '[]') FROM generate_series(1, fuzz_int(0, 3)))
+        ELSE fuzz_options(depth - 1)
+    END;
+END $$;
+
+-- Random options: mostly objects with the real keys (and typos) and random values;
+-- sometimes valid ones, other top-level types, deep nesting or numbers beyond f64.
+CREATE FUNCTION fuzz_options(depth int DEFAULT 2) RETURNS jsonb LANGUAGE plpgsql VOLATILE AS $$
+DECLARE r int := floor(random() * 20); o jsonb := '{}'; d int;
+BEGIN
+    IF r = 0 THEN RETURN '{}'; END IF;
+    IF r <= 4 THEN
+        -- Valid, or nearly.
+        IF random() < 0.5 THEN o := o || jsonb_build_object('definition', (ARRAY['0', '1', '1.0'])[fuzz_int(1, 3)]); END IF;
+        IF random() < 0.5 THEN o := o || jsonb_build_object('tokenizer', (ARRAY['jieba', 'ngram'])[fuzz_int(1, 2)]); END IF;
+        IF random() < 0.3 THEN o := o || jsonb_build_object('n', fuzz_int(0, 33)); END IF;
+        IF random() < 0.5 THEN o := o || jsonb_build_object('weighting', (ARRAY['tfidf', 'tf', 'binary'])[fuzz_int(1, 3)]); END IF;
+        IF random() < 0.3 THEN o := o || jsonb_build_object('min_features', fuzz_int(0, 1001)); END IF;
+        RETURN o;
+    END IF;
+    IF r = 5 THEN RETURN fuzz_value(depth); END IF;
+    IF r = 6 THEN
+        d := fuzz_int(1, 400);
+        RETURN CASE WHEN random() < 0.5 THEN (repeat('[', d) || repeat(']', d))::jsonb
+                    ELSE (repeat('{"n":', d) || '1' || repeat('}', d))::jsonb END;
+    END IF;
+    FOR j IN 1 .. fuzz_int(1, 4) LOOP
+        o := o || jsonb_build_object(
+            (ARRAY['definition', 'tokenizer', 'n', 'weighting', 'min_features', 'definition', 'tokenizer',
+                   'n', 'weighting', 'min_features', '', 'N', 'tokenizer ', 'tokeniser', 'min_feature',
+                   fuzz_chars(fuzz_int(1, 4)::int)])[fuzz_int(1, 16)],
+            fuzz_value(depth));
+    END LOOP;
+    RETURN o;
+END $$;
+
+CREATE FUNCTION fuzz_weight() RETURNS float8 LANGUAGE sql VOLATILE AS $$
+SELECT CASE floor(random() * 12)::int
+    WHEN 0 THEN 'NaN'::float8 WHEN 1 THEN 'Infinity' WHEN 2 THEN '-Infinity' WHEN 3 THEN 0
+    WHEN 4 THEN '-0' WHEN 5 THEN 1e308 WHEN 6 THEN -1e308 WHEN 7 THEN 5e-324
+    WHEN 8 THEN NULL ELSE (random() - 0.3) * 100 END $$;
+
+CREATE FUNCTION fuzz_features(len int) RETURNS text[] LANGUAGE sql VOLATILE AS $$
+SELECT coalesce(array_agg(CASE WHEN random() < 0.08 THEN NULL ELSE fuzz_chars(fuzz_int(0, 6)::int) END), '{}')
+  FROM generate_series(1, len) $$;
+
+CREATE FUNCTION fuzz_weights(len int) RETURNS float8[] LANGUAGE sql VOLATILE AS $$
+SELECT coalesce(array_agg(fuzz_weight()), '{}') FROM generate_series(1, len) $$;
+
+CREATE FUNCTION fuzz_bigint() RETURNS bigint LANGUAGE sql VOLATILE AS $$
+SELECT CASE floor(random() * 6)::int
+    WHEN 0 THEN (ARRAY[0, -1, 1, 9223372036854775807, -9223372036854775808, 4294967295, 65535,
+                       -4294967296])[fuzz_int(1, 8)]
+    ELSE ((random() * 4294967296)::bigint << 32) # (random() * 4294967296)::bigint END $$;
+
+CREATE FUNCTION fuzz_small() RETURNS int LANGUAGE sql VOLATILE AS $$
+SELECT CASE floor(random() * 4)::int
+    WHEN 0 THEN (ARRAY[-2147483648, 2147483647, -1, 0, 1, 2, 3, 4, 15, 16, 17, 31, 32, 63, 64, 65,
+                       -65, 100, 1000])[fuzz_int(1, 19)]
+    ELSE fuzz_int(-2, 20) END $$;
+
+CREATE FUNCTION fuzz_query() RETURNS text LANGUAGE sql VOLATILE AS $$
+SELECT (ARRAY['SELECT id, fp FROM fuzz_rows',
+              'SELECT id, fp FROM fuzz_rows WHERE fp IS NOT NULL',
+              'SELECT id + 1000 * (fp % 3), fp FROM fuzz_rows',
+              'SELECT fp, id FROM fuzz_rows WHERE fp IS NOT NULL',
+              'SELECT NULL::bigint, 1::bigint',
+              'SELECT 1::bigint, NULL::bigint',
+              'SELECT id::int, fp FROM fuzz_rows',
+              'SELECT id, fp, 1 FROM fuzz_rows',
+              'SELECT id FROM fuzz_rows',
+              'SELECT g::bigint, 0::bigint FROM generate_series(1, 300) g',
+              'SELECT g::bigint, (g % 3)::bigint FROM generate_series(1, 200) g',
+              'SELECT 1::bigint, 2::bigint WHERE false',
+              'INSERT INTO fuzz_rows VALUES (1, 1) RETURNING id, fp',
+              'SELEC 1', '', ';', 'SELECT 1/0', 'SELECT id, fp FROM no_such_table',
+              'SELECT 1::bigint, 2::bigint; SELECT 3::bigint, 4::bigint',
+              fuzz_chars(fuzz_int(0, 10)::int)])[fuzz_int(1, 20)] $$;
+
+-- `n` random calls after setseed(seed): counts per target and SQLSTATE.
+CREATE FUNCTION fuzz_batch(seed float8, n int)
+RETURNS TABLE(target text, sqlstate text, calls bigint) LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    outcomes text[] := '{}';
+    fn text; st text; msg text; input text;
+    t text; o jsonb; f text[]; w float8[]; a bigint; b bigint; i int; m int; k int;
+    r bigint; ok boolean; len int;
+BEGIN
+    PERFORM setseed(seed);
+    SET LOCAL client_min_messages = warning;
+    -- Load the library first: before, simhash.max_distance is a placeholder that takes any
+    -- value, and the library's load turns a bad one into a WARNING (PostgreSQL's rule for
+    -- custom settings; shared_preload_libraries avoids it).
+    PERFORM simhash_max_distance();
+    FOR c IN 1 .. n LOOP
+        st := '00000'; input := NULL;
+        BEGIN
+            CASE floor(random() * 16)::int
+            WHEN 0, 1 THEN
+                fn := 'simhash(text)'; t := fuzz_text(); input := t;
+                r := simhash(t);
+            WHEN 2, 3, 4 THEN
+                fn := 'simhash(text, jsonb)'; t := fuzz_text(); o := fuzz_options(); input := o::text;
+                r := simhash(t, o);
+            WHEN 5 THEN
+                fn := 'simhash_v0(text, jsonb)'; t := fuzz_text(); o := fuzz_options(); input := o::text;
+                r := CASE WHEN random() < 0.3 THEN simhash_v0(t) ELSE simhash_v0(t, o) END;
+            WHEN 6 THEN
+                fn := 'simhash_features(text, jsonb)'; t := fuzz_text(); o := fuzz_options(); input := o::text;
+                SELECT count(*) INTO r FROM simhash_features(t, o);
+            WHEN 7, 8 THEN
+                fn := 'simhash(text[], float8[])';
+                len := CASE WHEN random() < 0.01 THEN fuzz_int(100, 3000) ELSE fuzz_int(0, 6) END;
+                f := fuzz_features(len);
+                w := fuzz_weights(CASE WHEN random() < 0.8 THEN len ELSE fuzz_int(0, 7)::int END);
+                CASE floor(random() * 8)::int
+                WHEN 0 THEN f := ARRAY[f, f]; w := ARRAY[w, w];         -- two-dimensional
+                WHEN 1 THEN f := ARRAY[f]; w := ARRAY[w];               -- 1 x len
+                WHEN 2 THEN f := '[0:1]={a,b}'; w := '[5:6]={1,2}';    -- other lower bounds
+                WHEN 3 THEN f := '{}'; w := '{}';
+                ELSE NULL;
+                END CASE;
+                input := f::text || ' ' || w::text;
+                r := simhash(f, w);
+            WHEN 9 THEN
+                fn := 'hamming'; a := fuzz_bigint(); b := fuzz_bigint();
+                r := hamming(a, b) + (a <~> b);
+            WHEN 10 THEN
+                fn := 'simhash_block'; a := fuzz_bigint(); i := fuzz_small(); m := fuzz_small();
+                input := format('%s, %s, %s', a, i, m);
+                r := simhash_block(a, i, m);
+            WHEN 11 THEN
+                fn := 'simhash_probes'; a := fuzz_bigint(); i := fuzz_small(); m := fuzz_small(); k := fuzz_small();
+                input := format('%s, %s, %s, %s', a, i, m, k);
+                r := cardinality(simhash_probes(a, i, m, k));
+            WHEN 12, 13 THEN
+                fn := 'simhash_near'; a := fuzz_bigint(); b := fuzz_bigint(); k := fuzz_small();
+                input := format('%s, %s, %s', a, b, k);
+                IF random() < 0.5 THEN
+                    ok := simhash_near(a, b, k);
+                ELSE
+                    fn := '~= (simhash.max_distance)';
+                    PERFORM set_config('simhash.max_distance', k::text, true);
+                    ok := a ~= b;
+                END IF;
+            ELSE
+                t := fuzz_query(); k := fuzz_small(); input := format('%s, %s', t, k);
+                IF random() < 0.5 THEN
+                    fn := 'simhash_duplicates'; SELECT count(*) INTO r FROM simhash_duplicates(t, k);
+                ELSE
+                    fn := 'simhash_clusters'; SELECT count(*) INTO r FROM simhash_clusters(t, k);
+                END IF;
+            END CASE;
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT;
+            IF st LIKE 'XX%' AND (SELECT count(*) FROM fuzz_internal) < 50 THEN
+                INSERT INTO fuzz_internal VALUES (fn, st, msg, left(input, 2000));
+            END IF;
+        END;
+        outcomes := outcomes || (fn || '|' || st);
+    END LOOP;
+    RETURN QUERY SELECT split_part(x, '|', 1), split_part(x, '|', 2), count(*)
+                   FROM unnest(outcomes) x GROUP BY 1, 2;
+END $$;
