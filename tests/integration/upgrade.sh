@@ -46,6 +46,14 @@ before_update() { # DB VERSION
                          fp_gen bigint GENERATED ALWAYS AS (simhash(body)) STORED)" \
          -c "CREATE INDEX docs_expr ON docs (simhash(body))" \
          -c "CREATE VIEW docs_v AS SELECT id, simhash(body, '{}'::jsonb) AS fp FROM docs"
+    # The 1.0 library under 0.x's SQL (before the update): still definition 0, 0.3.0's
+    # golden value (tests/pg_regress/expected/fingerprint.out).
+    local fp
+    fp=$(psql -d "$1" -At -c "SELECT simhash('迈向充满希望的新世纪——一九九八年新年讲话（附图片１张）')")
+    if [ "$fp" != -3610455768483434172 ]; then
+        echo "upgrade from $2: before the update, simhash() gave $fp, not definition 0's -3610455768483434172"
+        return 1
+    fi
     [ "$2" = 0.1.0 ] && return 0   # the triggers came with 0.2.0
     psql -d "$1" -c "CREATE TABLE dedup(id int PRIMARY KEY, body text, fp bigint, fp2 bigint)" \
          -c "CREATE TRIGGER a_fp BEFORE INSERT ON dedup FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fp2', 'body')" \
@@ -96,7 +104,7 @@ for old in "$root"/tests/upgrade/simhash--*.sql; do
     cp "$old" "$ext_dir/"
     dropdb --if-exists simhash_upgrade_old; createdb simhash_upgrade_old
     psql -d simhash_upgrade_old -c "CREATE EXTENSION simhash VERSION '$v'"
-    before_update simhash_upgrade_old "$v"
+    before_update simhash_upgrade_old "$v" || { status=1; continue; }
     psql -d simhash_upgrade_old -c "ALTER EXTENSION simhash UPDATE"
     got=$(psql -d simhash_upgrade_old -Atc "SELECT extversion FROM pg_extension WHERE extname = 'simhash'")
     describe simhash_upgrade_old >"$root/target/upgrade-from-$v.txt"
