@@ -23,8 +23,12 @@ use crate::hamming;
 pub const MAX_N: i32 = 10_000;
 
 /// Rows a sequential scan reads for the cost of probing one block value (one btree
-/// descent plus its heap fetches). [`prefer_scan`] compares the two with it.
+/// descent).
 pub const KEY_COST_ROWS: f64 = 64.0;
+
+/// Rows a sequential scan reads for the cost of fetching one candidate row from the heap
+/// by an index probe (a random page access, the distance test).
+pub const CANDIDATE_COST_ROWS: f64 = 8.0;
 
 /// Every `width`-bit value at exactly `radius` bits from `center`, ascending masks
 /// (Gosper's hack). Empty when `radius > width`. `width <= 32`.
@@ -63,10 +67,21 @@ pub fn unseen_lower_bound(nblocks: u32, probed: &[Option<u32>]) -> Option<u32> {
     Some(bound)
 }
 
-/// Whether a sequential scan of about `rows` rows is cheaper than probing `next_keys`
-/// more block values: the fallback rule of `simhash_nearest`.
-pub fn prefer_scan(next_keys: u64, rows: f64) -> bool {
-    next_keys as f64 * KEY_COST_ROWS > rows
+/// Estimated cost, in rows of a sequential scan, of probing `keys` values of block
+/// `block` of `nblocks` in a table of `rows` rows: each value costs a btree descent and
+/// fetches, on uniform fingerprints, `rows / 2^width` candidates.
+pub fn probe_cost(keys: u64, block: u32, nblocks: u32, rows: f64) -> f64 {
+    let per_value = rows / (1u64 << block_width(block, nblocks)) as f64;
+    keys as f64 * (KEY_COST_ROWS + CANDIDATE_COST_ROWS * per_value)
+}
+
+/// The fallback rule of `simhash_nearest`: scan the table (about `rows` rows) instead,
+/// once the probes run so far plus the next one would cost more than the scan
+/// (`spent_and_next`, from [`probe_cost`]). So a search never costs much more than two
+/// scans, and one that would have to probe huge shells (fewer than `n` rows in the table,
+/// or rows far from the query) ends after a bounded amount of work.
+pub fn prefer_scan(spent_and_next: f64, rows: f64) -> bool {
+    spent_and_next > rows
 }
 
 /// One row of the answer: its key (the tie-breaker, e.g. a ctid as `block << 16 | offset`),
@@ -174,10 +189,7 @@ impl Nearest {
 /// Runs a search against an in-memory table: the reference the SQL layer follows, with
 /// `lookup(block, keys)` standing for an index probe (the `(key, fp)` rows whose block
 /// `block` is in `keys`) and `scan()` for a sequential scan returning the exact answer.
-/// Before each probe, if a scan of `rows` rows would cost less than the probe
-/// ([`prefer_scan`]), the search scans instead: so the probes run before it cost at most
-/// about a scan each, and a search that would have to probe huge shells (fewer than `n`
-/// rows in the table, or rows far from the query) ends after a bounded amount of work.
+/// Before each probe, the search decides by [`prefer_scan`] whether to scan instead.
 pub fn search_with(
     query: u64,
     nblocks: u32,
@@ -187,12 +199,15 @@ pub fn search_with(
     scan: impl FnOnce() -> Vec<Neighbour>,
 ) -> Vec<Neighbour> {
     let mut s = Nearest::new(query, nblocks, n);
+    let mut spent = 0.0;
     while !s.done() {
         let (block, radius) = s.next_probe();
-        if prefer_scan(s.probe_size(block, radius), rows) {
+        let cost = probe_cost(s.probe_size(block, radius), block, nblocks, rows);
+        if prefer_scan(spent + cost, rows) {
             s.set_scanned(scan());
             break;
         }
+        spent += cost;
         let keys = s.probe_keys(block, radius);
         for (key, fp) in lookup(block, &keys) {
             s.offer(key, fp);
@@ -308,8 +323,12 @@ mod tests {
 
     #[test]
     fn scan_rule() {
-        assert!(!prefer_scan(16, 10_000.0));
-        assert!(prefer_scan(1_000, 10_000.0));
+        // 10M rows, 4 blocks: a radius-3 shell (560 values, ~150 candidates each) probes.
+        let c = probe_cost(560, 0, 4, 1e7);
+        assert!((c - 560.0 * (64.0 + 8.0 * 1e7 / 65536.0)).abs() < 1e-6);
+        assert!(!prefer_scan(c, 1e7));
+        // 1,000 rows: probing 16 values costs more than reading the table.
+        assert!(prefer_scan(probe_cost(16, 0, 4, 1e3), 1e3));
     }
 
     fn flip(fp: u64, bits: &[u8]) -> u64 {
