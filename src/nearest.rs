@@ -56,7 +56,7 @@ struct Target {
     ext: String,
     /// For each block of the chosen set, the expression its index is on.
     blocks: Vec<String>,
-    /// Widths of the blocks' values are those of `simhash_block(fp, i, blocks.len())`.
+    /// Estimated number of rows, for the fallback rule.
     rows: f64,
 }
 
@@ -83,12 +83,13 @@ fn target(tbl: pg_sys::Oid, fp_column: &CStr, ext_schema: pg_sys::Oid) -> Target
         let relname = quote(CStr::from_ptr((*(*rel).rd_rel).relname.data.as_ptr()));
         let relkind = (*(*rel).rd_rel).relkind as u8;
         let nsp = pg_sys::get_namespace_name((*(*rel).rd_rel).relnamespace);
-        let from = format!("ONLY {}.{relname}", quote(CStr::from_ptr(nsp)));
+        let name = format!("{}.{relname}", quote(CStr::from_ptr(nsp)));
+        let from = format!("ONLY {name}");
         if relkind != pg_sys::RELKIND_RELATION as u8 && relkind != pg_sys::RELKIND_MATVIEW as u8 {
             pg_sys::relation_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
             raise(
                 PgSqlErrorCode::ERRCODE_WRONG_OBJECT_TYPE,
-                format!("simhash_nearest: {from} is not a table or materialized view"),
+                format!("simhash_nearest: {name} is not a table or materialized view"),
                 None,
                 Some("Partitioned tables are not supported: search each partition."),
             );
@@ -97,7 +98,7 @@ fn target(tbl: pg_sys::Oid, fp_column: &CStr, ext_schema: pg_sys::Oid) -> Target
         let fp = quote(fp_column);
         if attno <= 0 {
             pg_sys::relation_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
-            raise(PgSqlErrorCode::ERRCODE_UNDEFINED_COLUMN, format!("simhash_nearest: column {fp} of relation {from} does not exist"), None, None);
+            raise(PgSqlErrorCode::ERRCODE_UNDEFINED_COLUMN, format!("simhash_nearest: column {fp} of relation {name} does not exist"), None, None);
         }
         let att = (*(*rel).rd_att).attrs.as_slice((*(*rel).rd_att).natts as usize)[attno as usize - 1];
         if att.atttypid != pg_sys::INT8OID {
@@ -121,7 +122,7 @@ fn target(tbl: pg_sys::Oid, fp_column: &CStr, ext_schema: pg_sys::Oid) -> Target
         let Some(set) = sets.iter().max_by_key(|s| s.n) else {
             raise(
                 PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-                format!("simhash_nearest: {from} has no block indexes on column {fp}"),
+                format!("simhash_nearest: {name} has no complete set of block indexes on column {fp}"),
                 Some("simhash_nearest probes a complete set of btree indexes on simhash_block(fp, i, n), i = 0 .. n-1.".into()),
                 Some("Create them with SELECT simhash_create_blocks(table, fp_column), or CREATE INDEX ... (simhash_block(fp, i, n)) for each block."),
             );
