@@ -16,7 +16,7 @@
 //! paper's rule, stop when the n-th distance is < m·(r+1); checking after every block
 //! stops up to m−1 probes sooner.
 
-use crate::blocks::{block_value, block_width};
+use crate::blocks::{block_value, block_width, shell};
 use crate::hamming;
 
 /// Largest `n` of one search (the kept rows are a sorted vector).
@@ -29,28 +29,6 @@ pub const KEY_COST_ROWS: f64 = 64.0;
 /// Rows a sequential scan reads for the cost of fetching one candidate row from the heap
 /// by an index probe (a random page access, the distance test).
 pub const CANDIDATE_COST_ROWS: f64 = 8.0;
-
-/// Every `width`-bit value at exactly `radius` bits from `center`, ascending masks
-/// (Gosper's hack). Empty when `radius > width`. `width <= 32`.
-pub fn shell(center: u32, width: u32, radius: u32) -> Vec<u32> {
-    debug_assert!(width <= 32);
-    if radius > width {
-        return Vec::new();
-    }
-    if radius == 0 {
-        return vec![center];
-    }
-    let mut out = Vec::new();
-    let full: u64 = 1u64 << width;
-    let mut mask: u64 = (1u64 << radius) - 1;
-    while mask < full {
-        out.push(center ^ mask as u32);
-        let low = mask & mask.wrapping_neg();
-        let ripple = mask + low;
-        mask = (((ripple ^ mask) >> 2) / low) | ripple;
-    }
-    out
-}
 
 /// Smallest distance a row not found yet can have, when block `i` of `nblocks` has been
 /// probed up to radius `probed[i]` (`None`: not at all). `None` when some block has been
