@@ -38,7 +38,7 @@ row load_and_blocks4_seconds "$(echo "$(now) - $t0" | bc)" - -
 # random: hashes with another seed, not in the table.
 queries() {
     if [ "$1" = near ]; then
-        psql -Atc "SELECT hashint8extended(g, 1) # (1::bigint << (g % 64)) # (1::bigint << ((g * 7) % 64)) # (1::bigint << ((g * 13 + 5) % 64))
+        psql -Atc "SELECT hashint8extended(g, 1) # (1::bigint << (g % 64)::int) # (1::bigint << ((g * 7) % 64)::int) # (1::bigint << ((g * 13 + 5) % 64)::int)
                    FROM generate_series(1, $2) i, LATERAL (SELECT (i * 7919::bigint) % $N + 1 AS g) s"
     else
         psql -Atc "SELECT hashint8extended(g, 2) FROM generate_series(1, $2) g"
