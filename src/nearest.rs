@@ -14,6 +14,7 @@ use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::itemptr::{item_pointer_get_both, item_pointer_set_all};
 use pgrx::prelude::*;
 use pgrx::spi::SpiClient;
+use simhash_core::blocks as core_blocks;
 use simhash_core::nearest::{self as core_nearest, Nearest, Neighbour};
 
 use crate::block_index::{block_sets, is_a, Funcs};
@@ -201,8 +202,11 @@ fn simhash_nearest(
         while !s.done() {
             check_for_interrupts!();
             let (block, radius) = s.next_probe();
-            let cost = core_nearest::probe_cost(s.probe_size(block, radius), block, nblocks, t.rows);
-            if fallback && core_nearest::prefer_scan(spent + cost, t.rows) {
+            let size = s.probe_size(block, radius);
+            let cost = core_nearest::probe_cost(size, block, nblocks, t.rows);
+            // Even with the fallback off, a shell too large for one array (a 32-bit block
+            // far out) is not probed: the scan answers instead.
+            if (fallback && core_nearest::prefer_scan(spent + cost, t.rows)) || size > core_blocks::MAX_RUNTIME_PROBES {
                 let sql = format!(
                     "SELECT ctid, {fp}, {ext}hamming({fp}, $1) FROM {from} WHERE {fp} IS NOT NULL ORDER BY 3, 1 LIMIT $2",
                     fp = t.fp,
