@@ -83,3 +83,12 @@ CREATE OR REPLACE FUNCTION simhash_duplicates(fingerprints text, max_distance in
           FROM (SELECT @extschema@.simhash_duplicates_stream(fingerprints, max_distance) AS p OFFSET 0) s $$;
 COMMENT ON FUNCTION simhash_duplicates(text, int) IS
     'Every pair of rows of a query returning (id bigint, fp bigint) within max_distance bits, once, id1 < id2; streamed: distance-0 pairs first, by fingerprint, then the others as found';
+
+-- As in the 1.0.0 install script (src/nearest.rs, sql/nearest.sql): exact nearest
+-- neighbours through the block indexes.
+CREATE FUNCTION simhash_nearest(tbl regclass, fp_column name, query bigint, n int)
+    RETURNS TABLE(ctid tid, fp bigint, distance int)
+    STABLE STRICT PARALLEL RESTRICTED ROWS 10
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_nearest_wrapper';
+COMMENT ON FUNCTION simhash_nearest(regclass, name, bigint, int) IS
+    'The n rows of tbl nearest query in Hamming distance on fp_column (NULLs never), exact, by ascending (distance, ctid); needs a complete block set (simhash_create_blocks); n between 1 and 10000';

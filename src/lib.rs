@@ -9,6 +9,7 @@
 //! - `blocks.rs`: `simhash_block`, `simhash_probes`, `simhash_create_blocks`;
 //! - `search.rs`: `simhash_near`, the `~=` operator and the `simhash.max_distance` GUC;
 //! - `support.rs`: the planner support function that rewrites them into block probes;
+//! - `nearest.rs`: `simhash_nearest`, exact nearest neighbours through the block indexes;
 //! - `trigger/`: `simhash_update_trigger` and `simhash_dedup_trigger` (insert triggers);
 //! - `options.rs`: the `options jsonb` argument;
 //! - `text.rs`: `text` datums in the server encoding ⇄ UTF-8.
@@ -55,6 +56,7 @@ mod definition0;
 mod distance;
 mod error;
 mod fingerprint;
+mod nearest;
 mod options;
 mod probe;
 mod search;
@@ -69,6 +71,7 @@ mod trigger;
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
     search::register_gucs();
+    nearest::register_gucs();
     // SAFETY: a plain read of a backend-global flag that PostgreSQL sets before
     // loading preload libraries; nothing else writes it concurrently.
     if unsafe { pg_sys::process_shared_preload_libraries_in_progress } {

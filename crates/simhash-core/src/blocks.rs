@@ -129,24 +129,40 @@ pub fn ball_size(width: u32, radius: u32) -> u64 {
 /// Every `width`-bit value within Hamming distance `radius` of `center`, nearest first
 /// (the center itself, then distance 1, ...). `width <= 32`.
 pub fn ball(center: u32, width: u32, radius: u32) -> Vec<u32> {
-    debug_assert!(width <= 32);
     let mut out = Vec::with_capacity(ball_size(width, radius) as usize);
-    let full: u64 = 1u64 << width;
     for d in 0..=radius.min(width) {
-        if d == 0 {
-            out.push(center);
-            continue;
-        }
-        // Gosper's hack: every `width`-bit mask with exactly `d` bits set, ascending.
-        let mut mask: u64 = (1u64 << d) - 1;
-        while mask < full {
-            out.push(center ^ mask as u32);
-            let c = mask & mask.wrapping_neg();
-            let r = mask + c;
-            mask = (((r ^ mask) >> 2) / c) | r;
-        }
+        push_shell(&mut out, center, width, d);
     }
     out
+}
+
+/// Every `width`-bit value at exactly `radius` bits from `center`, by ascending mask of
+/// flipped bits; empty when `radius > width`. `width <= 32`. (The shells of radius 0, 1,
+/// ... make up the ball; exact nearest-neighbour search probes them one at a time.)
+pub fn shell(center: u32, width: u32, radius: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    push_shell(&mut out, center, width, radius);
+    out
+}
+
+fn push_shell(out: &mut Vec<u32>, center: u32, width: u32, radius: u32) {
+    debug_assert!(width <= 32);
+    if radius > width {
+        return;
+    }
+    if radius == 0 {
+        out.push(center);
+        return;
+    }
+    // Gosper's hack: every `width`-bit mask with exactly `radius` bits set, ascending.
+    let full: u64 = 1u64 << width;
+    let mut mask: u64 = (1u64 << radius) - 1;
+    while mask < full {
+        out.push(center ^ mask as u32);
+        let c = mask & mask.wrapping_neg();
+        let r = mask + c;
+        mask = (((r ^ mask) >> 2) / c) | r;
+    }
 }
 
 /// Probe values of block `block` of `nblocks` for a query and distance bound `k`, at most

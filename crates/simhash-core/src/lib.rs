@@ -12,6 +12,7 @@ pub mod dedup;
 pub mod features;
 pub mod fingerprint;
 pub mod hamming;
+pub mod nearest;
 pub mod lexicon;
 pub mod normalize;
 pub mod options;
