@@ -83,3 +83,26 @@ CREATE OR REPLACE FUNCTION simhash_duplicates(fingerprints text, max_distance in
           FROM (SELECT @extschema@.simhash_duplicates_stream(fingerprints, max_distance) AS p OFFSET 0) s $$;
 COMMENT ON FUNCTION simhash_duplicates(text, int) IS
     'Every pair of rows of a query returning (id bigint, fp bigint) within max_distance bits, once, id1 < id2; streamed: distance-0 pairs first, by fingerprint, then the others as found';
+
+-- New in 1.0.0 (src/batch.rs, sql/batch.sql): the two-query form, a batch against a corpus.
+CREATE FUNCTION "simhash_duplicates_stream"(
+	"batch" TEXT, /* & str */
+	"corpus" TEXT, /* & str */
+	"max_distance" INT /* i32 */
+) RETURNS TABLE (
+	"batch_id" bigint,  /* i64 */
+	"corpus_id" bigint,  /* i64 */
+	"distance" INT  /* i32 */
+)
+STRICT VOLATILE PARALLEL UNSAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'simhash_duplicates_corpus_wrapper';
+
+CREATE FUNCTION simhash_duplicates(batch text, corpus text, max_distance int DEFAULT 3)
+    RETURNS TABLE(batch_id bigint, corpus_id bigint, distance int)
+    STABLE PARALLEL UNSAFE
+    LANGUAGE sql
+    AS $$ SELECT (p).batch_id, (p).corpus_id, (p).distance
+          FROM (SELECT @extschema@.simhash_duplicates_stream(batch, corpus, max_distance) AS p OFFSET 0) s $$;
+COMMENT ON FUNCTION simhash_duplicates(text, text, int) IS
+    'Every (batch row, corpus row) pair within max_distance bits, both queries returning (id bigint, fp bigint); the batch is held in memory, the corpus streamed; pairs inside the batch are left out';
