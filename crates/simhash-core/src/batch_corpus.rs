@@ -158,7 +158,7 @@ impl BatchTables {
     fn with_plan(g: Grouped, k: u32, plan: CorpusPlan, cb: &mut dyn FnMut(Progress)) -> BatchTables {
         let n = g.distinct.len();
         cb(Progress::Phase(match plan {
-            CorpusPlan::Empty => format!("empty batch, k={k}: no pairs, the corpus is not read"),
+            CorpusPlan::Empty => format!("empty batch, k={k}: no pairs"),
             CorpusPlan::BruteForce => format!("{n} distinct batch fingerprints, k={k}: comparing each corpus row with all of them"),
             CorpusPlan::Blocks { m, a } => format!(
                 "{n} distinct batch fingerprints, k={k}: {m} blocks, {} tables keyed on {a} blocks",
