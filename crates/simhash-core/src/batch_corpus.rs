@@ -43,8 +43,11 @@ pub enum CorpusPlan {
 
 /// Estimated cost, in comparisons per corpus row, against `n` distinct batch fingerprints.
 pub fn corpus_plan_cost(plan: CorpusPlan, n: usize) -> f64 {
-    // A permute and a bucket lookup (a cache miss on a big batch): a few comparisons' worth.
-    const PER_TABLE: f64 = 6.0;
+    // A permute and a bucket lookup: on a batch bigger than the cache, two cache misses
+    // (the bucket offsets, then the entries), where a candidate comparison is a popcount
+    // on entries already in the cache line. So a table costs tens of comparisons; fewer
+    // tables also means less memory (12 B per batch row each).
+    const PER_TABLE: f64 = 24.0;
     let n = n as f64;
     match plan {
         CorpusPlan::Empty => 0.0,
