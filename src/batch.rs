@@ -209,7 +209,7 @@ fn simhash_duplicates(
 /// (`simhash_core::batch_corpus`), then the corpus streams through a cursor, one fetch
 /// at a time, each row looked up in the tables. Value per call like the one-query
 /// form, called through the SQL function `simhash_duplicates(batch, corpus, ...)`;
-/// pairs come out in the corpus query's row order, looked up 1,024 corpus rows at a time. Pairs inside the batch are not
+/// pairs come out in the corpus query's row order, looked up 16,384 corpus rows at a time. Pairs inside the batch are not
 /// reported (the one-query form on the batch finds them).
 #[pg_extern(name = "simhash_duplicates_stream", volatile, parallel_unsafe)]
 fn simhash_duplicates_corpus(
@@ -236,9 +236,9 @@ fn simhash_duplicates_corpus(
             if done {
                 return None;
             }
-            // A chunk's lookups overlap their cache misses (groups_near_chunk); 1,024
-            // rows are well under a millisecond between two interrupt checks.
-            match cursor.next_chunk(1024) {
+            // A chunk is sorted per table and looked up in that order (groups_near_chunk);
+            // 16,384 rows take a few milliseconds between two interrupt checks.
+            match cursor.next_chunk(16_384) {
                 Some(chunk) => {
                     pairs.feed(chunk);
                 }
