@@ -181,6 +181,10 @@ SET client_min_messages = warning;
 SELECT count(*) AS one_query_pairs FROM simhash_duplicates('SELECT id, fp FROM small', 3);
 SELECT count(*) AS two_query_pairs FROM simhash_duplicates('SELECT id, fp FROM small', 'SELECT id, fp FROM small');
 SELECT p.oid::regprocedure FROM pg_proc p WHERE p.proname = 'simhash_duplicates' ORDER BY 1::text;
+-- A corpus of several cursor fetches (50,000 rows each): 2,500 copies of small, 152,500
+-- rows, so 2,500 times the pairs above.
+SELECT count(*) AS pairs, count(*) = 2500 * 147 AS all_fetches_read
+  FROM simhash_duplicates('SELECT id, fp FROM small', 'SELECT id * 10000 + g, fp FROM small, generate_series(1, 2500) g');
 -- LIMIT stops the stream: a 100,000-row corpus identical to a 100,000-row batch is 10¹⁰
 -- pairs; inlined, a ProjectSet under the LIMIT as for the one-query form.
 SELECT * FROM simhash_duplicates('SELECT i::bigint, 42::bigint FROM generate_series(1, 100000) i',
