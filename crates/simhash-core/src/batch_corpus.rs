@@ -133,6 +133,13 @@ impl Indexed {
         if bits == 0 { 0 } else { (p >> (64 - bits)) as usize }
     }
 
+    /// Where the entries with `key` start in a bucket's `run` (sorted). When the bucket
+    /// is the whole key (a batch of 2^key_bits rows or more) every entry has it: no search.
+    #[inline]
+    fn key_start(&self, run: &[u64], key: u64) -> usize {
+        if self.bucket_bits == self.table.key_bits { 0 } else { run.partition_point(|&x| self.key(x) < key) }
+    }
+
     #[inline]
     fn key(&self, p: u64) -> u64 {
         let bits = self.table.key_bits;
@@ -218,7 +225,7 @@ impl BatchTables {
                     let b = Indexed::bucket(p, t.bucket_bits);
                     let run = &t.fps[t.starts[b] as usize..t.starts[b + 1] as usize];
                     // Sorted: the entries with the key are a contiguous run in the bucket.
-                    let lo = run.partition_point(|&x| t.key(x) < key);
+                    let lo = t.key_start(run, key);
                     work += 1;
                     for &x in &run[lo..] {
                         if t.key(x) != key {
@@ -287,7 +294,7 @@ impl BatchTables {
                 let b = Indexed::bucket(p, t.bucket_bits);
                 let run = &t.fps[t.starts[b] as usize..t.starts[b + 1] as usize];
                 let key = t.key(p);
-                let lo = run.partition_point(|&x| t.key(x) < key);
+                let lo = t.key_start(run, key);
                 work += 1;
                 for &x in &run[lo..] {
                     if t.key(x) != key {
