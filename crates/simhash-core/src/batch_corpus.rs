@@ -220,30 +220,36 @@ impl BatchTables {
             CorpusPlan::Blocks { .. } => {
                 let mut work = 0;
                 for t in &self.tables {
-                    let p = t.table.permute(fp);
-                    let key = t.key(p);
-                    let b = Indexed::bucket(p, t.bucket_bits);
-                    let run = &t.fps[t.starts[b] as usize..t.starts[b + 1] as usize];
-                    // Sorted: the entries with the key are a contiguous run in the bucket.
-                    let lo = t.key_start(run, key);
-                    work += 1;
-                    for &x in &run[lo..] {
-                        if t.key(x) != key {
-                            break;
-                        }
-                        work += 1;
-                        let xor = x ^ p;
-                        let d = xor.count_ones();
-                        if d <= k && t.table.is_canonical(xor) {
-                            let fpb = t.table.unpermute(x);
-                            let gi = self.g.distinct.binary_search(&fpb).expect("a table holds the distinct fingerprints");
-                            out.push((gi as u32, d));
-                        }
-                    }
+                    work += self.probe(t, t.table.permute(fp), &mut |g, d| out.push((g, d)));
                 }
                 work
             }
         }
+    }
+
+    /// Looks the permuted corpus fingerprint `p` up in table `t`: calls `found(group,
+    /// distance)` for each distinct batch fingerprint within `k` whose canonical table
+    /// is `t`. Returns the work done (1 + candidates compared).
+    #[inline]
+    fn probe(&self, t: &Indexed, p: u64, found: &mut impl FnMut(u32, u32)) -> u64 {
+        let key = t.key(p);
+        let b = Indexed::bucket(p, t.bucket_bits);
+        let run = &t.fps[t.starts[b] as usize..t.starts[b + 1] as usize];
+        // Sorted: the entries with the key are a contiguous run in the bucket.
+        let mut work = 1;
+        for &x in &run[t.key_start(run, key)..] {
+            if t.key(x) != key {
+                break;
+            }
+            work += 1;
+            let xor = x ^ p;
+            let d = xor.count_ones();
+            if d <= self.k && t.table.is_canonical(xor) {
+                let gi = self.g.distinct.binary_search(&t.table.unpermute(x)).expect("a table holds the distinct fingerprints");
+                found(gi as u32, d);
+            }
+        }
+        work
     }
 
     /// [`BatchTables::groups_near`] for a chunk of corpus fingerprints at once: appends
@@ -266,7 +272,6 @@ impl BatchTables {
             }
             return work;
         }
-        let k = self.k;
         let n = fps.len();
         let mut perm: Vec<(u64, u32)> = Vec::with_capacity(n);
         let mut sorted: Vec<(u64, u32)> = vec![(0, 0); n];
@@ -291,23 +296,7 @@ impl BatchTables {
                 counts[b] += 1;
             }
             for &(p, r) in &sorted {
-                let b = Indexed::bucket(p, t.bucket_bits);
-                let run = &t.fps[t.starts[b] as usize..t.starts[b + 1] as usize];
-                let key = t.key(p);
-                let lo = t.key_start(run, key);
-                work += 1;
-                for &x in &run[lo..] {
-                    if t.key(x) != key {
-                        break;
-                    }
-                    work += 1;
-                    let xor = x ^ p;
-                    let d = xor.count_ones();
-                    if d <= k && t.table.is_canonical(xor) {
-                        let gi = self.g.distinct.binary_search(&t.table.unpermute(x)).expect("a table holds the distinct fingerprints");
-                        out.push((r, gi as u32, d));
-                    }
-                }
+                work += self.probe(t, p, &mut |g, d| out.push((r, g, d)));
             }
         }
         out[start..].sort_by_key(|m| m.0); // stable: table order within a row
