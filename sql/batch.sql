@@ -14,3 +14,16 @@ CREATE FUNCTION simhash_duplicates(fingerprints text, max_distance int DEFAULT 3
           FROM (SELECT @extschema@.simhash_duplicates_stream(fingerprints, max_distance) AS p OFFSET 0) s $$;
 COMMENT ON FUNCTION simhash_duplicates(text, int) IS
     'Every pair of rows of a query returning (id bigint, fp bigint) within max_distance bits, once, id1 < id2; streamed: distance-0 pairs first, by fingerprint, then the others as found';
+
+-- The two-query form: every (batch row, corpus row) pair within max_distance, the batch
+-- in memory, the corpus streamed through a cursor (src/batch.rs). Inlined for the same
+-- reason as above. simhash_duplicates('q', 3) still resolves to the one-query form: 3 is
+-- an integer, not text; with two string literals this form is chosen.
+CREATE FUNCTION simhash_duplicates(batch text, corpus text, max_distance int DEFAULT 3)
+    RETURNS TABLE(batch_id bigint, corpus_id bigint, distance int)
+    STABLE PARALLEL UNSAFE
+    LANGUAGE sql
+    AS $$ SELECT (p).batch_id, (p).corpus_id, (p).distance
+          FROM (SELECT @extschema@.simhash_duplicates_stream(batch, corpus, max_distance) AS p OFFSET 0) s $$;
+COMMENT ON FUNCTION simhash_duplicates(text, text, int) IS
+    'Every (batch row, corpus row) pair within max_distance bits, both queries returning (id bigint, fp bigint); the batch is held in memory, the corpus streamed; pairs inside the batch are left out';

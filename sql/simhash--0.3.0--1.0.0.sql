@@ -92,3 +92,26 @@ CREATE FUNCTION simhash_nearest(tbl regclass, fp_column name, query bigint, n in
     LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_nearest_wrapper';
 COMMENT ON FUNCTION simhash_nearest(regclass, name, bigint, int) IS
     'The n rows of tbl nearest query in Hamming distance on fp_column (NULLs never), exact, by ascending (distance, ctid); needs a complete block set (simhash_create_blocks); n between 1 and 10000';
+
+-- New in 1.0.0 (src/batch.rs, sql/batch.sql): the two-query form, a batch against a corpus.
+CREATE FUNCTION "simhash_duplicates_stream"(
+	"batch" TEXT, /* & str */
+	"corpus" TEXT, /* & str */
+	"max_distance" INT /* i32 */
+) RETURNS TABLE (
+	"batch_id" bigint,  /* i64 */
+	"corpus_id" bigint,  /* i64 */
+	"distance" INT  /* i32 */
+)
+STRICT VOLATILE PARALLEL UNSAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'simhash_duplicates_corpus_wrapper';
+
+CREATE FUNCTION simhash_duplicates(batch text, corpus text, max_distance int DEFAULT 3)
+    RETURNS TABLE(batch_id bigint, corpus_id bigint, distance int)
+    STABLE PARALLEL UNSAFE
+    LANGUAGE sql
+    AS $$ SELECT (p).batch_id, (p).corpus_id, (p).distance
+          FROM (SELECT @extschema@.simhash_duplicates_stream(batch, corpus, max_distance) AS p OFFSET 0) s $$;
+COMMENT ON FUNCTION simhash_duplicates(text, text, int) IS
+    'Every (batch row, corpus row) pair within max_distance bits, both queries returning (id bigint, fp bigint); the batch is held in memory, the corpus streamed; pairs inside the batch are left out';

@@ -11,6 +11,7 @@
 
 use pgrx::prelude::*;
 use simhash_core::batch::{self, Progress};
+use simhash_core::batch_corpus::{BatchTables, CorpusPairs};
 
 /// Rows fetched per SPI batch: bounds the tuple memory held at once to a few MB.
 const FETCH_ROWS: i64 = 50_000;
@@ -29,7 +30,8 @@ fn max_distance(func: &str, k: i32) -> u32 {
 
 /// Runs `query` and returns its `(id, fp)` rows. ERROR 42804 unless it returns exactly
 /// two bigint columns, 22004 on a NULL id; rows with a NULL fingerprint are skipped.
-fn read_rows(func: &str, query: &str) -> Vec<(i64, u64)> {
+/// `what` names the query in messages ("fingerprints", "batch").
+fn read_rows(func: &str, what: &str, query: &str) -> Vec<(i64, u64)> {
     Spi::connect(|client| {
         let mut cursor = client.open_cursor(query, &[]);
         let mut rows = Vec::new();
@@ -37,60 +39,131 @@ fn read_rows(func: &str, query: &str) -> Vec<(i64, u64)> {
         let mut checked = false;
         loop {
             let n = cursor.fetch(FETCH_ROWS).unwrap_or_else(|e| error!("{func}: {e}")).len();
-            // SAFETY: `fetch` just set SPI_tuptable (a FETCH always builds one, with the
-            // portal's tuple descriptor, even for zero rows) and holds `n` tuples. The
-            // SpiTupleTable borrowing it is gone; we free it here and nothing else does.
-            unsafe {
-                let table = pg_sys::SPI_tuptable;
-                if table.is_null() {
-                    break;
-                }
-                let desc = (*table).tupdesc;
-                if !checked {
-                    let types_ok = (*desc).natts == 2
-                        && pg_sys::SPI_gettypeid(desc, 1) == pg_sys::INT8OID
-                        && pg_sys::SPI_gettypeid(desc, 2) == pg_sys::INT8OID;
-                    if !types_ok {
-                        pg_sys::SPI_freetuptable(table);
-                        crate::error::raise(
-                            PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH,
-                            format!("{func}: the fingerprints query must return two bigint columns (id, fp)"),
-                            None,
-                            Some("Cast them, e.g. SELECT id::bigint, fp FROM t."),
-                        );
-                    }
-                    checked = true;
-                }
-                let vals = std::slice::from_raw_parts((*table).vals, n);
-                rows.reserve(n);
-                for &tuple in vals {
-                    let mut null = false;
-                    let id = pg_sys::SPI_getbinval(tuple, desc, 1, &mut null);
-                    if null {
-                        pg_sys::SPI_freetuptable(table);
-                        ereport!(
-                            ERROR,
-                            PgSqlErrorCode::ERRCODE_NULL_VALUE_NOT_ALLOWED,
-                            format!("{func}: the fingerprints query returned a NULL id")
-                        );
-                    }
-                    let fp = pg_sys::SPI_getbinval(tuple, desc, 2, &mut null);
-                    if null {
-                        null_fps += 1;
-                        continue;
-                    }
-                    rows.push((id.value() as i64, fp.value() as i64 as u64));
-                }
-                pg_sys::SPI_freetuptable(table);
-            }
-            if n == 0 {
+            if take_fetched(func, what, n, &mut rows, &mut null_fps, &mut checked) == 0 {
                 break;
             }
             check_for_interrupts!();
         }
-        notice!("{func}: read {} rows ({null_fps} with a NULL fingerprint ignored)", rows.len());
+        let what = if what == "fingerprints" { String::new() } else { format!("{what} ") };
+        notice!("{func}: read {} {what}rows ({null_fps} with a NULL fingerprint ignored)", rows.len());
         rows
     })
+}
+
+/// Right after a cursor FETCH of `n` rows: appends the fetched `(id, fp)` rows to `rows`
+/// (NULL fingerprints counted in `null_fps`, not appended), frees the tuple table, and
+/// returns `n`. On the first call (`checked` false) checks the columns: ERROR 42804
+/// unless exactly two bigint columns; a NULL id is ERROR 22004.
+fn take_fetched(func: &str, what: &str, n: usize, rows: &mut Vec<(i64, u64)>, null_fps: &mut u64, checked: &mut bool) -> usize {
+    // SAFETY: the caller's `fetch` just set SPI_tuptable (a FETCH always builds one, with
+    // the portal's tuple descriptor, even for zero rows) and it holds `n` tuples. The
+    // SpiTupleTable borrowing it is gone; we free it here and nothing else does, and we
+    // free it before every ERROR raised while it is live.
+    unsafe {
+        let table = pg_sys::SPI_tuptable;
+        if table.is_null() {
+            return 0;
+        }
+        let desc = (*table).tupdesc;
+        if !*checked {
+            let types_ok = (*desc).natts == 2
+                && pg_sys::SPI_gettypeid(desc, 1) == pg_sys::INT8OID
+                && pg_sys::SPI_gettypeid(desc, 2) == pg_sys::INT8OID;
+            if !types_ok {
+                pg_sys::SPI_freetuptable(table);
+                crate::error::raise(
+                    PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH,
+                    format!("{func}: the {what} query must return two bigint columns (id, fp)"),
+                    None,
+                    Some("Cast them, e.g. SELECT id::bigint, fp FROM t."),
+                );
+            }
+            *checked = true;
+        }
+        let vals = std::slice::from_raw_parts((*table).vals, n);
+        rows.reserve(n);
+        for &tuple in vals {
+            let mut null = false;
+            let id = pg_sys::SPI_getbinval(tuple, desc, 1, &mut null);
+            if null {
+                pg_sys::SPI_freetuptable(table);
+                ereport!(
+                    ERROR,
+                    PgSqlErrorCode::ERRCODE_NULL_VALUE_NOT_ALLOWED,
+                    format!("{func}: the {what} query returned a NULL id")
+                );
+            }
+            let fp = pg_sys::SPI_getbinval(tuple, desc, 2, &mut null);
+            if null {
+                *null_fps += 1;
+                continue;
+            }
+            rows.push((id.value() as i64, fp.value() as i64 as u64));
+        }
+        pg_sys::SPI_freetuptable(table);
+    }
+    n
+}
+
+/// The corpus query read through a cursor that outlives each SPI connection: every
+/// fetch connects, finds the portal by name, fetches `FETCH_ROWS` rows into `buf` and
+/// detaches again, so at most one fetch's rows are held. The portal is closed when the
+/// rows run out; if the scan stops earlier (LIMIT, error) the transaction's end closes it.
+struct CorpusCursor {
+    name: Option<String>,
+    buf: Vec<(i64, u64)>,
+    pos: usize,
+    null_fps: u64,
+    checked: bool,
+}
+
+impl CorpusCursor {
+    const F: &'static str = "simhash_duplicates";
+
+    fn open(query: &str) -> CorpusCursor {
+        let name = Spi::connect(|client| client.open_cursor(query, &[]).detach_into_name());
+        let mut c = CorpusCursor { name: Some(name), buf: Vec::new(), pos: 0, null_fps: 0, checked: false };
+        c.refill(); // checks the columns before any pair
+        c
+    }
+
+    /// Fetches the next batch of rows into `buf`; closes the cursor after the last one.
+    fn refill(&mut self) {
+        let Some(name) = self.name.take() else { return };
+        self.buf.clear();
+        self.pos = 0;
+        let (buf, null_fps, checked) = (&mut self.buf, &mut self.null_fps, &mut self.checked);
+        self.name = Spi::connect(|client| {
+            let mut cursor = client.find_cursor(&name).unwrap_or_else(|e| error!("{}: {e}", Self::F));
+            let n = cursor.fetch(FETCH_ROWS).unwrap_or_else(|e| error!("{}: {e}", Self::F)).len();
+            if take_fetched(Self::F, "corpus", n, buf, null_fps, checked) == 0 {
+                None // dropping `cursor` closes the portal
+            } else {
+                Some(cursor.detach_into_name())
+            }
+        });
+    }
+
+    /// The next up to `max` rows, fetching when the buffer is used up; `None` at the end.
+    fn next_chunk(&mut self, max: usize) -> Option<&[(i64, u64)]> {
+        while self.pos >= self.buf.len() {
+            if self.name.is_none() {
+                return None;
+            }
+            self.refill();
+        }
+        let start = self.pos;
+        self.pos = (start + max).min(self.buf.len());
+        Some(&self.buf[start..self.pos])
+    }
+
+    /// Closes the portal without reading the rest, and forgets the rows fetched.
+    fn close(&mut self) {
+        self.buf.clear();
+        if let Some(name) = self.name.take() {
+            Spi::connect(|client| drop(client.find_cursor(&name)));
+        }
+    }
 }
 
 /// The core's progress callback: phases become NOTICEs, ticks check for cancellation.
@@ -118,7 +191,7 @@ fn simhash_duplicates(
 ) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(distance, i32))> {
     const F: &str = "simhash_duplicates";
     let k = self::max_distance(F, max_distance);
-    let rows = read_rows(F, fingerprints);
+    let rows = read_rows(F, "fingerprints", fingerprints);
     let mut progress = progress(F);
     let mut pairs = batch::Duplicates::new(rows, k, &mut progress);
     // Value per call, not a tuplestore: 100,000 identical fingerprints give their first
@@ -131,6 +204,59 @@ fn simhash_duplicates(
     }))
 }
 
+/// Every `(batch row, corpus row)` pair within `max_distance`, both queries returning
+/// `(id bigint, fp bigint)`: the batch is read into memory and put into permuted tables
+/// (`simhash_core::batch_corpus`), then the corpus streams through a cursor, one fetch
+/// at a time, each row looked up in the tables. Value per call like the one-query
+/// form, called through the SQL function `simhash_duplicates(batch, corpus, ...)`;
+/// pairs come out in the corpus query's row order, looked up 16,384 corpus rows at a time. Pairs inside the batch are not
+/// reported (the one-query form on the batch finds them).
+#[pg_extern(name = "simhash_duplicates_stream", volatile, parallel_unsafe)]
+fn simhash_duplicates_corpus(
+    batch: &str,
+    corpus: &str,
+    max_distance: i32,
+) -> TableIterator<'static, (name!(batch_id, i64), name!(corpus_id, i64), name!(distance, i32))> {
+    const F: &str = "simhash_duplicates";
+    let k = self::max_distance(F, max_distance);
+    let rows = read_rows(F, "batch", batch);
+    let mut progress = progress(F);
+    let mut pairs = CorpusPairs::new(BatchTables::new(rows, k, &mut progress));
+    let mut cursor = CorpusCursor::open(corpus);
+    if pairs.tables.is_empty() {
+        cursor.close(); // no pair is possible: the corpus's first fetch checked its columns
+    }
+    let mut done = false;
+    TableIterator::new(std::iter::from_fn(move || {
+        loop {
+            check_for_interrupts!();
+            if let Some((b, c, d)) = pairs.next_pending() {
+                return Some((b, c, d as i32));
+            }
+            if done {
+                return None;
+            }
+            // A chunk is sorted per table and looked up in that order (groups_near_chunk);
+            // 16,384 rows take a few milliseconds between two interrupt checks.
+            match cursor.next_chunk(16_384) {
+                Some(chunk) => {
+                    pairs.feed(chunk);
+                }
+                None => {
+                    done = true;
+                    notice!(
+                        "{F}: read {} corpus rows ({} with a NULL fingerprint ignored), {} pairs",
+                        pairs.fed,
+                        cursor.null_fps,
+                        pairs.emitted
+                    );
+                    return None;
+                }
+            }
+        }
+    }))
+}
+
 /// Connected components of the near-duplicate graph of `fingerprints`: `(id, cluster_id)`
 /// for every row with at least one near-duplicate, `cluster_id` the component's smallest id.
 #[pg_extern(volatile, parallel_unsafe)]
@@ -140,8 +266,8 @@ fn simhash_clusters(
 ) -> TableIterator<'static, (name!(id, i64), name!(cluster_id, i64))> {
     const F: &str = "simhash_clusters";
     let k = self::max_distance(F, max_distance);
-    let rows = read_rows(F, fingerprints);
+    let rows = read_rows(F, "fingerprints", fingerprints);
     TableIterator::new(batch::clusters(rows, k, &mut progress(F)))
 }
 
-pgrx::extension_sql_file!("../sql/batch.sql", name = "batch", requires = [simhash_duplicates]);
+pgrx::extension_sql_file!("../sql/batch.sql", name = "batch", requires = [simhash_duplicates, simhash_duplicates_corpus]);

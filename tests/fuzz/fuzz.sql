@@ -180,7 +180,7 @@ RETURNS TABLE(target text, sqlstate text, calls bigint) LANGUAGE plpgsql VOLATIL
 DECLARE
     outcomes text[] := '{}';
     fn text; st text; msg text; input text;
-    t text; o jsonb; f text[]; w float8[]; a bigint; b bigint; i int; m int; k int;
+    t text; t2 text; o jsonb; f text[]; w float8[]; a bigint; b bigint; i int; m int; k int;
     r bigint; ok boolean; len int;
 BEGIN
     PERFORM setseed(seed);
@@ -242,8 +242,14 @@ BEGIN
                 END IF;
             ELSE
                 t := fuzz_query(); k := fuzz_small(); input := format('%s, %s', t, k);
-                IF random() < 0.5 THEN
+                IF random() < 0.33 THEN
                     fn := 'simhash_duplicates'; SELECT count(*) INTO r FROM simhash_duplicates(t, k);
+                ELSIF random() < 0.5 THEN
+                    -- The two-query form: a batch against a corpus, the corpus through a
+                    -- cursor that each fetch finds again by name.
+                    fn := 'simhash_duplicates(b, c)'; t2 := fuzz_query();
+                    input := format('%s, %s, %s', t, t2, k);
+                    SELECT count(*) INTO r FROM simhash_duplicates(t, t2, k);
                 ELSE
                     fn := 'simhash_clusters'; SELECT count(*) INTO r FROM simhash_clusters(t, k);
                 END IF;

@@ -64,7 +64,7 @@ pub enum Plan {
 const TICK_WORK: u64 = 1 << 20;
 
 /// `C(n, r)` as f64 (no overflow for n ≤ 64).
-fn binomial(n: u32, r: u32) -> f64 {
+pub(crate) fn binomial(n: u32, r: u32) -> f64 {
     (0..r).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
 }
 
@@ -107,14 +107,14 @@ pub fn plan(n: usize, k: u32) -> Plan {
 
 /// Rows grouped by identical fingerprint: `rows` sorted by `(fp, id)`; group `g` is
 /// `rows[starts[g]..starts[g+1]]` and has fingerprint `distinct[g]`.
-struct Grouped {
-    rows: Vec<(u64, i64)>,
-    distinct: Vec<u64>,
-    starts: Vec<u32>,
+pub(crate) struct Grouped {
+    pub(crate) rows: Vec<(u64, i64)>,
+    pub(crate) distinct: Vec<u64>,
+    pub(crate) starts: Vec<u32>,
 }
 
 impl Grouped {
-    fn new(input: impl IntoIterator<Item = (i64, u64)>, cb: &mut dyn FnMut(Progress)) -> Grouped {
+    pub(crate) fn new(input: impl IntoIterator<Item = (i64, u64)>, cb: &mut dyn FnMut(Progress)) -> Grouped {
         let mut rows: Vec<(u64, i64)> = input.into_iter().map(|(id, fp)| (fp, id)).collect();
         assert!(rows.len() < u32::MAX as usize, "more than 2^32 - 1 rows");
         cb(Progress::Tick);
@@ -133,7 +133,7 @@ impl Grouped {
         Grouped { rows, distinct, starts }
     }
 
-    fn ids(&self, g: usize) -> &[(u64, i64)] {
+    pub(crate) fn ids(&self, g: usize) -> &[(u64, i64)] {
         &self.rows[self.starts[g] as usize..self.starts[g + 1] as usize]
     }
 
@@ -191,12 +191,12 @@ fn sort_rows(rows: &mut Vec<(u64, i64)>, cb: &mut dyn FnMut(Progress)) {
 }
 
 /// One Manku table: which blocks form the key and where every block lands once permuted.
-struct Table {
+pub(crate) struct Table {
     /// `(offset, len)` of each original block, block 0 = lowest bits.
     blocks: Vec<(u32, u32)>,
     /// Block indices in permuted order, most significant first: the key blocks then the rest.
     order: Vec<usize>,
-    key_bits: u32,
+    pub(crate) key_bits: u32,
     /// `(shift, mask)` in permuted space of the non-key blocks with an index below the
     /// largest key block: a pair agreeing on any of them belongs to an earlier table.
     earlier: Vec<(u32, u64)>,
@@ -207,7 +207,7 @@ fn mask(len: u32) -> u64 {
 }
 
 impl Table {
-    fn new(m: u32, key: &[usize]) -> Table {
+    pub(crate) fn new(m: u32, key: &[usize]) -> Table {
         let (base, extra) = (64 / m, 64 % m);
         let mut blocks = Vec::with_capacity(m as usize);
         let mut off = 0;
@@ -235,7 +235,7 @@ impl Table {
     }
 
     #[inline]
-    fn permute(&self, fp: u64) -> u64 {
+    pub(crate) fn permute(&self, fp: u64) -> u64 {
         let mut p = 0u64;
         for &b in &self.order {
             let (off, len) = self.blocks[b];
@@ -244,7 +244,7 @@ impl Table {
         p
     }
 
-    fn unpermute(&self, mut p: u64) -> u64 {
+    pub(crate) fn unpermute(&self, mut p: u64) -> u64 {
         let mut fp = 0u64;
         for &b in self.order.iter().rev() {
             let (off, len) = self.blocks[b];
@@ -257,7 +257,7 @@ impl Table {
     /// Is this the first table (in lexicographic key order) on whose key blocks
     /// two permuted fingerprints with equal keys agree?
     #[inline]
-    fn is_canonical(&self, xor: u64) -> bool {
+    pub(crate) fn is_canonical(&self, xor: u64) -> bool {
         self.earlier.iter().all(|&(s, m)| (xor >> s) & m != 0)
     }
 }
@@ -453,7 +453,7 @@ fn distinct_pairs(distinct: &[u64], k: u32, plan: Plan, cb: &mut dyn FnMut(Progr
 
 /// Advances `c` (strictly increasing indices below `n`) to the next combination in
 /// lexicographic order; false after the last one.
-fn next_combination(c: &mut [usize], n: usize) -> bool {
+pub(crate) fn next_combination(c: &mut [usize], n: usize) -> bool {
     let r = c.len();
     let mut i = r;
     while i > 0 {

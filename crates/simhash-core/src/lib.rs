@@ -7,6 +7,7 @@
 //! [`normalize`] → [`features`] (segment, filter, weight) → [`fingerprint`].
 
 pub mod batch;
+pub mod batch_corpus;
 pub mod blocks;
 pub mod dedup;
 pub mod features;

@@ -123,3 +123,107 @@ SELECT (SELECT count(*) FROM corpus_brute) AS brute_pairs,
        (SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM corpus_fp', 3)) AS pairs,
        (SELECT count(*) FROM (SELECT * FROM corpus_brute
                               EXCEPT ALL SELECT * FROM simhash_duplicates('SELECT id, fp FROM corpus_fp', 3)) d) AS missing;
+
+-- simhash_duplicates(batch, corpus, max_distance): every (batch row, corpus row) pair,
+-- batch in memory, corpus streamed (src/batch.rs, simhash-core batch_corpus.rs).
+-- Batch: 2,000 of fps's random rows, 500 of its near-copy bases and the 300 identical
+-- rows; corpus: the rest of fps (near copies of the same bases, random rows, NULLs) plus
+-- 50 rows identical to batch rows and their ids reused. Pairs inside the batch are left out.
+CREATE TEMP TABLE qb AS SELECT id, fp FROM fps WHERE id <= 2000 OR id BETWEEN 100001 AND 100500 OR id > 200000 AND fp IS NOT NULL;
+CREATE TEMP TABLE qc AS SELECT id, fp FROM fps WHERE id NOT IN (SELECT id FROM qb)
+  UNION ALL SELECT id, fp FROM fps WHERE id BETWEEN 200001 AND 200050;
+SELECT (SELECT count(*) FROM qb) AS batch_rows, (SELECT count(*) FROM qc) AS corpus_rows;
+CREATE TEMP TABLE qbrute AS
+  SELECT b.id AS batch_id, c.id AS corpus_id, hamming(b.fp, c.fp) AS distance
+    FROM qb b JOIN qc c ON hamming(b.fp, c.fp) <= 8;
+SELECT k,
+       (SELECT count(*) FROM qbrute WHERE distance <= k) AS brute_pairs,
+       (SELECT count(*) FROM (SELECT * FROM qbrute WHERE distance <= k
+                              EXCEPT ALL SELECT * FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id, fp FROM qc', k)) m) AS missing,
+       (SELECT count(*) FROM (SELECT * FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id, fp FROM qc', k)
+                              EXCEPT ALL SELECT * FROM qbrute WHERE distance <= k) x) AS extra
+  FROM generate_series(0, 8) k;
+-- Default max_distance 3; the same id on both sides pairs (the two sides' ids are independent).
+SELECT count(*) AS pairs, count(*) FILTER (WHERE batch_id = corpus_id) AS same_id
+  FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id, fp FROM qc');
+-- Exact, as sorted lists, on the small table against a copy with 0, 1 or 2 bits flipped,
+-- k = 0..6 (identical groups on both sides, fingerprint 0, a repeated id).
+SELECT k, (SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM small WHERE id % 2 = 0', 'SELECT id + 1000, fp # (id % 4) FROM small', k)) AS pairs,
+          (SELECT array_agg(ROW(batch_id, corpus_id, distance) ORDER BY 1, 2, 3)
+             FROM simhash_duplicates('SELECT id, fp FROM small WHERE id % 2 = 0', 'SELECT id + 1000, fp # (id % 4) FROM small', k))
+        = (SELECT array_agg(ROW(a.id, b.id + 1000, hamming(a.fp, b.fp # (b.id % 4))) ORDER BY 1, 2, 3)
+             FROM small a JOIN small b ON a.id % 2 = 0 AND hamming(a.fp, b.fp # (b.id % 4)) <= k) AS exact
+  FROM generate_series(0, 6) k;
+
+-- Real fingerprints: a batch of 2,000 corpus paragraphs against the whole corpus, k = 0..6.
+CREATE TEMP TABLE corpus_batch AS SELECT id, fp FROM corpus_fp WHERE id % 10 = 3;
+CREATE TEMP TABLE corpus_qbrute AS
+  SELECT b.id AS batch_id, c.id AS corpus_id, hamming(b.fp, c.fp) AS distance
+    FROM corpus_batch b JOIN corpus_fp c ON hamming(b.fp, c.fp) <= 6;
+SELECT k,
+       (SELECT count(*) FROM corpus_qbrute WHERE distance <= k) AS brute_pairs,
+       (SELECT count(*) FROM (SELECT * FROM corpus_qbrute WHERE distance <= k
+                              EXCEPT ALL SELECT * FROM simhash_duplicates('SELECT id, fp FROM corpus_batch', 'SELECT id, fp FROM corpus_fp', k)) m) AS missing,
+       (SELECT count(*) FROM (SELECT * FROM simhash_duplicates('SELECT id, fp FROM corpus_batch', 'SELECT id, fp FROM corpus_fp', k)
+                              EXCEPT ALL SELECT * FROM corpus_qbrute WHERE distance <= k) x) AS extra
+  FROM generate_series(0, 6) k;
+
+-- Empty sides: no rows.
+SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM qb WHERE false', 'SELECT id, fp FROM qc');
+SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id, fp FROM qc WHERE false');
+SELECT count(*) FROM simhash_duplicates(NULL, 'SELECT id, fp FROM qc');
+-- Progress NOTICEs: batch rows, plan, corpus rows and NULLs, pairs.
+SET client_min_messages = notice;
+SELECT * FROM simhash_duplicates('VALUES (1::bigint, 0::bigint), (2, 0), (3, NULL)',
+                                 'VALUES (10::bigint, 1::bigint), (11, NULL), (12, -1)', 2) ORDER BY 1, 2;
+SET client_min_messages = warning;
+-- Overloads: an integer second argument is the one-query form, text the two-query form.
+SELECT count(*) AS one_query_pairs FROM simhash_duplicates('SELECT id, fp FROM small', 3);
+SELECT count(*) AS two_query_pairs FROM simhash_duplicates('SELECT id, fp FROM small', 'SELECT id, fp FROM small');
+SELECT p.oid::regprocedure FROM pg_proc p WHERE p.proname = 'simhash_duplicates' ORDER BY 1::text;
+-- A corpus of several cursor fetches (50,000 rows each): 2,500 copies of small, 152,500
+-- rows, so 2,500 times the pairs above.
+SELECT count(*) AS pairs, count(*) = 2500 * 147 AS all_fetches_read
+  FROM simhash_duplicates('SELECT id, fp FROM small', 'SELECT id * 10000 + g, fp FROM small, generate_series(1, 2500) g');
+-- LIMIT stops the stream: a 100,000-row corpus identical to a 100,000-row batch is 10¹⁰
+-- pairs; inlined, a ProjectSet under the LIMIT as for the one-query form.
+SELECT * FROM simhash_duplicates('SELECT i::bigint, 42::bigint FROM generate_series(1, 100000) i',
+                                 'SELECT i::bigint, 43::bigint FROM generate_series(1, 100000) i', 3) LIMIT 3;
+EXPLAIN (COSTS OFF) SELECT * FROM simhash_duplicates('SELECT id, fp FROM small', 'SELECT id, fp FROM small') LIMIT 10;
+-- Errors, with SQLSTATEs: either side's types, a NULL id on either side, max_distance.
+\set VERBOSITY sqlstate
+SELECT * FROM simhash_duplicates('SELECT 1, 2::bigint', 'SELECT id, fp FROM qc');
+SELECT * FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id::int, fp FROM qc');
+SELECT * FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id, fp, fp FROM qc');
+SELECT * FROM simhash_duplicates('SELECT NULL::bigint, 2::bigint', 'SELECT id, fp FROM qc');
+SELECT * FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT NULL::bigint, 2::bigint');
+SELECT * FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id, fp FROM qc', 65);
+SELECT * FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT nope FROM qc');
+\set VERBOSITY default
+SELECT * FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT 1, 2');
+
+-- The README's dedup-on-load recipe: load the staged rows that have no near-duplicate in
+-- the table and are the smallest id of their in-crawl cluster. Both NOT EXISTS become
+-- hashed anti-joins (each function runs once), and what is loaded has no near pair,
+-- neither with the table nor inside itself.
+CREATE TEMP TABLE docs AS SELECT id, fp FROM qb;
+CREATE TEMP TABLE staged AS
+  SELECT row_number() OVER (ORDER BY id)::bigint AS sid, fp FROM qc WHERE fp IS NOT NULL AND id % 3 <> 0;
+EXPLAIN (COSTS OFF)
+SELECT s.sid, s.fp FROM staged s
+ WHERE NOT EXISTS (SELECT 1 FROM simhash_duplicates('SELECT sid, fp FROM staged', 'SELECT id, fp FROM docs', 3) d
+                    WHERE d.batch_id = s.sid)
+   AND NOT EXISTS (SELECT 1 FROM simhash_clusters('SELECT sid, fp FROM staged', 3) c
+                    WHERE c.id = s.sid AND c.id <> c.cluster_id);
+CREATE TEMP TABLE loaded AS
+SELECT s.sid, s.fp FROM staged s
+ WHERE NOT EXISTS (SELECT 1 FROM simhash_duplicates('SELECT sid, fp FROM staged', 'SELECT id, fp FROM docs', 3) d
+                    WHERE d.batch_id = s.sid)
+   AND NOT EXISTS (SELECT 1 FROM simhash_clusters('SELECT sid, fp FROM staged', 3) c
+                    WHERE c.id = s.sid AND c.id <> c.cluster_id);
+SELECT (SELECT count(*) FROM staged) AS staged, (SELECT count(*) FROM loaded) AS loaded,
+       (SELECT count(*) FROM loaded l JOIN docs d ON hamming(l.fp, d.fp) <= 3) AS near_table,
+       (SELECT count(*) FROM loaded a JOIN loaded b ON a.sid < b.sid AND hamming(a.fp, b.fp) <= 3) AS near_inside,
+       (SELECT count(*) FROM staged s WHERE NOT EXISTS (SELECT 1 FROM docs d WHERE hamming(s.fp, d.fp) <= 3)
+           AND NOT EXISTS (SELECT 1 FROM staged t WHERE t.sid <> s.sid AND hamming(s.fp, t.fp) <= 3)
+           AND s.sid NOT IN (SELECT sid FROM loaded)) AS lone_rows_not_loaded;

@@ -1,0 +1,586 @@
+//! A batch against a corpus: every (batch row, corpus row) pair within Hamming distance
+//! `k`, with the batch in memory and the corpus streamed past it once (Manku, Jain &
+//! Das Sarma, WWW 2007, section 4, batch query mode with the small side in the tables).
+//!
+//! 1. The batch rows are grouped by identical fingerprint (as in [`crate::batch`]), so a
+//!    corpus fingerprint is compared with each distinct batch fingerprint once and the
+//!    group's ids are paired without further work.
+//! 2. The 64 bits are split into `m` blocks; a pair within `k` agrees on at least
+//!    `a = m - k` of them. For each of the `C(m, a)` choices of `a` blocks a table holds
+//!    the distinct batch fingerprints permuted so that those blocks are the top bits,
+//!    sorted, with a bucket index on the top bits of the key (`2^p` offsets, `p` about
+//!    `log2(batch)`), so looking a corpus fingerprint up is one permute, one bucket and a
+//!    scan of the (few) entries with the same key.
+//! 3. A candidate is compared exactly, and kept only by its canonical table: the one keyed
+//!    on the `a` lowest-indexed blocks on which the pair agrees (the rule of the one-table
+//!    form), so each (distinct batch fingerprint, corpus row) pair is found once.
+//!
+//! `m` comes from a cost model per corpus row: a table costs a permute and a lookup, plus
+//! one comparison per candidate (`batch / 2^key_bits` on random data). Comparing with
+//! every distinct batch fingerprint is a plan too (tiny batches, large `k`); `k = 0` is
+//! one table keyed on all 64 bits. The number of tables is capped at [`MAX_TABLES`], which
+//! bounds the memory: see [`bytes_per_batch_row`]. Every plan is exact for every `k`.
+//!
+//! The corpus is never held: [`BatchTables::pairs_of`] takes one corpus row and
+//! [`CorpusPairs`] hands out its pairs one at a time.
+
+use crate::batch::{binomial, next_combination, Grouped, Progress, Table};
+use crate::hamming;
+
+/// At most this many tables (memory is 12 B per distinct batch fingerprint per table).
+pub const MAX_TABLES: f64 = 32.0;
+
+/// How the batch is searched for each corpus fingerprint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CorpusPlan {
+    /// Nothing can match (empty batch).
+    Empty,
+    /// `C(m, a)` tables keyed on `a = m - k` of `m` blocks (`k = 0`: `m = a = 1`).
+    Blocks { m: u32, a: u32 },
+    /// Compare with every distinct batch fingerprint.
+    BruteForce,
+}
+
+/// Estimated cost, in comparisons per corpus row, against `n` distinct batch fingerprints.
+pub fn corpus_plan_cost(plan: CorpusPlan, n: usize) -> f64 {
+    // A permute and a bucket lookup: on a batch bigger than the cache, two cache misses
+    // (the bucket offsets, then the entries), where a candidate comparison is a popcount
+    // on entries already in the cache line. So a table costs tens of comparisons; fewer
+    // tables also means less memory (12 B per batch row each).
+    const PER_TABLE: f64 = 24.0;
+    let n = n as f64;
+    match plan {
+        CorpusPlan::Empty => 0.0,
+        CorpusPlan::BruteForce => n,
+        CorpusPlan::Blocks { m, a } => {
+            let key_bits = (64 * a / m) as i32; // the smallest key any table gets
+            binomial(m, a) * (PER_TABLE + n / 2f64.powi(key_bits))
+        }
+    }
+}
+
+/// The cheapest exact plan for `n` distinct batch fingerprints and maximum distance `k`.
+pub fn corpus_plan(n: usize, k: u32) -> CorpusPlan {
+    assert!(k <= 64, "max distance {k} > 64");
+    if n == 0 {
+        return CorpusPlan::Empty;
+    }
+    if k == 0 {
+        return CorpusPlan::Blocks { m: 1, a: 1 };
+    }
+    let mut best = (corpus_plan_cost(CorpusPlan::BruteForce, n), CorpusPlan::BruteForce);
+    for m in (k + 1)..=64 {
+        let a = m - k;
+        if binomial(m, a) > MAX_TABLES {
+            continue;
+        }
+        let p = CorpusPlan::Blocks { m, a };
+        let c = corpus_plan_cost(p, n);
+        if c < best.0 {
+            best = (c, p);
+        }
+    }
+    best.1
+}
+
+/// Working memory per batch row for a plan: the rows `(fp, id)` 16 B, the distinct
+/// fingerprints 8 B and group offsets 4 B, and per table 8 B (the permuted fingerprint)
+/// plus about 4 B of bucket index, counted as if every row were distinct.
+pub fn bytes_per_batch_row(plan: CorpusPlan) -> usize {
+    let tables = match plan {
+        CorpusPlan::Blocks { m, a } => binomial(m, a) as usize,
+        _ => 0,
+    };
+    28 + 12 * tables
+}
+
+/// One table: the distinct batch fingerprints permuted, sorted, and bucketed on the top
+/// `bucket_bits` bits (`bucket_bits <= key_bits`): bucket `b` is `fps[starts[b]..starts[b+1]]`.
+struct Indexed {
+    table: Table,
+    fps: Vec<u64>,
+    bucket_bits: u32,
+    starts: Vec<u32>,
+}
+
+impl Indexed {
+    fn new(table: Table, distinct: &[u64], cb: &mut dyn FnMut(Progress)) -> Indexed {
+        let mut fps: Vec<u64> = Vec::with_capacity(distinct.len());
+        for chunk in distinct.chunks(1 << 16) {
+            fps.extend(chunk.iter().map(|&fp| table.permute(fp)));
+            cb(Progress::Tick);
+        }
+        // One sort_unstable per table: a few million u64 take tens of milliseconds, the
+        // longest a cancellation waits here.
+        fps.sort_unstable();
+        cb(Progress::Tick);
+        // About one entry per bucket, at most 2^24 buckets (64 MB of offsets).
+        let want = usize::BITS - distinct.len().max(1).leading_zeros();
+        let bucket_bits = want.min(table.key_bits).min(24);
+        let mut starts = vec![0u32; (1usize << bucket_bits) + 1];
+        for &p in &fps {
+            starts[Self::bucket(p, bucket_bits) + 1] += 1;
+        }
+        for b in 1..starts.len() {
+            starts[b] += starts[b - 1];
+        }
+        cb(Progress::Tick);
+        Indexed { table, fps, bucket_bits, starts }
+    }
+
+    #[inline]
+    fn bucket(p: u64, bits: u32) -> usize {
+        if bits == 0 { 0 } else { (p >> (64 - bits)) as usize }
+    }
+
+    /// Where the entries with `key` start in a bucket's `run` (sorted). When the bucket
+    /// is the whole key (a batch of 2^key_bits rows or more) every entry has it: no search.
+    #[inline]
+    fn key_start(&self, run: &[u64], key: u64) -> usize {
+        if self.bucket_bits == self.table.key_bits { 0 } else { run.partition_point(|&x| self.key(x) < key) }
+    }
+
+    #[inline]
+    fn key(&self, p: u64) -> u64 {
+        let bits = self.table.key_bits;
+        if bits >= 64 { p } else { p >> (64 - bits) }
+    }
+}
+
+/// The batch side: its rows grouped by fingerprint and the plan's tables. Memory:
+/// [`bytes_per_batch_row`]; it never grows with the corpus.
+pub struct BatchTables {
+    g: Grouped,
+    k: u32,
+    plan: CorpusPlan,
+    tables: Vec<Indexed>,
+}
+
+impl BatchTables {
+    /// Groups the batch rows `(id, fp)`, chooses the plan (reported as a
+    /// [`Progress::Phase`]) and builds its tables. Panics if `k > 64`.
+    pub fn new(batch: impl IntoIterator<Item = (i64, u64)>, k: u32, cb: &mut dyn FnMut(Progress)) -> BatchTables {
+        let g = Grouped::new(batch, cb);
+        let plan = corpus_plan(g.distinct.len(), k);
+        Self::with_plan(g, k, plan, cb)
+    }
+
+    fn with_plan(g: Grouped, k: u32, plan: CorpusPlan, cb: &mut dyn FnMut(Progress)) -> BatchTables {
+        let n = g.distinct.len();
+        cb(Progress::Phase(match plan {
+            CorpusPlan::Empty => format!("empty batch, k={k}: no pairs"),
+            CorpusPlan::BruteForce => format!("{n} distinct batch fingerprints, k={k}: comparing each corpus row with all of them"),
+            CorpusPlan::Blocks { m, a } => format!(
+                "{n} distinct batch fingerprints, k={k}: {m} blocks, {} tables keyed on {a} blocks",
+                binomial(m, a) as u64
+            ),
+        }));
+        let mut tables = Vec::new();
+        if let CorpusPlan::Blocks { m, a } = plan {
+            let mut key: Vec<usize> = (0..a as usize).collect();
+            loop {
+                tables.push(Indexed::new(Table::new(m, &key), &g.distinct, cb));
+                if !next_combination(&mut key, m as usize) {
+                    break;
+                }
+            }
+        }
+        BatchTables { g, k, plan, tables }
+    }
+
+    pub fn plan(&self) -> CorpusPlan {
+        self.plan
+    }
+
+    /// Number of batch rows.
+    pub fn len(&self) -> usize {
+        self.g.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.g.rows.is_empty()
+    }
+
+    /// Appends to `out` every group of identical batch fingerprints within `k` of `fp`,
+    /// as `(group, distance)`, each group once; returns the units of work done
+    /// (tables looked up plus candidates compared).
+    pub fn groups_near(&self, fp: u64, out: &mut Vec<(u32, u32)>) -> u64 {
+        let k = self.k;
+        match self.plan {
+            CorpusPlan::Empty => 0,
+            CorpusPlan::BruteForce => {
+                for (i, &b) in self.g.distinct.iter().enumerate() {
+                    let d = hamming(fp, b);
+                    if d <= k {
+                        out.push((i as u32, d));
+                    }
+                }
+                self.g.distinct.len() as u64
+            }
+            CorpusPlan::Blocks { .. } => {
+                let mut work = 0;
+                for t in &self.tables {
+                    work += self.probe(t, t.table.permute(fp), &mut |g, d| out.push((g, d)));
+                }
+                work
+            }
+        }
+    }
+
+    /// Looks the permuted corpus fingerprint `p` up in table `t`: calls `found(group,
+    /// distance)` for each distinct batch fingerprint within `k` whose canonical table
+    /// is `t`. Returns the work done (1 + candidates compared).
+    #[inline]
+    fn probe(&self, t: &Indexed, p: u64, found: &mut impl FnMut(u32, u32)) -> u64 {
+        let key = t.key(p);
+        let b = Indexed::bucket(p, t.bucket_bits);
+        let run = &t.fps[t.starts[b] as usize..t.starts[b + 1] as usize];
+        // Sorted: the entries with the key are a contiguous run in the bucket.
+        let mut work = 1;
+        for &x in &run[t.key_start(run, key)..] {
+            if t.key(x) != key {
+                break;
+            }
+            work += 1;
+            let xor = x ^ p;
+            let d = xor.count_ones();
+            if d <= self.k && t.table.is_canonical(xor) {
+                let gi = self.g.distinct.binary_search(&t.table.unpermute(x)).expect("a table holds the distinct fingerprints");
+                found(gi as u32, d);
+            }
+        }
+        work
+    }
+
+    /// [`BatchTables::groups_near`] for a chunk of corpus fingerprints at once: appends
+    /// `(row, group, distance)` for every match, `row` an index into `fps`, sorted by row.
+    /// Same matches, much faster on a batch bigger than the cache: table by table the
+    /// chunk is permuted and counting-sorted on the top bits of its key, then looked up
+    /// in that order, so the lookups sweep the table's buckets and entries forwards
+    /// (Manku's batch mode merges two sorted lists the same way) instead of jumping to a
+    /// random page of a table of megabytes for every row, a cache and a TLB miss each.
+    /// Returns the units of work done.
+    pub fn groups_near_chunk(&self, fps: &[u64], out: &mut Vec<(u32, u32, u32)>) -> u64 {
+        let start = out.len();
+        let mut work = 0;
+        if !matches!(self.plan, CorpusPlan::Blocks { .. }) {
+            let mut one = Vec::new();
+            for (r, &fp) in fps.iter().enumerate() {
+                one.clear();
+                work += self.groups_near(fp, &mut one);
+                out.extend(one.iter().map(|&(g, d)| (r as u32, g, d)));
+            }
+            return work;
+        }
+        let n = fps.len();
+        let mut perm: Vec<(u64, u32)> = Vec::with_capacity(n);
+        let mut sorted: Vec<(u64, u32)> = vec![(0, 0); n];
+        let mut counts: Vec<u32> = Vec::new();
+        for t in &self.tables {
+            perm.clear();
+            perm.extend(fps.iter().enumerate().map(|(r, &fp)| (t.table.permute(fp), r as u32)));
+            // Counting sort on the top `sb` bits (at most 2^16 counters); the order inside
+            // equal top bits does not matter, each row is looked up on its own.
+            let sb = t.bucket_bits.min(16);
+            counts.clear();
+            counts.resize((1usize << sb) + 1, 0);
+            for &(p, _) in &perm {
+                counts[Indexed::bucket(p, sb) + 1] += 1;
+            }
+            for b in 1..counts.len() {
+                counts[b] += counts[b - 1];
+            }
+            for &e in &perm {
+                let b = Indexed::bucket(e.0, sb);
+                sorted[counts[b] as usize] = e;
+                counts[b] += 1;
+            }
+            for &(p, r) in &sorted {
+                work += self.probe(t, p, &mut |g, d| out.push((r, g, d)));
+            }
+        }
+        out[start..].sort_by_key(|m| m.0); // stable: table order within a row
+        work
+    }
+
+    /// The batch ids of group `g`, in increasing order.
+    pub fn group_ids(&self, g: u32) -> impl Iterator<Item = i64> + '_ {
+        self.g.ids(g as usize).iter().map(|&(_, id)| id)
+    }
+}
+
+/// Streams the pairs of a [`BatchTables`] with corpus rows fed a chunk at a time:
+/// [`CorpusPairs::feed`] a chunk of corpus rows, then take [`CorpusPairs::next_pending`]
+/// until it returns `None`. The pairs come corpus row by corpus row in the chunk's order;
+/// for one corpus row, group of identical batch fingerprints by group in the order the
+/// tables meet them, each group's batch ids increasing. Memory: the chunk's ids and its
+/// matches (one entry per matching group, not per pair).
+pub struct CorpusPairs {
+    pub tables: BatchTables,
+    ids: Vec<i64>,
+    fps: Vec<u64>,
+    /// `(row in chunk, group, distance)`, sorted by row.
+    matches: Vec<(u32, u32, u32)>,
+    /// Next pair: match `mi`, row `row` of its group.
+    mi: usize,
+    row: usize,
+    /// Pairs returned, corpus rows fed.
+    pub emitted: u64,
+    pub fed: u64,
+}
+
+impl CorpusPairs {
+    pub fn new(tables: BatchTables) -> CorpusPairs {
+        CorpusPairs { tables, ids: Vec::new(), fps: Vec::new(), matches: Vec::new(), mi: 0, row: 0, emitted: 0, fed: 0 }
+    }
+
+    /// Looks up a chunk of corpus rows `(id, fp)`; their pairs replace any not yet taken.
+    /// Returns the work done.
+    pub fn feed(&mut self, chunk: &[(i64, u64)]) -> u64 {
+        self.ids.clear();
+        self.fps.clear();
+        self.ids.extend(chunk.iter().map(|r| r.0));
+        self.fps.extend(chunk.iter().map(|r| r.1));
+        self.matches.clear();
+        self.mi = 0;
+        self.row = 0;
+        self.fed += chunk.len() as u64;
+        self.tables.groups_near_chunk(&self.fps, &mut self.matches)
+    }
+
+    /// The next `(batch_id, corpus_id, distance)` of the last chunk fed.
+    pub fn next_pending(&mut self) -> Option<(i64, i64, u32)> {
+        while let Some(&(r, g, d)) = self.matches.get(self.mi) {
+            let ids = self.tables.g.ids(g as usize);
+            if let Some(&(_, id)) = ids.get(self.row) {
+                self.row += 1;
+                self.emitted += 1;
+                return Some((id, self.ids[r as usize], d));
+            }
+            self.mi += 1;
+            self.row = 0;
+        }
+        None
+    }
+}
+
+/// Every `(batch_id, corpus_id, distance)` within `k`, collected and sorted: for tests
+/// and small inputs. Panics if `k > 64`.
+pub fn batch_vs_corpus(
+    batch: impl IntoIterator<Item = (i64, u64)>,
+    corpus: impl IntoIterator<Item = (i64, u64)>,
+    k: u32,
+    cb: &mut dyn FnMut(Progress),
+) -> Vec<(i64, i64, u32)> {
+    collect(CorpusPairs::new(BatchTables::new(batch, k, cb)), corpus)
+}
+
+fn collect(mut pairs: CorpusPairs, corpus: impl IntoIterator<Item = (i64, u64)>) -> Vec<(i64, i64, u32)> {
+    let corpus: Vec<(i64, u64)> = corpus.into_iter().collect();
+    let mut out = Vec::new();
+    // Chunks of an odd size, so chunk and lookahead boundaries fall everywhere.
+    for chunk in corpus.chunks(37) {
+        pairs.feed(chunk);
+        while let Some(p) = pairs.next_pending() {
+            out.push(p);
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn nop(_: Progress) {}
+
+    fn brute(batch: &[(i64, u64)], corpus: &[(i64, u64)], k: u32) -> Vec<(i64, i64, u32)> {
+        let mut v = Vec::new();
+        for &(a, fa) in batch {
+            for &(c, fc) in corpus {
+                let d = hamming(fa, fc);
+                if d <= k {
+                    v.push((a, c, d));
+                }
+            }
+        }
+        v.sort_unstable();
+        v
+    }
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    /// A random batch and corpus: a third of the corpus rows are near copies (up to
+    /// `flips` bits flipped) of batch rows, some exact copies, and some batch fingerprints
+    /// repeat inside the batch.
+    fn planted(seed: u64, nb: usize, nc: usize, flips: u32) -> (Vec<(i64, u64)>, Vec<(i64, u64)>) {
+        let mut r = Rng(seed | 1);
+        let mut batch: Vec<(i64, u64)> = Vec::new();
+        for id in 0..nb as i64 {
+            let fp = if id > 0 && r.next() % 5 == 0 { batch[(r.next() % id as u64) as usize].1 } else { r.next() };
+            batch.push((id, fp));
+        }
+        let mut corpus = Vec::new();
+        for id in 0..nc as i64 {
+            let fp = if nb > 0 && r.next() % 3 == 0 {
+                let mut f = batch[(r.next() % nb as u64) as usize].1;
+                for _ in 0..r.next() % (flips as u64 + 1) {
+                    f ^= 1 << (r.next() % 64);
+                }
+                f
+            } else {
+                r.next()
+            };
+            corpus.push((1000 + id, fp));
+        }
+        (batch, corpus)
+    }
+
+    #[test]
+    fn exact_for_every_k() {
+        let (b, c) = planted(11, 300, 700, 9);
+        for k in 0..=64 {
+            assert_eq!(batch_vs_corpus(b.clone(), c.clone(), k, &mut nop), brute(&b, &c, k), "k={k}");
+        }
+    }
+
+    #[test]
+    fn every_block_plan_is_exact() {
+        let (b, c) = planted(5, 400, 600, 10);
+        for k in 0..=8u32 {
+            let want = brute(&b, &c, k);
+            let mut plans = vec![CorpusPlan::BruteForce];
+            plans.extend((k + 1..=(k + 4)).map(|m| CorpusPlan::Blocks { m, a: m - k }));
+            if k == 0 {
+                plans.push(CorpusPlan::Blocks { m: 1, a: 1 });
+            }
+            for plan in plans {
+                let t = BatchTables::with_plan(Grouped::new(b.clone(), &mut nop), k, plan, &mut nop);
+                assert_eq!(collect(CorpusPairs::new(t), c.clone()), want, "k={k} {plan:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn large_batch_uses_tables() {
+        let (b, c) = planted(9, 20_000, 5_000, 4);
+        let t = BatchTables::new(b.clone(), 3, &mut nop);
+        assert!(matches!(t.plan(), CorpusPlan::Blocks { .. }), "{:?}", t.plan());
+        let got = collect(CorpusPairs::new(t), c.clone());
+        assert_eq!(got, brute(&b, &c, 3));
+        assert!(got.len() > 1000);
+    }
+
+    #[test]
+    fn identical_fingerprints_and_same_ids_on_both_sides() {
+        // 50 copies in the batch, 20 in the corpus, ids shared across the sides.
+        let b: Vec<(i64, u64)> = (0..50).map(|id| (id, 0xDEAD)).chain([(60, 0xDEAC)]).collect();
+        let c: Vec<(i64, u64)> = (0..20).map(|id| (id, 0xDEAD)).chain([(70, u64::MAX)]).collect();
+        let got = batch_vs_corpus(b.clone(), c.clone(), 1, &mut nop);
+        assert_eq!(got.len(), 51 * 20);
+        assert!(got.contains(&(7, 7, 0)) && got.contains(&(60, 3, 1)));
+        assert_eq!(got, brute(&b, &c, 1));
+    }
+
+    #[test]
+    fn empty_sides() {
+        let (b, c) = planted(3, 50, 50, 3);
+        assert!(batch_vs_corpus(Vec::new(), c, 3, &mut nop).is_empty());
+        assert!(batch_vs_corpus(b, Vec::new(), 3, &mut nop).is_empty());
+        assert_eq!(corpus_plan(0, 3), CorpusPlan::Empty);
+    }
+
+    #[test]
+    fn plans_and_memory() {
+        assert_eq!(corpus_plan(1_000_000, 0), CorpusPlan::Blocks { m: 1, a: 1 });
+        assert_eq!(corpus_plan(3, 3), CorpusPlan::BruteForce);
+        assert_eq!(corpus_plan(1_000, 64), CorpusPlan::BruteForce);
+        for k in 1..=8 {
+            if let CorpusPlan::Blocks { m, a } = corpus_plan(1_000_000, k) {
+                assert!(binomial(m, a) <= MAX_TABLES);
+            }
+        }
+        assert!(matches!(corpus_plan(1_000_000, 3), CorpusPlan::Blocks { .. }));
+    }
+
+    #[test]
+    fn streams_one_corpus_row_at_a_time() {
+        let b = vec![(1, 0u64), (2, 0), (3, 1)];
+        let mut p = CorpusPairs::new(BatchTables::new(b, 1, &mut nop));
+        p.feed(&[(10, 0), (11, u64::MAX), (12, 1)]);
+        let mut got = Vec::new();
+        while let Some(x) = p.next_pending() {
+            got.push(x);
+        }
+        // Corpus row by corpus row, in the chunk's order.
+        assert_eq!(got.iter().map(|x| x.1).collect::<Vec<_>>(), vec![10, 10, 10, 12, 12, 12]);
+        got.sort_unstable();
+        assert_eq!(got, vec![(1, 10, 0), (1, 12, 1), (2, 10, 0), (2, 12, 1), (3, 10, 1), (3, 12, 0)]);
+        p.feed(&[(13, u64::MAX)]);
+        assert_eq!(p.next_pending(), None);
+        assert_eq!((p.emitted, p.fed), (6, 4));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn matches_brute_force(seed: u64, nb in 0usize..150, nc in 0usize..150, flips in 0u32..12, k in 0u32..=8) {
+            let (b, c) = planted(seed, nb, nc, flips);
+            prop_assert_eq!(batch_vs_corpus(b.clone(), c.clone(), k, &mut nop), brute(&b, &c, k));
+        }
+
+        #[test]
+        fn forced_block_plans_match(seed: u64, k in 0u32..12, extra in 1u32..5) {
+            let (b, c) = planted(seed, 120, 200, k + 2);
+            let m = (k + extra).min(64);
+            let t = BatchTables::with_plan(Grouped::new(b.clone(), &mut nop), k, CorpusPlan::Blocks { m, a: m - k }, &mut nop);
+            prop_assert_eq!(collect(CorpusPairs::new(t), c.clone()), brute(&b, &c, k));
+        }
+    }
+}
+
+#[cfg(test)]
+mod timing {
+    use super::*;
+
+    /// `cargo test --release -p simhash-core batch_corpus::timing -- --ignored --nocapture`:
+    /// lookup time per corpus row for each plan at k = 3, 1M batch rows.
+    #[test]
+    #[ignore]
+    fn plans_at_1m() {
+        let mix = |i: u64, s: u64| (i ^ s).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        let batch: Vec<(i64, u64)> = (0..1_000_000u64).map(|i| (i as i64, mix(i, 1))).collect();
+        let corpus: Vec<u64> = (0..2_000_000u64).map(|i| mix(i + (1 << 40), 1)).collect();
+        for plan in [CorpusPlan::Blocks { m: 4, a: 1 }, CorpusPlan::Blocks { m: 5, a: 2 }, CorpusPlan::Blocks { m: 6, a: 3 }] {
+            let t = BatchTables::with_plan(Grouped::new(batch.clone(), &mut |_| {}), 3, plan, &mut |_| {});
+            let t0 = std::time::Instant::now();
+            let mut out = Vec::new();
+            let mut n = 0;
+            for c in corpus.chunks(16384) {
+                out.clear();
+                t.groups_near_chunk(c, &mut out);
+                n += out.len();
+            }
+            let chunked = t0.elapsed().as_nanos() as f64 / corpus.len() as f64;
+            let t0 = std::time::Instant::now();
+            let mut one = Vec::new();
+            for &fp in &corpus {
+                one.clear();
+                t.groups_near(fp, &mut one);
+                n += one.len();
+            }
+            let single = t0.elapsed().as_nanos() as f64 / corpus.len() as f64;
+            println!("{plan:?}: {chunked:.0} ns/row chunked, {single:.0} ns/row one at a time ({n} matches)");
+        }
+    }
+}
