@@ -343,22 +343,17 @@ fn segment<'a, S: Sink<'a>>(lexicon: &Lexicon, normalized: &'a str, rules: &Rule
                 } else {
                     Class::Word
                 };
-                let shape: String;
-                let word: &'a str = match (class, rules.numbers) {
+                let feature: Cow<'a, str> = match (class, rules.numbers) {
                     (Class::Number, Numbers::Drop) => return,
                     (Class::Number, Numbers::Shape) => {
-                        shape = word.chars().map(|c| if c == '.' { '.' } else { '0' }).collect();
-                        let hash = hash_feature(shape.as_bytes());
-                        lexicon.prefetch(hash);
-                        sink.add(hash, class, || Cow::Owned(shape));
-                        return;
+                        Cow::Owned(word.chars().map(|c| if c == '.' { '.' } else { '0' }).collect())
                     }
                     (Class::SingleHan, _) if drop_single_han => return,
-                    _ => word,
+                    _ => Cow::Borrowed(word),
                 };
-                let hash = hash_feature(word.as_bytes());
+                let hash = hash_feature(feature.as_bytes());
                 lexicon.prefetch(hash);
-                sink.add(hash, class, || Cow::Borrowed(word));
+                sink.add(hash, class, || feature);
             };
             // jieba only keeps [a-zA-Z0-9] runs together, so "crème" comes out as
             // "cr" "è" "me": glue adjacent tokens that are letters/digits of any
