@@ -298,17 +298,7 @@ fn is_piece_end(c: char) -> bool {
 /// The end of the piece of `text` that starts at `start`: the end of the first piece end
 /// character ([`is_piece_end`]) at or after `start + piece`, or the end of the text.
 fn piece_end(text: &str, start: usize, piece: usize) -> usize {
-    let mut from = start + piece;
-    if from >= text.len() {
-        return text.len();
-    }
-    while !text.is_char_boundary(from) {
-        from += 1;
-    }
-    match text[from..].char_indices().find(|&(_, c)| is_piece_end(c)) {
-        Some((i, c)) => from + i + c.len_utf8(),
-        None => text.len(),
-    }
+    crate::normalize::find_from(text, start + piece, is_piece_end).map_or(text.len(), |(i, c)| i + c.len_utf8())
 }
 
 /// Where [`segment`] puts each feature occurrence.

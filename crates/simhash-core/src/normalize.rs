@@ -189,20 +189,27 @@ pub fn normalize_pieces<'a>(doc: &'a str, piece: usize, tick: &mut dyn FnMut()) 
     let mut out = String::with_capacity(doc.len());
     let mut start = 0;
     while start < doc.len() {
-        let mut from = start + piece;
-        let end = if from >= doc.len() {
-            doc.len()
-        } else {
-            while !doc.is_char_boundary(from) {
-                from += 1;
-            }
-            doc[from..].find([' ', '\t', '\n', '\r', '\u{3002}']).map_or(doc.len(), |i| from + i)
-        };
+        let end = find_from(doc, start + piece, |c| matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{3002}'))
+            .map_or(doc.len(), |(i, _)| i);
         out.push_str(&normalize(&doc[start..end]));
         tick();
         start = end;
     }
     Cow::Owned(out)
+}
+
+/// The first character of `text` at or after byte `at` (rounded up to a character
+/// boundary) for which `is_cut` holds, with its byte offset; `None` if there is none.
+/// Where the long-text pieces of [`normalize_pieces`] and of jieba's segmentation
+/// (`features::piece_end`) end.
+pub(crate) fn find_from(text: &str, mut at: usize, is_cut: impl Fn(char) -> bool) -> Option<(usize, char)> {
+    if at >= text.len() {
+        return None;
+    }
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    text[at..].char_indices().find(|&(_, c)| is_cut(c)).map(|(i, c)| (at + i, c))
 }
 
 /// Append the NFKC lowercase form of one segment that is not [`Segment::Copy`];
