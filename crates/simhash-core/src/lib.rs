@@ -17,6 +17,7 @@ pub mod nearest;
 pub mod lexicon;
 pub mod normalize;
 pub mod options;
+pub mod shard;
 
 pub use features::{extract, Feature, Rules};
 pub use fingerprint::{fingerprint, hash_feature};

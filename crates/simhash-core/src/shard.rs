@@ -1,0 +1,287 @@
+//! Scaling out over shards (README.md, "Scaling out"): which shard owns a fingerprint's
+//! pigeonhole block keys, which shard reports a pair, and the connected components of
+//! pairs gathered from every shard.
+//!
+//! **Key routing.** For a distance bound `k`, a fingerprint is cut into `k + 1` blocks
+//! ([`blocks::block_bits`]); two fingerprints within `k` agree bit for bit on at least one
+//! of them (pigeonhole). Key `j` of `fp` is `(j, block j of fp)`, and its owner is a fixed
+//! hash of the key modulo the shard count ([`key_owner`]). A copy of `(id, fp)` goes to
+//! the owner of each key ([`key_owners`], distinct shards), so any two fingerprints within
+//! `k` both have a copy on the owner of a key they share: a shard's own dedup trigger,
+//! checking only its local copies, sees every near pair that shares a key it owns. With
+//! `s` shards a row has `s·(1 − (1 − 1/s)^(k+1))` copies on average: 3.64 for 16 shards and
+//! k = 3 (3.75 at most 4), 2.31 for 3 shards.
+//!
+//! **Pair ownership.** A pair may meet on several shards; [`pair_owner`] names the one
+//! that reports it: the owner of the first block (lowest `j`) on which the two agree.
+//!
+//! **The owner hash is a contract**, like the fingerprint: key rows are stored on the
+//! shard it names, so changing it would strand every key row. It is
+//! `xxh3_64([k + 1, j, value as 8 little-endian bytes]) mod shards` (10 bytes; XXH3, seed 0),
+//! pinned by golden values in the tests below and in tests/pg_regress (shard.sql).
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crate::blocks;
+
+/// Largest distance bound keys can be cut for: `k + 1` blocks of at least one bit.
+pub const MAX_KEY_DISTANCE: u32 = 63;
+
+/// A bad argument of the shard functions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShardError {
+    MaxDistance(i64),
+    Shards(i64),
+    Block { block: i64, blocks: u32 },
+}
+
+impl fmt::Display for ShardError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ShardError::MaxDistance(k) => {
+                write!(f, "max_distance must be between 0 and {MAX_KEY_DISTANCE}, got {k}")
+            }
+            ShardError::Shards(s) => write!(f, "shards must be at least 1, got {s}"),
+            ShardError::Block { block, blocks } => {
+                write!(f, "block must be between 0 and {} for max_distance {}, got {block}", blocks - 1, blocks - 1)
+            }
+        }
+    }
+}
+
+/// Checks `k` and `shards` as given in SQL.
+pub fn check(k: i64, shards: i64) -> Result<(u32, u32), ShardError> {
+    if !(0..=MAX_KEY_DISTANCE as i64).contains(&k) {
+        return Err(ShardError::MaxDistance(k));
+    }
+    if shards < 1 || shards > u32::MAX as i64 {
+        return Err(ShardError::Shards(shards));
+    }
+    Ok((k as u32, shards as u32))
+}
+
+/// Checks a block number against `k + 1` blocks.
+pub fn check_block(block: i64, k: u32) -> Result<u32, ShardError> {
+    if !(0..=k as i64).contains(&block) {
+        return Err(ShardError::Block { block, blocks: k + 1 });
+    }
+    Ok(block as u32)
+}
+
+/// The shard that owns key `block` of `fp` under bound `k`, in `0..shards` (arguments
+/// already checked).
+pub fn key_owner(fp: u64, block: u32, k: u32, shards: u32) -> u32 {
+    let m = k + 1;
+    let mut buf = [0u8; 10];
+    buf[0] = m as u8;
+    buf[1] = block as u8;
+    buf[2..10].copy_from_slice(&blocks::block_bits(fp, block, m).to_le_bytes());
+    (xxhash_rust::xxh3::xxh3_64(&buf) % shards as u64) as u32
+}
+
+/// The shards owning some key of `fp`, ascending, without repeats: where `(id, fp)` is
+/// copied, in the order an inserter should write them (so single-row inserters take
+/// their locks in one global order).
+pub fn key_owners(fp: u64, k: u32, shards: u32) -> Vec<u32> {
+    let mut owners: Vec<u32> = (0..=k).map(|j| key_owner(fp, j, k, shards)).collect();
+    owners.sort_unstable();
+    owners.dedup();
+    owners
+}
+
+/// The shard that reports the pair `(a, b)`: the owner of the first block on which they
+/// agree, None when they agree on none (then they are more than `k` apart).
+pub fn pair_owner(a: u64, b: u64, k: u32, shards: u32) -> Option<u32> {
+    let m = k + 1;
+    (0..m)
+        .find(|&j| blocks::block_bits(a, j, m) == blocks::block_bits(b, j, m))
+        .map(|j| key_owner(a, j, k, shards))
+}
+
+/// Connected components of a graph given by its edges, over arbitrary `i64` ids
+/// (union-find with path halving; memory about 24 bytes per distinct id).
+#[derive(Default)]
+pub struct Components {
+    index: HashMap<i64, u32>,
+    ids: Vec<i64>,
+    parent: Vec<u32>,
+}
+
+impl Components {
+    pub fn new() -> Components {
+        Components::default()
+    }
+
+    fn node(&mut self, id: i64) -> u32 {
+        let next = self.ids.len() as u32;
+        let i = *self.index.entry(id).or_insert(next);
+        if i == next {
+            self.ids.push(id);
+            self.parent.push(i);
+        }
+        i
+    }
+
+    fn find(&mut self, mut x: u32) -> u32 {
+        while self.parent[x as usize] != x {
+            let p = self.parent[self.parent[x as usize] as usize];
+            self.parent[x as usize] = p;
+            x = p;
+        }
+        x
+    }
+
+    /// Adds the edge `a`–`b` (a self-loop adds `a` alone, in a component of its own).
+    pub fn add(&mut self, a: i64, b: i64) {
+        let (i, j) = (self.node(a), self.node(b));
+        let (ri, rj) = (self.find(i), self.find(j));
+        if ri != rj {
+            self.parent[ri.max(rj) as usize] = ri.min(rj);
+        }
+    }
+
+    /// `(component, id)` for every id in a component of two or more ids, `component` the
+    /// component's smallest id, as `simhash_clusters` numbers them; sorted.
+    pub fn into_sorted(mut self) -> Vec<(i64, i64)> {
+        let n = self.ids.len();
+        let mut min_id = vec![i64::MAX; n];
+        let mut size = vec![0u32; n];
+        for i in 0..n as u32 {
+            let r = self.find(i) as usize;
+            min_id[r] = min_id[r].min(self.ids[i as usize]);
+            size[r] += 1;
+        }
+        let mut out: Vec<(i64, i64)> = (0..n as u32)
+            .filter_map(|i| {
+                let r = self.find(i) as usize;
+                (size[r] >= 2).then(|| (min_id[r], self.ids[i as usize]))
+            })
+            .collect();
+        out.sort_unstable();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hamming;
+    use proptest::prelude::*;
+
+    #[test]
+    fn owner_hash_is_pinned() {
+        // The contract: changing any of these strands every stored key row.
+        let fp = 0x0123_4567_89ab_cdefu64;
+        let got: Vec<u32> = (0..4).map(|j| key_owner(fp, j, 3, 16)).collect();
+        assert_eq!(got, GOLDEN_K3_S16);
+        assert_eq!(key_owner(fp, 0, 0, 1000), GOLDEN_K0_S1000);
+        assert_eq!(key_owner(u64::MAX, 6, 6, 7), GOLDEN_K6_S7);
+        // One shard owns everything.
+        assert!((0..64).all(|j| key_owner(fp, j, 63, 1) == 0));
+    }
+    const GOLDEN_K3_S16: [u32; 4] = [14, 8, 4, 3];
+    const GOLDEN_K0_S1000: u32 = 810;
+    const GOLDEN_K6_S7: u32 = 3;
+
+    #[test]
+    fn checks() {
+        assert_eq!(check(3, 16), Ok((3, 16)));
+        assert_eq!(check(-1, 16), Err(ShardError::MaxDistance(-1)));
+        assert_eq!(check(64, 16), Err(ShardError::MaxDistance(64)));
+        assert_eq!(check(3, 0), Err(ShardError::Shards(0)));
+        assert_eq!(check_block(3, 3), Ok(3));
+        assert!(check_block(4, 3).is_err() && check_block(-1, 3).is_err());
+        assert_eq!(
+            ShardError::Block { block: 4, blocks: 4 }.to_string(),
+            "block must be between 0 and 3 for max_distance 3, got 4"
+        );
+    }
+
+    #[test]
+    fn copies_per_row_match_the_formula() {
+        // 16 shards, k = 3: s·(1 − (1 − 1/s)^4) = 3.64 copies per row.
+        let n = 200_000u64;
+        let total: usize = (0..n).map(|i| key_owners(crate::fingerprint::hash_feature(&i.to_le_bytes()), 3, 16).len()).sum();
+        let mean = total as f64 / n as f64;
+        let expected = 16.0 * (1.0 - (15.0f64 / 16.0).powi(4));
+        assert!((mean - expected).abs() < 0.02, "mean copies {mean}, expected {expected}");
+    }
+
+    #[test]
+    fn components_number_by_smallest_id() {
+        let mut c = Components::new();
+        for (a, b) in [(5, 9), (9, 2), (7, 8), (3, 3), (10, 11), (11, 10)] {
+            c.add(a, b);
+        }
+        assert_eq!(c.into_sorted(), vec![(2, 2), (2, 5), (2, 9), (7, 7), (7, 8), (10, 10), (10, 11)]);
+    }
+
+    /// A fingerprint within `d` bits of `a`: the bits at `positions` (distinct) flipped.
+    fn flip(a: u64, positions: &[u8]) -> u64 {
+        positions.iter().fold(a, |x, &p| x ^ (1u64 << p))
+    }
+
+    proptest! {
+        /// Every pair within k has a shared key: both have a copy on the pair's owner,
+        /// which is the owner of the first agreeing block; pairs farther than k may or may
+        /// not have one.
+        #[test]
+        fn near_pairs_meet_on_their_owner(a in any::<u64>(), k in 0u32..=12, shards in 1u32..=40,
+                                         positions in proptest::collection::btree_set(0u8..64, 0..=12)) {
+            let positions: Vec<u8> = positions.into_iter().take(k as usize).collect();
+            let b = flip(a, &positions);
+            prop_assert!(hamming(a, b) <= k);
+            let owner = pair_owner(a, b, k, shards).expect("a pair within k shares a block");
+            prop_assert!(owner < shards);
+            prop_assert!(key_owners(a, k, shards).contains(&owner));
+            prop_assert!(key_owners(b, k, shards).contains(&owner));
+            prop_assert_eq!(pair_owner(b, a, k, shards), Some(owner));
+        }
+
+        #[test]
+        fn owners_are_sorted_distinct_and_in_range(fp in any::<u64>(), k in 0u32..=63, shards in 1u32..=100) {
+            let o = key_owners(fp, k, shards);
+            prop_assert!(o.windows(2).all(|w| w[0] < w[1]));
+            prop_assert!(o.iter().all(|&s| s < shards));
+            prop_assert!(!o.is_empty() && o.len() <= (k + 1) as usize);
+        }
+
+        /// Components equal a brute-force labelling (repeated relaxation to the smallest id).
+        #[test]
+        fn components_equal_brute_force(edges in proptest::collection::vec((0i64..30, 0i64..30), 0..40)) {
+            let mut c = Components::new();
+            for &(a, b) in &edges {
+                c.add(a, b);
+            }
+            let mut label: HashMap<i64, i64> = HashMap::new();
+            for &(a, b) in &edges {
+                label.insert(a, a);
+                label.insert(b, b);
+            }
+            loop {
+                let mut changed = false;
+                for &(a, b) in &edges {
+                    let m = label[&a].min(label[&b]);
+                    for x in [a, b] {
+                        if label[&x] != m {
+                            label.insert(x, m);
+                            changed = true;
+                        }
+                    }
+                }
+                if !changed {
+                    break;
+                }
+            }
+            let mut size: HashMap<i64, usize> = HashMap::new();
+            for &l in label.values() {
+                *size.entry(l).or_default() += 1;
+            }
+            let mut expected: Vec<(i64, i64)> =
+                label.iter().filter(|(_, l)| size[l] >= 2).map(|(&id, &l)| (l, id)).collect();
+            expected.sort_unstable();
+            prop_assert_eq!(c.into_sorted(), expected);
+        }
+    }
+}
