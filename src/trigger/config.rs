@@ -123,19 +123,15 @@ fn type_name(oid: pg_sys::Oid) -> String {
     unsafe { CStr::from_ptr(pg_sys::format_type_be(oid)).to_string_lossy().into_owned() }
 }
 
-/// The fingerprint and text columns, checked: ERROR 42804 on a wrong type, 428C9 when the
-/// fingerprint column is generated (a BEFORE trigger cannot set it).
+/// The fingerprint column, checked: ERROR 42804 unless bigint, 428C9 when it is generated
+/// (a BEFORE trigger can neither read nor set it). `from_text`: whether the trigger computes
+/// it from a text column (else the row brings it), for the HINT.
 ///
 /// # Safety
 /// `rel` must be an open relation.
-pub(super) unsafe fn fp_and_text(
-    rel: pg_sys::Relation,
-    fp_name: &str,
-    text_name: &str,
-    func: &str,
-) -> (Column, Column) {
+unsafe fn fp_column(rel: pg_sys::Relation, fp_name: &str, func: &str, from_text: bool) -> Column {
     // SAFETY: forwarded from the caller.
-    let (fp, text) = unsafe { (column(rel, fp_name, func, "fingerprint"), column(rel, text_name, func, "text")) };
+    let fp = unsafe { column(rel, fp_name, func, "fingerprint") };
     if fp.base_type != pg_sys::INT8OID {
         raise(
             PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH,
@@ -149,9 +145,29 @@ pub(super) unsafe fn fp_and_text(
             PgSqlErrorCode::ERRCODE_GENERATED_ALWAYS,
             format!("{func}: fingerprint column \"{fp_name}\" is a generated column"),
             Some("Stored generated columns are computed after BEFORE triggers, so the trigger can neither read nor set it.".into()),
-            Some("Make it a plain bigint column: the trigger computes the fingerprint from the text and stores it there."),
+            Some(if from_text {
+                "Make it a plain bigint column: the trigger computes the fingerprint from the text and stores it there."
+            } else {
+                "Make it a plain bigint column and insert the fingerprint into it."
+            }),
         );
     }
+    fp
+}
+
+/// The fingerprint and text columns, checked: as [`fp_column`], and ERROR 42804 unless the
+/// text column is text or varchar.
+///
+/// # Safety
+/// `rel` must be an open relation.
+pub(super) unsafe fn fp_and_text(
+    rel: pg_sys::Relation,
+    fp_name: &str,
+    text_name: &str,
+    func: &str,
+) -> (Column, Column) {
+    // SAFETY: forwarded from the caller.
+    let (fp, text) = unsafe { (fp_column(rel, fp_name, func, true), column(rel, text_name, func, "text")) };
     if text.base_type != pg_sys::TEXTOID && text.base_type != pg_sys::VARCHAROID {
         raise(
             PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH,
@@ -172,7 +188,9 @@ pub(super) struct Config {
     pub relid: pg_sys::Oid,
     pub relname: String,
     pub fp: Column,
-    pub text: Column,
+    /// The text the fingerprint is computed from; None for `simhash_dedup_fp_trigger`,
+    /// whose rows bring their fingerprint.
+    pub text: Option<Column>,
     pub link: Option<Column>,
     pub k: u32,
     pub action: Action,
@@ -194,7 +212,8 @@ pub(super) struct Config {
 }
 
 /// Checks the arguments of a dedup trigger against its table and builds the check queries.
-/// `default` is the definition when the options name none.
+/// `default` is the definition when the options name none; `fp_only` for
+/// `simhash_dedup_fp_trigger`'s arguments (no text column, no options).
 ///
 /// # Safety
 /// `rel` must be an open relation; must run inside a transaction.
@@ -204,13 +223,21 @@ pub(super) unsafe fn config(
     ext_schema: pg_sys::Oid,
     default: Definition,
     func: &str,
+    fp_only: bool,
 ) -> Config {
-    let parsed = dedup::parse_args(args).unwrap_or_else(|e| bad_args(e, func));
+    let parse = if fp_only { dedup::parse_fp_args } else { dedup::parse_args };
+    let parsed = parse(args).unwrap_or_else(|e| bad_args(e, func));
     let options = options(parsed.options.as_deref(), default);
     // SAFETY: `rel` is open (caller); catalog lookups run inside a transaction. The primary
     // key index is opened and closed with AccessShareLock, as the planner does.
     unsafe {
-        let (fp, text) = fp_and_text(rel, &parsed.fp_column, &parsed.text_column, func);
+        let (fp, text) = match &parsed.text_column {
+            Some(text) => {
+                let (fp, text) = fp_and_text(rel, &parsed.fp_column, text, func);
+                (fp, Some(text))
+            }
+            None => (fp_column(rel, &parsed.fp_column, func, false), None),
+        };
         let (qualified, relname) = relation_names(rel);
         // The primary key, for DETAIL and for link.
         let mut key_names = Vec::new();
@@ -317,6 +344,9 @@ struct Entry {
     /// FUNCTION` can point a trigger's function at the other one without invalidating
     /// the table's relcache entry.
     default: Definition,
+    /// Whether it was built for `simhash_dedup_fp_trigger`'s arguments (the same
+    /// `CREATE OR REPLACE FUNCTION` caveat).
+    fp_only: bool,
     config: std::rc::Rc<Config>,
     /// SPI plans kept with SPI_keepplan: [insert, update].
     plans: [pg_sys::SPIPlanPtr; 2],
@@ -357,6 +387,7 @@ pub(super) unsafe fn entry(
     ext_schema: pg_sys::Oid,
     default: Definition,
     func: &str,
+    fp_only: bool,
 ) -> (std::rc::Rc<Config>, [pg_sys::SPIPlanPtr; 2]) {
     if !CALLBACK_REGISTERED.get() {
         // SAFETY: registers a plain function once per backend (PostgreSQL allows 10).
@@ -378,7 +409,7 @@ pub(super) unsafe fn entry(
                 keep
             });
         }
-        if c.get(&tgoid).is_some_and(|e| e.default != default) {
+        if c.get(&tgoid).is_some_and(|e| e.default != default || e.fp_only != fp_only) {
             let e = c.remove(&tgoid).expect("the entry just looked up");
             dropped.extend(e.plans.iter().copied().filter(|p| !p.is_null()));
         }
@@ -392,9 +423,9 @@ pub(super) unsafe fn entry(
         return found;
     }
     // SAFETY: forwarded from the caller.
-    let config = std::rc::Rc::new(unsafe { config(rel, &trigger_args((*td).tg_trigger), ext_schema, default, func) });
+    let config = std::rc::Rc::new(unsafe { config(rel, &trigger_args((*td).tg_trigger), ext_schema, default, func, fp_only) });
     let plans = [std::ptr::null_mut(); 2];
-    CACHE.with(|c| c.borrow_mut().insert(tgoid, Entry { default, config: config.clone(), plans }));
+    CACHE.with(|c| c.borrow_mut().insert(tgoid, Entry { default, fp_only, config: config.clone(), plans }));
     (config, plans)
 }
 

@@ -212,27 +212,36 @@ with_definition! {
     pg_finfo_simhash_update_trigger, simhash_update_trigger => update_trigger, Definition::V0
 }
 
-/// The body of both `simhash_dedup_trigger` symbols. `default` is the definition when the
+/// The body of both `simhash_dedup_trigger` symbols and of `simhash_dedup_fp_trigger`
+/// (`fp_only`: the row brings its fingerprint). `default` is the definition when the
 /// options name none.
 ///
 /// # Safety
 /// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
-unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
-    const F: &str = "simhash_dedup_trigger";
+unsafe fn dedup_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition, fp_only: bool) -> pg_sys::Datum {
+    let func = if fp_only { "simhash_dedup_fp_trigger" } else { "simhash_dedup_trigger" };
     // SAFETY: called by the fmgr with a valid fcinfo (caller); `fired` checks it is a
     // BEFORE ROW INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid
     // for the call.
     unsafe {
-        let f = fired(fcinfo, F);
+        let f = fired(fcinfo, func);
         let td = f.td;
         let rel = (*td).tg_relation;
         let desc = (*rel).rd_att;
         let ext_schema = pg_sys::get_func_namespace((*(*td).tg_trigger).tgfoid);
-        let (config, plans) = entry(td, ext_schema, default, F);
+        let (config, plans) = entry(td, ext_schema, default, func, fp_only);
         let tuple = if f.is_update { (*td).tg_newtuple } else { (*td).tg_trigtuple };
-        let Some(fp) = fingerprint_of(tuple, desc, &config.text, &config.options) else {
-            // NULL text, or too short for a fingerprint: never anyone's near-duplicate; no
-            // lock, no check.
+        let fp = match &config.text {
+            Some(text) => fingerprint_of(tuple, desc, text, &config.options),
+            None => {
+                let mut null = false;
+                let datum = pg_sys::heap_getattr(tuple, config.fp.attnum as i32, desc, &mut null);
+                (!null).then(|| datum.value() as i64)
+            }
+        };
+        let Some(fp) = fp else {
+            // NULL text or fingerprint, or a text too short for one: never anyone's
+            // near-duplicate; no lock, no check.
             let mut cols = vec![(config.fp.attnum, None)];
             if let Some(link) = &config.link {
                 cols.push((link.attnum, None));
@@ -290,7 +299,7 @@ unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -
                 ereport!(
                     DEBUG1,
                     PgSqlErrorCode::ERRCODE_SUCCESSFUL_COMPLETION,
-                    format!("{F}: skipped a near-duplicate row of \"{}\"", config.relname),
+                    format!("{func}: skipped a near-duplicate row of \"{}\"", config.relname),
                     detail(&m)
                 );
                 pg_sys::Datum::from(0usize)
@@ -310,6 +319,31 @@ unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -
     }
 }
 
+/// `simhash_dedup_trigger`'s body.
+///
+/// # Safety
+/// As [`dedup_body`].
+unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
+    // SAFETY: forwarded from the caller.
+    unsafe { dedup_body(fcinfo, default, false) }
+}
+
+/// `simhash_dedup_fp_trigger`'s body; the definition is unused (nothing is fingerprinted).
+///
+/// # Safety
+/// As [`dedup_body`].
+unsafe fn dedup_fp_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
+    // SAFETY: forwarded from the caller.
+    unsafe { dedup_body(fcinfo, default, true) }
+}
+
+with_definition! {
+    /// `simhash_dedup_fp_trigger()` since 1.1.0, used as `BEFORE INSERT ... FOR EACH ROW
+    /// EXECUTE FUNCTION simhash_dedup_fp_trigger('fp', '3', 'reject')`: the dedup trigger
+    /// for rows that bring their fingerprint, such as the key rows of a sharded table
+    /// (README.md, "Scaling out").
+    pg_finfo_simhash_dedup_fp_trigger, simhash_dedup_fp_trigger => dedup_fp_trigger, Definition::V1
+}
 with_definition! {
     /// `simhash_dedup_trigger()` since 1.0.0 (definition 1 by default), used as `BEFORE
     /// INSERT OR UPDATE OF body ... FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger('fp',
@@ -347,7 +381,7 @@ pub unsafe extern "C-unwind" fn simhash_dedup_query(fcinfo: pg_sys::FunctionCall
         let args: Vec<String> = args.into_iter().map(Option::unwrap_or_default).collect();
         let ext_schema = pg_sys::get_func_namespace((*(*fcinfo).flinfo).fn_oid);
         let rel = pg_sys::relation_open(relid, pg_sys::AccessShareLock as i32);
-        let config = config::config(rel, &args, ext_schema, Definition::V1, "simhash_dedup_query");
+        let config = config::config(rel, &args, ext_schema, Definition::V1, "simhash_dedup_query", false);
         pg_sys::relation_close(rel, pg_sys::AccessShareLock as i32);
         // The pre-check, in a trailing comment: the text stays a query that PREPARE accepts.
         let precheck = match &config.precheck {

@@ -43,11 +43,13 @@ impl Action {
 
 /// The arguments of `simhash_dedup_trigger(fp_column, text_column, max_distance, action
 /// [, link_column] [, options])`, checked (the options only split off: the SQL layer
-/// parses them).
+/// parses them), or of `simhash_dedup_fp_trigger(fp_column, max_distance, action [,
+/// link_column])`, which checks a fingerprint given with the row (no text column).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DedupArgs {
     pub fp_column: String,
-    pub text_column: String,
+    /// None for `simhash_dedup_fp_trigger`.
+    pub text_column: Option<String>,
     pub max_distance: u32,
     pub action: Action,
     /// Only (and always) with [`Action::Link`].
@@ -69,6 +71,7 @@ pub struct UpdateArgs {
 pub const DEDUP_SIGNATURE: &str =
     "4 to 6 arguments (fp_column, text_column, max_distance, action [, link_column] [, options])";
 pub const UPDATE_SIGNATURE: &str = "2 or 3 arguments (fp_column, text_column [, options])";
+pub const DEDUP_FP_SIGNATURE: &str = "3 or 4 arguments (fp_column, max_distance, action [, link_column])";
 
 /// Invalid trigger arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,10 +89,20 @@ pub enum DedupError {
     MaxDistance(String),
     /// Unknown action: 22023.
     Action(String),
-    /// `link` without a link column: 22023.
-    LinkColumnMissing,
-    /// A fifth argument with an action other than `link`: 22023.
-    LinkColumnUnexpected(Action),
+    /// `link` without a link column (the argument at `position`): 22023.
+    LinkColumnMissing { position: usize },
+    /// A link column (at `position`) with an action other than `link`: 22023.
+    LinkColumnUnexpected { action: Action, position: usize },
+    /// Options given to `simhash_dedup_fp_trigger`, which fingerprints nothing: 22023.
+    OptionsNotTaken,
+}
+
+/// "fourth", "fifth": where the link column goes.
+fn ordinal(position: usize) -> &'static str {
+    match position {
+        4 => "fourth",
+        _ => "fifth",
+    }
 }
 
 impl DedupError {
@@ -116,10 +129,19 @@ impl fmt::Display for DedupError {
             }
             DedupError::MaxDistance(s) => write!(f, "max_distance must be an integer between 0 and 64, got \"{s}\""),
             DedupError::Action(s) => write!(f, "unknown action \"{s}\": expected reject, skip or link"),
-            DedupError::LinkColumnMissing => write!(f, "action link needs a fifth argument, the column to link with"),
-            DedupError::LinkColumnUnexpected(a) => {
-                write!(f, "a fifth argument (link column) is only allowed with action link, not {}", a.name())
+            DedupError::LinkColumnMissing { position } => {
+                write!(f, "action link needs a {} argument, the column to link with", ordinal(*position))
             }
+            DedupError::LinkColumnUnexpected { action, position } => write!(
+                f,
+                "a {} argument (link column) is only allowed with action link, not {}",
+                ordinal(*position),
+                action.name()
+            ),
+            DedupError::OptionsNotTaken => write!(
+                f,
+                "takes no options: the row brings its fingerprint (use simhash_dedup_trigger to fingerprint a text column)"
+            ),
         }
     }
 }
@@ -177,22 +199,39 @@ pub fn parse_max_distance(s: &str) -> Result<u32, DedupError> {
 /// Checks the arguments of `simhash_dedup_trigger`.
 pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<DedupArgs, DedupError> {
     let (args, options) = split_options(args, 4, 5, DEDUP_SIGNATURE)?;
-    let max_distance = parse_max_distance(args[2].as_ref())?;
-    let action = parse_action(args[3].as_ref())?;
-    let link_column = args.get(4).map(|s| s.as_ref().to_owned());
-    match (action, &link_column) {
-        (Action::Link, None) => return Err(DedupError::LinkColumnMissing),
-        (a, Some(_)) if a != Action::Link => return Err(DedupError::LinkColumnUnexpected(a)),
-        _ => {}
-    }
+    let (max_distance, action, link_column) = parse_check(args, 2)?;
     Ok(DedupArgs {
         fp_column: args[0].as_ref().to_owned(),
-        text_column: args[1].as_ref().to_owned(),
+        text_column: Some(args[1].as_ref().to_owned()),
         max_distance,
         action,
         link_column,
         options,
     })
+}
+
+/// Checks the arguments of `simhash_dedup_fp_trigger`.
+pub fn parse_fp_args<S: AsRef<str>>(args: &[S]) -> Result<DedupArgs, DedupError> {
+    let (args, options) = split_options(args, 3, 4, DEDUP_FP_SIGNATURE)?;
+    if options.is_some() {
+        return Err(DedupError::OptionsNotTaken);
+    }
+    let (max_distance, action, link_column) = parse_check(args, 1)?;
+    Ok(DedupArgs { fp_column: args[0].as_ref().to_owned(), text_column: None, max_distance, action, link_column, options })
+}
+
+/// `max_distance, action [, link_column]`, the tail both dedup triggers share, starting at
+/// `args[at]` (2 or 3 arguments from there).
+fn parse_check<S: AsRef<str>>(args: &[S], at: usize) -> Result<(u32, Action, Option<String>), DedupError> {
+    let max_distance = parse_max_distance(args[at].as_ref())?;
+    let action = parse_action(args[at + 1].as_ref())?;
+    let link_column = args.get(at + 2).map(|s| s.as_ref().to_owned());
+    let position = at + 3; // the link column's, 1-based, for messages
+    match (action, &link_column) {
+        (Action::Link, None) => Err(DedupError::LinkColumnMissing { position }),
+        (a, Some(_)) if a != Action::Link => Err(DedupError::LinkColumnUnexpected { action: a, position }),
+        _ => Ok((max_distance, action, link_column)),
+    }
 }
 
 /// Checks the arguments of `simhash_update_trigger`.
@@ -478,14 +517,36 @@ mod tests {
         assert_eq!(parse_args(&["fp", "body", "-1", "skip"]), Err(DedupError::MaxDistance("-1".into())));
         assert_eq!(parse_args(&["fp", "body", "x", "skip"]), Err(DedupError::MaxDistance("x".into())));
         assert_eq!(parse_args(&["fp", "body", "3", "drop"]), Err(DedupError::Action("drop".into())));
-        assert_eq!(parse_args(&["fp", "body", "3", "link"]), Err(DedupError::LinkColumnMissing));
+        assert_eq!(parse_args(&["fp", "body", "3", "link"]), Err(DedupError::LinkColumnMissing { position: 5 }));
         assert_eq!(
             parse_args(&["fp", "body", "3", "skip", "d"]),
-            Err(DedupError::LinkColumnUnexpected(Action::Skip))
+            Err(DedupError::LinkColumnUnexpected { action: Action::Skip, position: 5 })
         );
         assert_eq!(
             DedupError::Action("drop".into()).to_string(),
             "unknown action \"drop\": expected reject, skip or link"
+        );
+    }
+
+    #[test]
+    fn fp_trigger_args() {
+        let ok = parse_fp_args(&["fp", "3", "reject"]).unwrap();
+        assert_eq!((ok.fp_column.as_str(), ok.text_column, ok.max_distance, ok.action), ("fp", None, 3, Action::Reject));
+        let link = parse_fp_args(&["fp", "2", "link", "dup_of"]).unwrap();
+        assert_eq!(link.link_column.as_deref(), Some("dup_of"));
+        assert_eq!(parse_fp_args(&["fp", "3", "link"]), Err(DedupError::LinkColumnMissing { position: 4 }));
+        assert_eq!(
+            parse_fp_args(&["fp", "3", "skip", "d"]).unwrap_err().to_string(),
+            "a fourth argument (link column) is only allowed with action link, not skip"
+        );
+        assert_eq!(parse_fp_args(&["fp", "3", "skip", "{}"]), Err(DedupError::OptionsNotTaken));
+        assert_eq!(
+            parse_fp_args(&["fp", "body", "3", "reject"]),
+            Err(DedupError::MaxDistance("body".into()))
+        );
+        assert_eq!(
+            parse_fp_args(&["fp", "3"]),
+            Err(DedupError::ArgCount { got: 2, options: false, expected: DEDUP_FP_SIGNATURE })
         );
     }
 
@@ -503,10 +564,10 @@ mod tests {
         assert_eq!((o.action, o.link_column.as_deref()), (Action::Link, Some("dup_of")));
         assert_eq!(o.options.as_deref(), Some(r#"{"tokenizer": "ngram", "n": 2}"#));
         // Options do not stand in for the link column.
-        assert_eq!(parse_args(&["fp", "body", "3", "link", "{}"]), Err(DedupError::LinkColumnMissing));
+        assert_eq!(parse_args(&["fp", "body", "3", "link", "{}"]), Err(DedupError::LinkColumnMissing { position: 5 }));
         assert_eq!(
             parse_args(&["fp", "body", "3", "reject", "dup_of", "{}"]),
-            Err(DedupError::LinkColumnUnexpected(Action::Reject))
+            Err(DedupError::LinkColumnUnexpected { action: Action::Reject, position: 5 })
         );
         // Options anywhere but last.
         assert_eq!(
