@@ -10,7 +10,9 @@
 //! - `search.rs`: `simhash_near`, the `~=` operator and the `simhash.max_distance` GUC;
 //! - `support.rs`: the planner support function that rewrites them into block probes;
 //! - `nearest.rs`: `simhash_nearest`, exact nearest neighbours through the block indexes;
-//! - `trigger/`: `simhash_update_trigger` and `simhash_dedup_trigger` (insert triggers);
+//! - `trigger/`: `simhash_update_trigger`, `simhash_dedup_trigger` and
+//!   `simhash_dedup_fp_trigger` (insert triggers);
+//! - `shard.rs`: key routing over shards and `simhash_components` (with sql/shard.sql);
 //! - `options.rs`: the `options jsonb` argument;
 //! - `text.rs`: `text` datums in the server encoding ⇄ UTF-8.
 
@@ -60,6 +62,7 @@ mod nearest;
 mod options;
 mod probe;
 mod search;
+mod shard;
 mod support;
 mod text;
 mod trigger;

@@ -41,7 +41,14 @@ SQL
 }
 
 # Objects that use the extension the way 0.x's README says, in a database at version $2.
+# From 1.0.0 on, fingerprints did not change again: a 1.x database gets a dedup trigger,
+# which must go on rejecting after the update.
 before_update() { # DB VERSION
+    if [ "${2%%.*}" != 0 ]; then
+        psql -d "$1" -c "CREATE TABLE dedup(id int PRIMARY KEY, body text, fp bigint)" \
+             -c "CREATE TRIGGER dedup BEFORE INSERT ON dedup FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger('fp', 'body', '3', 'reject')"
+        return 0
+    fi
     psql -d "$1" -c "CREATE TABLE docs(id int PRIMARY KEY, body text, fp bigint,
                          fp_gen bigint GENERATED ALWAYS AS (simhash(body)) STORED)" \
          -c "CREATE INDEX docs_expr ON docs (simhash(body))" \
@@ -63,6 +70,15 @@ before_update() { # DB VERSION
 # After ALTER EXTENSION UPDATE: rows written now get definition 0 from those objects.
 # Prints what differs, returns non-zero if anything does.
 after_update() { # DB VERSION
+    if [ "${2%%.*}" != 0 ]; then
+        local doc="１２月３１日，中共中央总书记、国家主席江泽民发表１９９８年新年讲话《迈向充满希望的新世纪》。"
+        psql -d "$1" -v doc="$doc" <<<"INSERT INTO dedup(id, body) VALUES (1, :'doc')" >/dev/null
+        if psql -d "$1" -v doc="$doc" <<<"INSERT INTO dedup(id, body) VALUES (2, :'doc')" 2>/dev/null; then
+            echo "upgrade from $2: a dedup trigger created under $2 accepted a copy after the update"; return 1
+        fi
+        echo "upgrade from $2: dedup trigger keeps rejecting: t"
+        return 0
+    fi
     local doc="１２月３１日，中共中央总书记、国家主席江泽民发表１９９８年新年讲话《迈向充满希望的新世纪》。"
     local changed="１１月２０日，中共中央总书记、国家主席江泽民发表１９９７年新年讲话《迈向充满希望的新世纪》。"
     local got

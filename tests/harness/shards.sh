@@ -1,0 +1,84 @@
+# A sharded simhash cluster on one machine (README.md, "Scaling out"), for
+# tests/integration/sharded.sh and tests/bench/sharded.sh. Sourced, not run:
+#   source tests/harness/shards.sh
+#   shards_start PREFIX N           clusters PREFIX-c (coordinator) and PREFIX-0..N-1
+#   shards_schema PREFIX N K ACTION the tables below, K the distance bound of the keys
+#   shards_stop PREFIX N
+#   on NAME [psql args...]          psql on cluster NAME
+#
+# Every shard i holds:
+#   docs(id bigint PRIMARY KEY, body text, fp bigint, dup_of bigint), 4 block indexes;
+#   doc_keys(shard int = i, id bigint PRIMARY KEY, fp bigint, dup_of bigint), K+1 block
+#     indexes and simhash_dedup_fp_trigger('fp', K, 'link', 'dup_of');
+#   doc_pairs, the view simhash_shard_duplicates('public.doc_keys', K, N).
+# The coordinator holds, over postgres_fdw servers PREFIX-i (Unix sockets only):
+#   docs, hash-partitioned on id, partition i = shard i's docs, with the triggers a_fp
+#     (simhash_update_trigger) and b_keys (simhash_shard_trigger(..., ACTION[, 'dup_of']));
+#   doc_keys, list-partitioned on shard, partition i = shard i's doc_keys;
+#   doc_pairs, UNION ALL of every shard's doc_pairs (async append).
+shards_h=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+shards_run=${SIMHASH_RUN_DIR:-$(cd "$shards_h/../.." && pwd)/target/run}
+
+on() { # on NAME [psql args...]
+    local name=$1; shift
+    (eval "$(bash "$shards_h/cluster.sh" env "$name")"; psql -X -q -v ON_ERROR_STOP=1 "$@")
+}
+
+shards_start() { # PREFIX N
+    local i
+    # Every remote connection is a new backend: preloading spares each the dictionary build.
+    for i in $(seq 0 $(($2 - 1))) c; do
+        bash "$shards_h/cluster.sh" start "$1-$i" "shared_preload_libraries = 'simhash'" "max_connections = 60" &
+    done
+    wait
+}
+
+shards_stop() { # PREFIX N
+    local i
+    for i in $(seq 0 $(($2 - 1))) c; do bash "$shards_h/cluster.sh" stop "$1-$i"; done
+}
+
+shards_schema() { # PREFIX N K ACTION
+    local p=$1 n=$2 k=$3 action=$4 i link=""
+    [ "$action" = link ] && link=", 'dup_of'"
+    for i in $(seq 0 $((n - 1))); do
+        on "$p-$i" >/dev/null <<SQL
+CREATE EXTENSION simhash;
+CREATE TABLE docs (id bigint PRIMARY KEY, body text, fp bigint, dup_of bigint);
+SELECT simhash_create_blocks('docs', 'fp', 4);
+CREATE TABLE doc_keys (shard int NOT NULL CHECK (shard = $i), id bigint PRIMARY KEY, fp bigint NOT NULL, dup_of bigint);
+SELECT simhash_create_blocks('doc_keys', 'fp', $((k + 1)));
+CREATE TRIGGER dedup BEFORE INSERT ON doc_keys
+    FOR EACH ROW EXECUTE FUNCTION simhash_dedup_fp_trigger('fp', '$k', 'link', 'dup_of');
+CREATE VIEW doc_pairs AS SELECT * FROM simhash_shard_duplicates('public.doc_keys', $k, $n);
+SQL
+    done
+    {
+        echo "CREATE EXTENSION simhash; CREATE EXTENSION postgres_fdw;"
+        echo "CREATE TABLE docs (id bigint NOT NULL, body text, fp bigint, dup_of bigint) PARTITION BY HASH (id);"
+        echo "CREATE TABLE doc_keys (shard int NOT NULL, id bigint NOT NULL, fp bigint NOT NULL, dup_of bigint) PARTITION BY LIST (shard);"
+        for i in $(seq 0 $((n - 1))); do
+            cat <<SQL
+CREATE SERVER shard$i FOREIGN DATA WRAPPER postgres_fdw
+    OPTIONS (host '$shards_run/$p-$i', port '5432', dbname 'postgres',
+             extensions 'simhash', async_capable 'true', parallel_commit 'true', fetch_size '10000');
+CREATE USER MAPPING FOR postgres SERVER shard$i OPTIONS (user 'postgres');
+CREATE FOREIGN TABLE docs_$i PARTITION OF docs FOR VALUES WITH (MODULUS $n, REMAINDER $i)
+    SERVER shard$i OPTIONS (table_name 'docs');
+CREATE FOREIGN TABLE doc_keys_$i PARTITION OF doc_keys FOR VALUES IN ($i)
+    SERVER shard$i OPTIONS (table_name 'doc_keys');
+CREATE FOREIGN TABLE doc_pairs_$i (id1 bigint, id2 bigint, distance int)
+    SERVER shard$i OPTIONS (table_name 'doc_pairs');
+SQL
+        done
+        printf 'CREATE VIEW doc_pairs AS '
+        for i in $(seq 0 $((n - 1))); do
+            [ "$i" -gt 0 ] && printf ' UNION ALL '
+            printf 'SELECT * FROM doc_pairs_%s' "$i"
+        done
+        echo ";"
+        echo "CREATE TRIGGER a_fp BEFORE INSERT ON docs FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fp', 'body');"
+        echo "CREATE TRIGGER b_keys BEFORE INSERT ON docs FOR EACH ROW
+                  EXECUTE FUNCTION simhash_shard_trigger('id', 'fp', 'public.doc_keys', '$k', '$n', '$action'$link);"
+    } | on "$p-c" >/dev/null
+}

@@ -1,0 +1,262 @@
+#!/usr/bin/env bash
+# Scaling out over postgres_fdw shards (issue 12; README.md, "Scaling out"): a coordinator
+# and 3 shard clusters (tests/harness/shards.sh), Unix sockets only, keys cut for k = 3.
+#   1. lookups: simhash_near(fp, q, k) through the coordinator equals a single-node brute
+#      force for k = 0..8, and ships to the shards (EXPLAIN); ~= does not ship;
+#   2. a near-duplicate inserted through the coordinator is rejected (23505) when its twin
+#      lives on another shard, and nothing of it is left anywhere;
+#   3. 8 concurrent pgbench writers through the coordinator (reject, 40001 retried) leave
+#      0 pairs within 3 across the cluster (brute force), lose no item without a
+#      near-duplicate, and every document has exactly its key rows;
+#   4. skip and link, inserted in one order, give the same rows (and links) as
+#      simhash_dedup_trigger on one node;
+#   5. bulk: the shards' pairs (simhash_shard_duplicates, each pair from one shard) equal
+#      simhash_duplicates on the gathered table, and simhash_components over them equals
+#      simhash_clusters;
+#   6. a shard killed during its COMMIT (the others committed) leaves orphans, which
+#      simhash_shard_repair removes or restores: twice, once the document's shard, once a
+#      key row's.
+# Starts and stops its own clusters; needs the extension installed in target/pgroot.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+h=$root/tests/harness
+# shellcheck source=../harness/shards.sh
+source "$h/shards.sh"
+P=shardtest N=3 K=3
+tmp=$(mktemp -d)
+cleanup() { shards_stop $P $N >/dev/null 2>&1 || true; rm -rf "$tmp"; }
+trap cleanup EXIT
+status=0
+check() { # check NAME EXPECTED GOT
+    if [ "$2" = "$3" ]; then echo "ok   $1: $3"; else echo "FAIL $1: expected $2, got $3"; status=1; fi
+}
+c() { PGOPTIONS="-c client_min_messages=warning" on $P-c "$@"; }
+
+shards_start $P $N
+shards_schema $P $N $K reject
+
+# Consistency of the key rows: every document with a fingerprint has exactly one key row
+# on each shard of simhash_key_owners(fp, K, N), with its fingerprint, and no key row is
+# anyone else's. Prints the number of rows that break it.
+c -c "CREATE FUNCTION key_mismatches() RETURNS bigint LANGUAGE sql AS \$\$
+    SELECT count(*) FROM
+        (SELECT o AS shard, d.id, d.fp FROM docs d, unnest(simhash_key_owners(d.fp, $K, $N)) o
+          WHERE d.fp IS NOT NULL) e
+        FULL JOIN doc_keys k ON k.shard = e.shard AND k.id = e.id AND k.fp = e.fp
+     WHERE e.id IS NULL OR k.id IS NULL \$\$"
+
+# --- 1. Lookups ------------------------------------------------------------------------
+for i in $(seq 0 $((N - 1))); do
+    on $P-$i -c "CREATE TABLE lk (id bigint PRIMARY KEY, fp bigint)" \
+             -c "SELECT simhash_create_blocks('lk', 'fp', 4)" >/dev/null
+done
+c >/dev/null <<SQL
+CREATE TABLE lk (id bigint NOT NULL, fp bigint) PARTITION BY HASH (id);
+$(for i in $(seq 0 $((N - 1))); do echo "CREATE FOREIGN TABLE lk_$i PARTITION OF lk FOR VALUES WITH (MODULUS $N, REMAINDER $i) SERVER shard$i OPTIONS (table_name 'lk', batch_size '1000');"; done)
+-- 16,000 uniform fingerprints and 200 clusters of 20 within 0..8 bits of their centre.
+CREATE TABLE lk_local AS
+SELECT g AS id, hashint8extended(g, 0) AS fp FROM generate_series(1, 16000) g
+UNION ALL
+SELECT 100000 + 20 * c + j, (SELECT bit_xor(1::bigint << (hashint8extended(c * 1000 + j * 10 + b, 1) & 63)::int)
+                              FROM generate_series(1, j % 9) b) # hashint8extended(c, 2)
+  FROM generate_series(0, 199) c, generate_series(0, 19) j;
+UPDATE lk_local SET fp = hashint8extended(id / 20, 2) WHERE fp IS NULL;
+INSERT INTO lk SELECT * FROM lk_local;
+-- 40 queries: 20 cluster centres, 20 uniform rows with 2 bits flipped.
+CREATE TABLE q AS
+SELECT c AS qid, hashint8extended(c, 2) AS fp FROM generate_series(0, 190, 10) c
+UNION ALL
+SELECT 1000 + g, hashint8extended(g * 97, 0) # (1::bigint << (g % 64)) # (1::bigint << ((g * 7 + 3) % 64))
+  FROM generate_series(1, 20) g;
+SQL
+read -r found missing extra < <(c -At -F' ' <<SQL
+CREATE TEMP TABLE remote AS
+SELECT q.qid, k, r.id FROM q, generate_series(0, 8) k,
+       LATERAL (SELECT id FROM lk WHERE simhash_near(lk.fp, q.fp, k)) r;
+CREATE TEMP TABLE local AS
+SELECT q.qid, k, l.id FROM q, generate_series(0, 8) k, lk_local l
+ WHERE bit_count((l.fp # q.fp)::bit(64)) <= k;
+SELECT (SELECT count(*) FROM local),
+       (SELECT count(*) FROM (TABLE local EXCEPT ALL TABLE remote) x),
+       (SELECT count(*) FROM (TABLE remote EXCEPT ALL TABLE local) x);
+SQL
+)
+check "lookups k = 0..8 through the coordinator vs brute force ($found matches)" "0 missing, 0 extra" "$missing missing, $extra extra"
+[ "$found" -gt 1000 ] || { echo "FAIL lookups: only $found matches, the data do not test much"; status=1; }
+shipped=$(c -At -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM lk WHERE simhash_near(fp, 42, 3)" | grep -c "Remote SQL: .*simhash_near(fp, 42::bigint, 3)" || true)
+check "simhash_near ships to every shard (Remote SQL)" $N "$shipped"
+filtered=$(c -At -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM lk WHERE fp ~= 42" | grep -c "Filter: (.*fp ~= " || true)
+check "~= is filtered on the coordinator (STABLE: postgres_fdw ships only IMMUTABLE functions)" $N "$filtered"
+
+# --- 2. Reject across shards -----------------------------------------------------------
+c >/dev/null <<SQL
+CREATE TABLE src(id serial PRIMARY KEY, body text NOT NULL);
+\\copy src(body) FROM '$root/target/corpus/peoples_daily_199801.txt'
+SQL
+c -v k=$K -v stride=7 -v paragraphs=600 -f "$h/dedup_items.sql" >/dev/null
+c >/dev/null <<'SQL'
+CREATE TABLE outcome(item int PRIMARY KEY, result text NOT NULL);
+-- One item: insert it as document `item` and record what happened. Only 23505 is caught;
+-- 40001 aborts the transaction and pgbench retries it.
+CREATE FUNCTION try_item(n int) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE b text; rc bigint;
+BEGIN
+    SELECT body INTO b FROM work WHERE item = n;
+    IF NOT FOUND THEN RETURN; END IF;
+    BEGIN
+        INSERT INTO docs(id, body) VALUES (n, b);
+        GET DIAGNOSTICS rc = ROW_COUNT;
+        INSERT INTO outcome VALUES (n, CASE WHEN rc = 1 THEN 'inserted' ELSE 'skipped' END);
+    EXCEPTION WHEN unique_violation THEN
+        INSERT INTO outcome VALUES (n, 'rejected');
+    END;
+END $$;
+SQL
+# A paragraph and its planted exact copy, as documents on different shards.
+read -r twin copy < <(c -At -F' ' -c "SELECT a.item, b.item FROM work a JOIN work b ON b.item > a.item AND a.body = b.body
+                                       AND satisfies_hash_partition('docs'::regclass, $N, 0, a.item::bigint)
+                                       AND NOT satisfies_hash_partition('docs'::regclass, $N, 0, b.item::bigint)
+                                     ORDER BY a.item LIMIT 1")
+c -c "SELECT try_item($twin)" -c "SELECT try_item($copy)" >/dev/null
+got=$(c -At -c "SELECT string_agg(result, ' ' ORDER BY item) || ', documents ' || (SELECT count(*) FROM docs)
+                       || ', key rows ' || (SELECT count(*) FROM doc_keys) || ', mismatches ' || key_mismatches()
+                  FROM outcome")
+keys=$(c -At -c "SELECT cardinality(simhash_key_owners(fp, $K, $N)) FROM work WHERE item = $twin")
+check "copy of a document on another shard (items $twin, $copy)" "inserted rejected, documents 1, key rows $keys, mismatches 0" "$got"
+msg=$(c -c "INSERT INTO docs(id, body) SELECT 1000000 + $copy, body FROM work WHERE item = $copy" 2>&1 || true)
+check "its error" "ERROR:  new row for relation \"docs\" is a near-duplicate of an existing row (trigger \"b_keys\")
+DETAIL:  Key (id)=($twin) is at Hamming distance 0 (max_distance $K)." "$(grep -v CONTEXT <<<"$msg" | head -2)"
+
+# --- 3. Concurrent writers -------------------------------------------------------------
+c -c "TRUNCATE docs, doc_keys, outcome" >/dev/null
+c >/dev/null <<SQL
+CREATE TABLE lonely AS
+SELECT item FROM work w WHERE NOT EXISTS
+    (SELECT 1 FROM work o WHERE o.item <> w.item AND bit_count((o.fp # w.fp)::bit(64)) <= $K);
+SQL
+items=$(c -At -c "SELECT count(*) FROM work")
+cat >"$tmp/insert.sql" <<'EOF'
+SELECT try_item(8 * :i + :client_id);
+\set i :i + 1
+EOF
+set +e
+(eval "$(bash "$h/cluster.sh" env $P-c)"
+ pgbench -n -c 8 -j 2 -t $(( (items + 7) / 8 )) --max-tries=1000 -D i=0 -f "$tmp/insert.sql" postgres \
+    >"$tmp/pgbench.out" 2>"$tmp/pgbench.err")
+rc=$?
+set -e
+failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$tmp/pgbench.out")
+retried=$(sed -n 's/^number of transactions retried: \([0-9]*\).*/\1/p' "$tmp/pgbench.out")
+c -c "CREATE TABLE gathered AS SELECT id, fp FROM docs" >/dev/null
+got=$(c -At <<SQL
+SELECT format('done %s, pairs within $K %s, lost %s, unjustified %s, key mismatches %s',
+    (SELECT count(*) FROM outcome),
+    (SELECT count(*) FROM gathered a JOIN gathered b ON a.id < b.id AND bit_count((a.fp # b.fp)::bit(64)) <= $K),
+    (SELECT count(*) FROM lonely l WHERE NOT EXISTS (SELECT 1 FROM gathered d WHERE d.id = l.item)),
+    (SELECT count(*) FROM outcome o JOIN work w USING (item) WHERE o.result <> 'inserted'
+        AND NOT EXISTS (SELECT 1 FROM gathered d WHERE bit_count((d.fp # w.fp)::bit(64)) <= $K)),
+    key_mismatches());
+SQL
+)
+rejected=$(c -At -c "SELECT count(*) FROM outcome WHERE result = 'rejected'")
+check "8 writers, $items items ($rejected rejected, ${retried:-?} transactions retried), pgbench exit $rc, failed ${failed:-?}" \
+    "done $items, pairs within $K 0, lost 0, unjustified 0, key mismatches 0" "$got"
+[ "$rc" = 0 ] && [ "${failed:-1}" = 0 ] || { tail -5 "$tmp/pgbench.err"; status=1; }
+
+# --- 4. skip and link equal one node ---------------------------------------------------
+for action in skip link; do
+    link=""; [ $action = link ] && link=", 'dup_of'"
+    c >/dev/null <<SQL
+SET client_min_messages = warning;
+TRUNCATE docs, doc_keys, outcome;
+DROP TRIGGER b_keys ON docs;
+CREATE TRIGGER b_keys BEFORE INSERT ON docs FOR EACH ROW
+    EXECUTE FUNCTION simhash_shard_trigger('id', 'fp', 'public.doc_keys', '$K', '$N', '$action'$link);
+DROP TABLE IF EXISTS one_node;
+CREATE TABLE one_node (id bigint PRIMARY KEY, body text, fp bigint, dup_of bigint);
+SELECT simhash_create_blocks('one_node', 'fp', 4);
+CREATE TRIGGER dedup BEFORE INSERT ON one_node FOR EACH ROW
+    EXECUTE FUNCTION simhash_dedup_trigger('fp', 'body', '$K', '$action'$link);
+SELECT try_item(item) FROM work ORDER BY item;
+INSERT INTO one_node(id, body) SELECT item, body FROM work ORDER BY item;
+SQL
+    got=$(c -At -c "SELECT format('%s rows, %s linked, %s differ, key mismatches %s',
+                       (SELECT count(*) FROM docs), (SELECT count(dup_of) FROM docs),
+                       (SELECT count(*) FROM ((SELECT id, fp, dup_of FROM docs EXCEPT ALL SELECT id, fp, dup_of FROM one_node)
+                                              UNION ALL
+                                              (SELECT id, fp, dup_of FROM one_node EXCEPT ALL SELECT id, fp, dup_of FROM docs)) x),
+                       key_mismatches())")
+    expected=$(c -At -c "SELECT format('%s rows, %s linked, 0 differ, key mismatches 0', count(*), count(dup_of)) FROM one_node")
+    check "$action through the coordinator vs simhash_dedup_trigger on one node" "$expected" "$got"
+done
+
+# --- 5. Bulk detection over the shards -------------------------------------------------
+# The link run above kept every item, near-duplicates included.
+c -c "DROP TABLE gathered" -c "CREATE TABLE gathered AS SELECT id, fp FROM docs WHERE fp IS NOT NULL" >/dev/null
+got=$(c -At <<SQL
+CREATE TEMP TABLE sharded AS SELECT * FROM doc_pairs;
+CREATE TEMP TABLE single AS SELECT * FROM simhash_duplicates('SELECT id, fp FROM gathered', $K);
+SELECT format('%s pairs (%s distinct), %s differ; clusters: %s rows, %s differ',
+    (SELECT count(*) FROM sharded), (SELECT count(DISTINCT (id1, id2)) FROM sharded),
+    (SELECT count(*) FROM ((TABLE sharded EXCEPT ALL TABLE single) UNION ALL (TABLE single EXCEPT ALL TABLE sharded)) x),
+    (SELECT count(*) FROM simhash_components('SELECT id1, id2 FROM doc_pairs')),
+    (SELECT count(*) FROM ((SELECT * FROM simhash_components('SELECT id1, id2 FROM doc_pairs')
+                            EXCEPT ALL SELECT * FROM simhash_clusters('SELECT id, fp FROM gathered', $K))
+                           UNION ALL
+                           (SELECT * FROM simhash_clusters('SELECT id, fp FROM gathered', $K)
+                            EXCEPT ALL SELECT * FROM simhash_components('SELECT id1, id2 FROM doc_pairs'))) x));
+SQL
+)
+expected=$(c -At -c "SELECT format('%s pairs (%s distinct), 0 differ; clusters: %s rows, 0 differ',
+                        (SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM gathered', $K)),
+                        (SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM gathered', $K)),
+                        (SELECT count(*) FROM simhash_clusters('SELECT id, fp FROM gathered', $K)))")
+check "pairs and clusters from the shards vs the gathered table" "$expected" "$got"
+case $expected in "0 pairs"*) echo "FAIL bulk: no pairs, the data do not test much"; status=1 ;; esac
+
+# --- 6. Repair after a shard killed during its COMMIT ----------------------------------
+# A fresh paragraph whose keys go to 2 or more shards; document id chosen per case.
+body_sql="SELECT body FROM src s WHERE length(body) BETWEEN 100 AND 300 AND NOT EXISTS (SELECT 1 FROM work w WHERE w.body = s.body)
+            AND cardinality(simhash_key_owners(simhash(body), $K, $N)) >= 2 ORDER BY id LIMIT 1"
+read -r owners < <(c -At -c "SELECT array_to_string(simhash_key_owners(simhash(body), $K, $N), ' ') FROM ($body_sql) b")
+for case in document key; do
+    # document: the shard of the document row dies; key: a shard holding only a key row.
+    if [ $case = document ]; then
+        victim=${owners%% *}
+        id=$(c -At -c "SELECT min(g) FROM generate_series(900000, 900100) g WHERE satisfies_hash_partition('docs'::regclass, $N, $victim, g::bigint)")
+        table=docs
+    else
+        victim=${owners##* }
+        id=$(c -At -c "SELECT min(g) FROM generate_series(900000, 900100) g WHERE NOT satisfies_hash_partition('docs'::regclass, $N, $victim, g::bigint)")
+        table=doc_keys
+    fi
+    PGOPTIONS="-c client_min_messages=warning" on $P-$victim >/dev/null <<SQL
+CREATE OR REPLACE FUNCTION stall() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN PERFORM pg_sleep(600); RETURN NULL; END';
+DROP TRIGGER IF EXISTS stall ON docs;
+DROP TRIGGER IF EXISTS stall ON doc_keys;
+CREATE CONSTRAINT TRIGGER stall AFTER INSERT ON $table DEFERRABLE INITIALLY DEFERRED
+    FOR EACH ROW WHEN (NEW.id = $id) EXECUTE FUNCTION stall();
+SQL
+    c -c "INSERT INTO docs(id, body) SELECT $id, body FROM ($body_sql) b" >"$tmp/commit.out" 2>&1 &
+    writer=$!
+    for _ in $(seq 600); do
+        [ "$(on $P-$victim -At -c "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'")" = 1 ] && break
+        sleep 0.1
+    done
+    # The others got their COMMIT before the victim's reply was awaited (parallel_commit).
+    sleep 1
+    bash "$h/cluster.sh" kill $P-$victim
+    wait $writer && { echo "FAIL repair ($case): the coordinator's COMMIT succeeded"; status=1; }
+    bash "$h/cluster.sh" restart $P-$victim
+    on $P-$victim -c "DROP TRIGGER stall ON $table" >/dev/null
+    before=$(c -At -c "SELECT key_mismatches()")
+    repaired=$(c -At -F' ' -c "SELECT action, count(*) FROM simhash_shard_repair('docs', 'id', 'fp', 'doc_keys', $K, $N) GROUP BY 1 ORDER BY 1" | paste -sd, -)
+    after=$(c -At -c "SELECT key_mismatches()")
+    if [ "$before" -gt 0 ]; then
+        check "repair after the $case shard ($victim) died in its COMMIT ($before mismatching key rows; repair: $repaired)" 0 "$after"
+    else
+        echo "FAIL repair ($case): killing shard $victim in its COMMIT left no orphan: $(cat "$tmp/commit.out")"; status=1
+    fi
+done
+
+exit $status
