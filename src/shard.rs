@@ -55,7 +55,7 @@ const FETCH_ROWS: i64 = 50_000;
 /// `pairs`, numbered as `simhash_clusters` numbers them: `(id, cluster_id)` for every id
 /// in a component of two or more, `cluster_id` the component's smallest id. ERROR 42804
 /// unless the query returns two bigint columns; rows with a NULL are ignored. Memory is
-/// about 24 bytes per distinct id.
+/// about 60 bytes per distinct id (`simhash_core::shard::Components`).
 #[pg_extern(volatile, parallel_unsafe)]
 fn simhash_components(pairs: &str) -> TableIterator<'static, (name!(id, i64), name!(cluster_id, i64))> {
     const F: &str = "simhash_components";

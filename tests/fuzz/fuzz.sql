@@ -192,7 +192,7 @@ BEGIN
     FOR c IN 1 .. n LOOP
         st := '00000'; input := NULL;
         BEGIN
-            CASE floor(random() * 16)::int
+            CASE floor(random() * 18)::int
             WHEN 0, 1 THEN
                 fn := 'simhash(text)'; t := fuzz_text(); input := t;
                 r := simhash(t);
@@ -240,6 +240,18 @@ BEGIN
                     PERFORM set_config('simhash.max_distance', k::text, true);
                     ok := a ~= b;
                 END IF;
+            WHEN 16 THEN
+                -- Key routing over shards: shard counts and blocks at the edges.
+                a := fuzz_bigint(); b := fuzz_bigint(); i := fuzz_small(); m := fuzz_small(); k := fuzz_small();
+                input := format('%s, %s, %s, %s, %s', a, b, i, k, m);
+                CASE floor(random() * 3)::int
+                WHEN 0 THEN fn := 'simhash_key_owner'; r := simhash_key_owner(a, i, k, m);
+                WHEN 1 THEN fn := 'simhash_key_owners'; r := cardinality(simhash_key_owners(a, k, m));
+                ELSE fn := 'simhash_pair_owner'; r := simhash_pair_owner(a, b, k, m);
+                END CASE;
+            WHEN 17 THEN
+                fn := 'simhash_components'; t := fuzz_query(); input := t;
+                SELECT count(*) INTO r FROM simhash_components(t);
             ELSE
                 t := fuzz_query(); k := fuzz_small(); input := format('%s, %s', t, k);
                 IF random() < 0.33 THEN

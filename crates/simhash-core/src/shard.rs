@@ -100,7 +100,10 @@ pub fn pair_owner(a: u64, b: u64, k: u32, shards: u32) -> Option<u32> {
 }
 
 /// Connected components of a graph given by its edges, over arbitrary `i64` ids
-/// (union-find with path halving; memory about 24 bytes per distinct id).
+/// (union-find with path halving). Memory, from the structures' sizes: the id → index map
+/// about 29 B per id (16-byte buckets and a control byte, at most 7/8 full), ids and
+/// parents 12 B (up to twice that while the vectors grow), the sorted result 16 B and the
+/// per-root tables 12 B: about 60 B per distinct id.
 #[derive(Default)]
 pub struct Components {
     index: HashMap<i64, u32>,
