@@ -56,15 +56,17 @@ END $$;
 COMMENT ON FUNCTION simhash_shard_write_keys(regclass, bigint, bigint, int, int) IS
     'Writes a document''s key rows (shard, id, fp) to the shards that own its block keys; returns the nearest near-duplicate the shards found (dup_of, distance), or NULLs';
 
--- The coordinator's BEFORE INSERT row trigger on the document table, arguments
--- (id_column, fp_column, key_table, max_distance, shards, reject|skip|link [, link_column]).
--- It writes the row's key rows (simhash_shard_write_keys) and acts on what the shards
--- found as simhash_dedup_trigger does on one node:
+-- The coordinator's BEFORE INSERT, UPDATE or DELETE row trigger on the document table,
+-- arguments (id_column, fp_column, key_table, max_distance, shards, reject|skip|link
+-- [, link_column]). On INSERT it writes the row's key rows (simhash_shard_write_keys) and
+-- acts on what the shards found as simhash_dedup_trigger does on one node:
 --   reject: ERROR 23505 when some shard found a near-duplicate;
 --   skip:   the row and its key rows are not written (a subtransaction is rolled back);
 --   link:   link_column gets the nearest near-duplicate's id, ties by the smaller id.
--- A NULL fingerprint writes no key rows. Plain PL/pgSQL, run with the inserter's rights:
--- the inserter needs INSERT and SELECT on the key table. search_path is pinned, so
+-- On DELETE it deletes the row's key rows; on an UPDATE that changes the id or the
+-- fingerprint, both (the check then cannot meet the row's own old key rows). A NULL
+-- fingerprint has no key rows. Plain PL/pgSQL, run with the inserter's rights: the
+-- inserter needs INSERT, SELECT and DELETE on the key table. search_path is pinned, so
 -- key_table must be schema-qualified.
 CREATE FUNCTION simhash_shard_trigger() RETURNS trigger
     LANGUAGE plpgsql
@@ -73,14 +75,18 @@ CREATE FUNCTION simhash_shard_trigger() RETURNS trigger
 DECLARE
     keys regclass;
     k int;
+    shards int;
     act text;
     v_id bigint;
     v_fp bigint;
+    old_id bigint;
+    old_fp bigint;
+    drop_old text;
     hit record;
     root regclass;
 BEGIN
-    IF TG_WHEN <> 'BEFORE' OR TG_LEVEL <> 'ROW' OR TG_OP <> 'INSERT' THEN
-        RAISE EXCEPTION 'simhash_shard_trigger: must be fired BEFORE INSERT FOR EACH ROW'
+    IF TG_WHEN <> 'BEFORE' OR TG_LEVEL <> 'ROW' THEN
+        RAISE EXCEPTION 'simhash_shard_trigger: must be fired BEFORE INSERT, UPDATE or DELETE FOR EACH ROW'
             USING ERRCODE = '39P01';
     END IF;
     IF TG_NARGS NOT IN (6, 7) THEN
@@ -89,30 +95,57 @@ BEGIN
     END IF;
     keys := TG_ARGV[2]::regclass;
     k := TG_ARGV[3]::int;
+    shards := TG_ARGV[4]::int;
     act := lower(TG_ARGV[5]);
     IF act NOT IN ('reject', 'skip', 'link') OR (act = 'link') <> (TG_NARGS = 7) THEN
         RAISE EXCEPTION 'simhash_shard_trigger: action must be reject, skip, or link followed by the link column, got %', array_to_string(TG_ARGV[5:], ', ')
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
+    drop_old := format('DELETE FROM %s WHERE shard = ANY ($1) AND id = $2', keys);
+    IF TG_OP <> 'INSERT' THEN
+        EXECUTE format('SELECT ($1).%I::pg_catalog.int8, ($1).%I::pg_catalog.int8', TG_ARGV[0], TG_ARGV[1])
+            INTO old_id, old_fp USING OLD;
+    END IF;
+    IF TG_OP = 'DELETE' THEN
+        IF old_fp IS NOT NULL THEN
+            EXECUTE drop_old USING @extschema@.simhash_key_owners(old_fp, k, shards), old_id;
+        END IF;
+        RETURN OLD;
+    END IF;
     EXECUTE format('SELECT ($1).%I::pg_catalog.int8, ($1).%I::pg_catalog.int8', TG_ARGV[0], TG_ARGV[1])
         INTO v_id, v_fp USING NEW;
-    IF v_fp IS NULL THEN
-        RETURN NEW;
+    IF TG_OP = 'UPDATE' THEN
+        IF v_id IS NOT DISTINCT FROM old_id AND v_fp IS NOT DISTINCT FROM old_fp THEN
+            RETURN NEW;  -- checked when the row got this fingerprint
+        END IF;
+    ELSE
+        old_fp := NULL;
     END IF;
     IF act = 'skip' THEN
         -- Only skip pays for a subtransaction (and a remote SAVEPOINT per shard): it must
-        -- undo the key rows already written on the other shards.
+        -- undo the key rows already changed on the other shards.
         BEGIN
-            hit := @extschema@.simhash_shard_write_keys(keys, v_id, v_fp, k, TG_ARGV[4]::int);
-            IF hit.dup_of IS NOT NULL THEN
-                RAISE EXCEPTION USING ERRCODE = 'SH001';
+            IF old_fp IS NOT NULL THEN
+                EXECUTE drop_old USING @extschema@.simhash_key_owners(old_fp, k, shards), old_id;
+            END IF;
+            IF v_fp IS NOT NULL THEN
+                hit := @extschema@.simhash_shard_write_keys(keys, v_id, v_fp, k, shards);
+                IF hit.dup_of IS NOT NULL THEN
+                    RAISE EXCEPTION USING ERRCODE = 'SH001';
+                END IF;
             END IF;
         EXCEPTION WHEN SQLSTATE 'SH001' THEN
             RETURN NULL;
         END;
         RETURN NEW;
     END IF;
-    hit := @extschema@.simhash_shard_write_keys(keys, v_id, v_fp, k, TG_ARGV[4]::int);
+    IF old_fp IS NOT NULL THEN
+        EXECUTE drop_old USING @extschema@.simhash_key_owners(old_fp, k, shards), old_id;
+    END IF;
+    IF v_fp IS NULL THEN
+        RETURN NEW;
+    END IF;
+    hit := @extschema@.simhash_shard_write_keys(keys, v_id, v_fp, k, shards);
     IF act = 'link' THEN
         RETURN pg_catalog.jsonb_populate_record(NEW, pg_catalog.jsonb_build_object(TG_ARGV[6], hit.dup_of));
     END IF;
@@ -129,7 +162,7 @@ BEGIN
     RETURN NEW;
 END $$;
 COMMENT ON FUNCTION simhash_shard_trigger() IS
-    'Coordinator BEFORE INSERT row trigger, arguments (id_column, fp_column, key_table, max_distance, shards, reject|skip|link [, link_column]): writes the row''s key rows to the shards that own its block keys and rejects, skips or links near-duplicates found there';
+    'Coordinator BEFORE INSERT, UPDATE or DELETE row trigger, arguments (id_column, fp_column, key_table, max_distance, shards, reject|skip|link [, link_column]): keeps the row''s key rows on the shards that own its block keys, and rejects, skips or links near-duplicates found there';
 
 -- Repairs a sharded table after a crash between shard commits (there is no two-phase
 -- commit): deletes key rows that no document accounts for, and writes the missing key

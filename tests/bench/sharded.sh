@@ -12,7 +12,8 @@
 #   3. bulk detection over N documents, 1 in 10 a near copy (1 to 3 bits) of another:
 #      every shard's simhash_shard_duplicates at once (doc_pairs, async append) against
 #      simhash_duplicates on the coordinator gathering every (id, fp) from the shards, and
-#      against simhash_duplicates on one node's local table; the same for clusters.
+#      against simhash_duplicates on one node's local table; the slowest shard run alone
+#      (what one machine per shard would take); the same for clusters.
 # Prints "name value baseline ratio" (ratio = value / baseline).
 #   N=1000000 LOOKUP_SECONDS=10 INSERT_SECONDS=15 bash tests/bench/sharded.sh
 set -euo pipefail
@@ -132,7 +133,15 @@ ts=$(secs "SELECT count(*) FROM doc_pairs")
 tg=$(secs "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM docs', $K)")
 to=$(secs "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM bulk_one', $K)")
 pairs=$(c -At -c "SELECT count(*) FROM doc_pairs")
+# What one machine per shard would take: each shard's run alone, the slowest of them.
+tmax=0
+for i in $(seq 0 $((S - 1))); do
+    t0=$(now); PGOPTIONS="-c client_min_messages=warning" on $P-$i -c "SELECT count(*) FROM doc_pairs" >/dev/null
+    tmax=$(awk -v a="$tmax" -v b="$(echo "$(now) - $t0" | bc)" 'BEGIN {print (b > a ? b : a)}')
+done
+tmax=$(num "$tmax")
 row "bulk_pairs_${N}_s shards / gathering ($pairs pairs)" "$ts" "$tg" "$(ratio "$ts" "$tg")"
+row "bulk_pairs_${N}_s slowest shard alone / gathering" "$tmax" "$tg" "$(ratio "$tmax" "$tg")"
 row "bulk_pairs_${N}_s shards / one node" "$ts" "$to" "$(ratio "$ts" "$to")"
 tcs=$(secs "SELECT count(*) FROM simhash_components('SELECT id1, id2 FROM doc_pairs')")
 tcg=$(secs "SELECT count(*) FROM simhash_clusters('SELECT id, fp FROM docs', $K)")

@@ -13,7 +13,8 @@
 #   doc_pairs, the view simhash_shard_duplicates('public.doc_keys', K, N).
 # The coordinator holds, over postgres_fdw servers PREFIX-i (Unix sockets only):
 #   docs, hash-partitioned on id, partition i = shard i's docs, with the triggers a_fp
-#     (simhash_update_trigger) and b_keys (simhash_shard_trigger(..., ACTION[, 'dup_of']));
+#     (simhash_update_trigger, on INSERT and UPDATE OF body) and b_keys
+#     (simhash_shard_trigger(..., ACTION[, 'dup_of']), on INSERT, UPDATE and DELETE);
 #   doc_keys, list-partitioned on shard, partition i = shard i's doc_keys;
 #   doc_pairs, UNION ALL of every shard's doc_pairs (async append).
 shards_h=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -77,8 +78,8 @@ SQL
             printf 'SELECT * FROM doc_pairs_%s' "$i"
         done
         echo ";"
-        echo "CREATE TRIGGER a_fp BEFORE INSERT ON docs FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fp', 'body');"
-        echo "CREATE TRIGGER b_keys BEFORE INSERT ON docs FOR EACH ROW
+        echo "CREATE TRIGGER a_fp BEFORE INSERT OR UPDATE OF body ON docs FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fp', 'body');"
+        echo "CREATE TRIGGER b_keys BEFORE INSERT OR UPDATE OR DELETE ON docs FOR EACH ROW
                   EXECUTE FUNCTION simhash_shard_trigger('id', 'fp', 'public.doc_keys', '$k', '$n', '$action'$link);"
     } | on "$p-c" >/dev/null
 }

@@ -4,7 +4,8 @@
 #   1. lookups: simhash_near(fp, q, k) through the coordinator equals a single-node brute
 #      force for k = 0..8, and ships to the shards (EXPLAIN); ~= does not ship;
 #   2. a near-duplicate inserted through the coordinator is rejected (23505) when its twin
-#      lives on another shard, and nothing of it is left anywhere;
+#      lives on another shard, and nothing of it is left anywhere; UPDATE and DELETE keep
+#      the key rows right;
 #   3. 8 concurrent pgbench writers through the coordinator (reject, 40001 retried) leave
 #      0 pairs within 3 across the cluster (brute force), lose no item without a
 #      near-duplicate, and every document has exactly its key rows;
@@ -127,6 +128,25 @@ msg=$(c -c "INSERT INTO docs(id, body) SELECT 1000000 + $copy, body FROM work WH
 check "its error" "ERROR:  new row for relation \"docs\" is a near-duplicate of an existing row (trigger \"b_keys\")
 DETAIL:  Key (id)=($twin) is at Hamming distance 0 (max_distance $K)." "$(grep -v CONTEXT <<<"$msg" | head -2)"
 
+# Updates and deletes keep the key rows: another paragraph, updated to the twin's text
+# (rejected), to a third text, then deleted.
+read -r other third < <(c -At -F' ' -c "SELECT a.item, b.item FROM work a, work b
+                                         WHERE a.item % 3 = 1 AND b.item % 3 = 1 AND b.item > a.item + 30
+                                           AND bit_count((a.fp # b.fp)::bit(64)) > $K
+                                           AND NOT EXISTS (SELECT FROM work t WHERE t.item = $twin AND bit_count((t.fp # a.fp)::bit(64)) <= $K)
+                                           AND NOT EXISTS (SELECT FROM work t WHERE t.item = $twin AND bit_count((t.fp # b.fp)::bit(64)) <= $K)
+                                         ORDER BY 1, 2 LIMIT 1")
+c -c "SELECT try_item($other)" >/dev/null
+upd=$(c -At -c "UPDATE docs SET body = (SELECT body FROM work WHERE item = $twin) WHERE id = $other" 2>&1 | head -1 || true)
+got=$(c -At -c "SELECT format('%s; then: %s', '$upd', key_mismatches())")
+check "update to the twin's text" "ERROR:  new row for relation \"docs\" is a near-duplicate of an existing row (trigger \"b_keys\"); then: 0" "$got"
+c -c "UPDATE docs SET body = (SELECT body FROM work WHERE item = $third) WHERE id = $other" >/dev/null
+got=$(c -At -c "SELECT format('fingerprint %s, key mismatches %s', (SELECT fp FROM docs WHERE id = $other) = (SELECT fp FROM work WHERE item = $third), key_mismatches())")
+check "update to another text moves the key rows" "fingerprint t, key mismatches 0" "$got"
+c -c "DELETE FROM docs WHERE id = $other" >/dev/null
+got=$(c -At -c "SELECT format('key rows of the deleted %s, key mismatches %s', (SELECT count(*) FROM doc_keys WHERE id = $other), key_mismatches())")
+check "delete removes the key rows" "key rows of the deleted 0, key mismatches 0" "$got"
+
 # --- 3. Concurrent writers -------------------------------------------------------------
 c -c "TRUNCATE docs, doc_keys, outcome" >/dev/null
 c >/dev/null <<SQL
@@ -170,7 +190,7 @@ for action in skip link; do
 SET client_min_messages = warning;
 TRUNCATE docs, doc_keys, outcome;
 DROP TRIGGER b_keys ON docs;
-CREATE TRIGGER b_keys BEFORE INSERT ON docs FOR EACH ROW
+CREATE TRIGGER b_keys BEFORE INSERT OR UPDATE OR DELETE ON docs FOR EACH ROW
     EXECUTE FUNCTION simhash_shard_trigger('id', 'fp', 'public.doc_keys', '$K', '$N', '$action'$link);
 DROP TABLE IF EXISTS one_node;
 CREATE TABLE one_node (id bigint PRIMARY KEY, body text, fp bigint, dup_of bigint);
