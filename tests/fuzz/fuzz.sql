@@ -17,6 +17,12 @@ SELECT (g % 40)::bigint AS id,
        CASE WHEN g % 17 = 0 THEN NULL WHEN g % 5 = 0 THEN 0 ELSE (g % 7) * 1234567890123 END AS fp
   FROM generate_series(1, 120) g;
 
+-- Tables for simhash_nearest: 4 and 2 block indexes (fuzz_rows has none).
+CREATE TABLE fuzz_nn AS SELECT id, fp FROM fuzz_rows;
+SELECT simhash_create_blocks('fuzz_nn', 'fp', 4);
+CREATE TABLE fuzz_nn2 AS SELECT id, fp FROM fuzz_rows;
+SELECT simhash_create_blocks('fuzz_nn2', 'fp', 2);
+
 CREATE FUNCTION fuzz_int(lo int, hi int) RETURNS int LANGUAGE sql VOLATILE AS
 $$ SELECT lo + floor(random() * (hi - lo + 1))::int $$;
 
@@ -192,7 +198,7 @@ BEGIN
     FOR c IN 1 .. n LOOP
         st := '00000'; input := NULL;
         BEGIN
-            CASE floor(random() * 18)::int
+            CASE floor(random() * 19)::int
             WHEN 0, 1 THEN
                 fn := 'simhash(text)'; t := fuzz_text(); input := t;
                 r := simhash(t);
@@ -252,6 +258,12 @@ BEGIN
             WHEN 17 THEN
                 fn := 'simhash_components'; t := fuzz_query(); input := t;
                 SELECT count(*) INTO r FROM simhash_components(t);
+            WHEN 18 THEN
+                -- Nearest neighbours through block indexes: 2 and 4 blocks, or none.
+                fn := 'simhash_nearest'; a := fuzz_bigint(); i := fuzz_small();
+                t := (ARRAY['fuzz_nn', 'fuzz_nn2', 'fuzz_rows'])[fuzz_int(1, 3)];
+                input := format('%s, %s, %s', t, a, i);
+                SELECT count(*) INTO r FROM simhash_nearest(t::regclass, 'fp', a, i);
             ELSE
                 t := fuzz_query(); k := fuzz_small(); input := format('%s, %s', t, k);
                 IF random() < 0.33 THEN
