@@ -86,6 +86,8 @@ check "lookups k = 0..8 through the coordinator vs brute force ($found matches)"
 [ "$found" -gt 1000 ] || { echo "FAIL lookups: only $found matches, the data do not test much"; status=1; }
 shipped=$(c -At -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM lk WHERE simhash_near(fp, 42, 3)" | grep -c "Remote SQL: .*simhash_near(fp, 42::bigint, 3)" || true)
 check "simhash_near ships to every shard (Remote SQL)" $N "$shipped"
+async=$(c -At -c "EXPLAIN (COSTS OFF) SELECT id FROM lk WHERE simhash_near(fp, 42, 3)" | grep -c "Async Foreign Scan" || true)
+check "the shards are scanned at once (async append)" $N "$async"
 filtered=$(c -At -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM lk WHERE fp ~= 42" | grep -c "Filter: (.*fp ~= " || true)
 check "~= is filtered on the coordinator (STABLE: postgres_fdw ships only IMMUTABLE functions)" $N "$filtered"
 
@@ -211,6 +213,8 @@ SQL
 done
 
 # --- 5. Bulk detection over the shards -------------------------------------------------
+async=$(c -At -c "EXPLAIN (COSTS OFF) SELECT * FROM doc_pairs" | grep -c "Async Foreign Scan" || true)
+check "every shard's pairs are computed at once (async append)" $N "$async"
 # The link run above kept every item, near-duplicates included.
 c -c "DROP TABLE gathered" -c "CREATE TABLE gathered AS SELECT id, fp FROM docs WHERE fp IS NOT NULL" >/dev/null
 got=$(c -At <<SQL
