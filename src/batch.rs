@@ -106,12 +106,13 @@ fn take_fetched(func: &str, what: &str, n: usize, rows: &mut Vec<(i64, u64)>, nu
 }
 
 /// The corpus query read through a cursor that outlives each SPI connection: every
-/// fetch connects, finds the portal by name, fetches `FETCH_ROWS` rows into `buf` and
-/// detaches again, so at most one fetch's rows are held. The portal is closed when the
+/// fetch connects, finds the portal by name, appends up to `FETCH_ROWS` rows to `buf` and
+/// detaches again, so at most one chunk's rows are held. The portal is closed when the
 /// rows run out; if the scan stops earlier (LIMIT, error) the transaction's end closes it.
 struct CorpusCursor {
     name: Option<String>,
     buf: Vec<(i64, u64)>,
+    /// Rows of `buf` already handed out.
     pos: usize,
     null_fps: u64,
     checked: bool,
@@ -123,19 +124,17 @@ impl CorpusCursor {
     fn open(query: &str) -> CorpusCursor {
         let name = Spi::connect(|client| client.open_cursor(query, &[]).detach_into_name());
         let mut c = CorpusCursor { name: Some(name), buf: Vec::new(), pos: 0, null_fps: 0, checked: false };
-        c.refill(); // checks the columns before any pair
+        c.refill(FETCH_ROWS); // checks the columns before any pair
         c
     }
 
-    /// Fetches the next batch of rows into `buf`; closes the cursor after the last one.
-    fn refill(&mut self) {
+    /// Appends the next up to `rows` rows to `buf`; closes the cursor after the last one.
+    fn refill(&mut self, rows: i64) {
         let Some(name) = self.name.take() else { return };
-        self.buf.clear();
-        self.pos = 0;
         let (buf, null_fps, checked) = (&mut self.buf, &mut self.null_fps, &mut self.checked);
         self.name = Spi::connect(|client| {
             let mut cursor = client.find_cursor(&name).unwrap_or_else(|e| error!("{}: {e}", Self::F));
-            let n = cursor.fetch(FETCH_ROWS).unwrap_or_else(|e| error!("{}: {e}", Self::F)).len();
+            let n = cursor.fetch(rows).unwrap_or_else(|e| error!("{}: {e}", Self::F)).len();
             if take_fetched(Self::F, "corpus", n, buf, null_fps, checked) == 0 {
                 None // dropping `cursor` closes the portal
             } else {
@@ -144,17 +143,20 @@ impl CorpusCursor {
         });
     }
 
-    /// The next up to `max` rows, fetching when the buffer is used up; `None` at the end.
+    /// The next `max` rows (fewer at the end), fetched `FETCH_ROWS` at a time with an
+    /// interrupt check after each fetch; `None` at the end.
     fn next_chunk(&mut self, max: usize) -> Option<&[(i64, u64)]> {
-        while self.pos >= self.buf.len() {
-            if self.name.is_none() {
-                return None;
-            }
-            self.refill();
+        self.buf.drain(..self.pos);
+        self.pos = 0;
+        while self.buf.len() < max && self.name.is_some() {
+            self.refill(FETCH_ROWS.min((max - self.buf.len()) as i64));
+            check_for_interrupts!();
         }
-        let start = self.pos;
-        self.pos = (start + max).min(self.buf.len());
-        Some(&self.buf[start..self.pos])
+        if self.buf.is_empty() {
+            return None;
+        }
+        self.pos = max.min(self.buf.len());
+        Some(&self.buf[..self.pos])
     }
 
     /// Closes the portal without reading the rest, and forgets the rows fetched.
@@ -209,8 +211,9 @@ fn simhash_duplicates(
 /// (`simhash_core::batch_corpus`), then the corpus streams through a cursor, one fetch
 /// at a time, each row looked up in the tables. Value per call like the one-query
 /// form, called through the SQL function `simhash_duplicates(batch, corpus, ...)`;
-/// pairs come out in the corpus query's row order, looked up 16,384 corpus rows at a time. Pairs inside the batch are not
-/// reported (the one-query form on the batch finds them).
+/// pairs come out in the corpus query's row order, looked up a chunk of corpus rows at a
+/// time (`BatchTables::chunk_rows`). Pairs inside the batch are not reported (the
+/// one-query form on the batch finds them).
 #[pg_extern(name = "simhash_duplicates_stream", volatile, parallel_unsafe)]
 fn simhash_duplicates_corpus(
     batch: &str,
@@ -236,9 +239,8 @@ fn simhash_duplicates_corpus(
             if done {
                 return None;
             }
-            // A chunk is sorted per table and looked up in that order (groups_near_chunk);
-            // 16,384 rows take a few milliseconds between two interrupt checks.
-            match cursor.next_chunk(16_384) {
+            // A chunk is sorted per table and looked up in that order (groups_near_chunk).
+            match cursor.next_chunk(pairs.tables.chunk_rows()) {
                 Some(chunk) => {
                     pairs.feed(chunk);
                 }
