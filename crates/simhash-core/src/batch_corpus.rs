@@ -43,11 +43,12 @@ pub enum CorpusPlan {
 
 /// Estimated cost, in comparisons per corpus row, against `n` distinct batch fingerprints.
 pub fn corpus_plan_cost(plan: CorpusPlan, n: usize) -> f64 {
-    // A permute and a bucket lookup: on a batch bigger than the cache, two cache misses
-    // (the bucket offsets, then the entries), where a candidate comparison is a popcount
-    // on entries already in the cache line. So a table costs tens of comparisons; fewer
-    // tables also means less memory (12 B per batch row each).
-    const PER_TABLE: f64 = 24.0;
+    // A table costs a permute, a radix pass and a lookup per corpus row, about 20 ns with
+    // the chunked lookups; a candidate, compared 8 at a time with AVX-512, about 0.3 ns
+    // (4 tables: 99, 113, 160 ns per corpus row at 1, 2, 4M batch rows; 10 tables 278, 315,
+    // 385: the timing test `crossover` below). So a table counts as 64 comparisons, and 4
+    // tables of 16-bit keys win up to about 6M batch rows; fewer tables also take less memory.
+    const PER_TABLE: f64 = 64.0;
     let n = n as f64;
     match plan {
         CorpusPlan::Empty => 0.0,
@@ -823,4 +824,28 @@ mod timing {
         }
     }
 
+    /// `... batch_corpus::timing::crossover -- --ignored --nocapture`: 4 tables (16-bit
+    /// keys) against 10 (25-bit keys) as the batch grows, at k = 3, with the detected scan.
+    #[test]
+    #[ignore]
+    fn crossover() {
+        let mix = |i: u64, s: u64| (i ^ s).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        let corpus: Vec<u64> = (0..1_000_000u64).map(|i| mix(i + (1 << 40), 1)).collect();
+        for n in [1u64 << 20, 1 << 21, 1 << 22] {
+            let batch: Vec<(i64, u64)> = (0..n).map(|i| (i as i64, mix(i, 1))).collect();
+            let mut line = Vec::new();
+            for plan in [CorpusPlan::Blocks { m: 4, a: 1 }, CorpusPlan::Blocks { m: 5, a: 2 }] {
+                let t = BatchTables::with_plan(Grouped::new(batch.clone(), &mut |_| {}), 3, plan, &mut |_| {});
+                let (mut scratch, mut out) = (ChunkScratch::default(), Vec::new());
+                let t0 = std::time::Instant::now();
+                for c in corpus.chunks(t.chunk_rows()) {
+                    out.clear();
+                    t.groups_near_chunk(c, &mut scratch, &mut out);
+                }
+                let ns = t0.elapsed().as_nanos() as f64 / corpus.len() as f64;
+                line.push(format!("{plan:?} {ns:.0} ns/row (model {:.0})", corpus_plan_cost(plan, n as usize)));
+            }
+            println!("batch {n}: {}", line.join(", "));
+        }
+    }
 }
