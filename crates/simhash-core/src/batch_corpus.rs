@@ -43,10 +43,10 @@ pub enum CorpusPlan {
 
 /// Estimated cost, in comparisons per corpus row, against `n` distinct batch fingerprints.
 pub fn corpus_plan_cost(plan: CorpusPlan, n: usize) -> f64 {
-    // A table costs a permute, a radix pass and a lookup per corpus row, about 20 ns with
-    // the chunked lookups; a candidate, compared 8 at a time with AVX-512, about 0.3 ns
-    // (4 tables: 99, 113, 160 ns per corpus row at 1, 2, 4M batch rows; 10 tables 278, 315,
-    // 385: the timing test `crossover` below). So a table counts as 64 comparisons, and 4
+    // A table costs a permute, two radix passes and a lookup per corpus row, 20 to 30 ns
+    // with the chunked lookups; a candidate, compared 8 at a time with AVX-512, 0.3 to 0.5
+    // (4 tables: 96, 113, 172 ns per corpus row at 1, 2, 4M batch rows; 10 tables 212, 235,
+    // 337: the timing test `crossover` below). So a table counts as 64 comparisons, and 4
     // tables of 16-bit keys win up to about 6M batch rows; fewer tables also take less memory.
     const PER_TABLE: f64 = 64.0;
     let n = n as f64;
@@ -151,8 +151,6 @@ struct Indexed {
     fps: Vec<u64>,
     bucket_bits: u32,
     starts: Vec<u32>,
-    /// Top bits a chunk of corpus rows is sorted on before it is looked up here.
-    sort_bits: u32,
 }
 
 impl Indexed {
@@ -169,36 +167,12 @@ impl Indexed {
         let bucket_bits = bucket_bits(fps.len()).min(table.key_bits);
         let starts = bucket_starts(&fps, bucket_bits);
         cb(Progress::Tick);
-        // Sorted on these bits, the lookups of a chunk go slice by slice through the table,
-        // each slice (entries and offsets) 32 KB at most, within L1: one radix pass of 9 bits
-        // for 1M rows. Sorting on all 16 bits of the key instead (two passes of 8) took 38 ns
-        // per corpus row for the 4 tables of a 1M batch, against 18.
-        let bytes = (fps.len() * 8 + starts.len() * 4) as u64;
-        let sort_bits = (u64::BITS - (bytes >> 15).leading_zeros()).min(bucket_bits);
-        Indexed { fast: FastPermute::new(&table), table, fps, bucket_bits, starts, sort_bits }
+        Indexed { fast: FastPermute::new(&table), table, fps, bucket_bits, starts }
     }
 
     #[inline]
     fn bucket(p: u64, bits: u32) -> usize {
         if bits == 0 { 0 } else { (p >> (64 - bits)) as usize }
-    }
-
-    /// Asks the CPU to start loading the bucket of `p`, to be looked up a few rows later.
-    #[inline]
-    fn prefetch(&self, p: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let at = self.starts[Self::bucket(p, self.bucket_bits)] as usize;
-            let run = self.fps[at..].as_ptr().cast::<i8>();
-            // SAFETY: a prefetch is only a hint: it never faults and its result is never read;
-            // SSE, which provides it, is part of the x86-64 baseline. `run` and `run + 64`
-            // are addresses inside (or just past) `fps`.
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(run);
-                _mm_prefetch::<_MM_HINT_T0>(run.wrapping_add(64));
-            }
-        }
     }
 
     #[inline]
@@ -214,6 +188,8 @@ impl Indexed {
 pub struct ChunkScratch {
     perm: Vec<(u64, u32)>,
     tmp: Vec<(u64, u32)>,
+    /// `(row, batch fingerprint, distance)` of the matches.
+    hits: Vec<(u32, u64, u32)>,
 }
 
 /// How a run of candidates is compared with a corpus fingerprint: the fastest the CPU
@@ -372,18 +348,18 @@ impl BatchTables {
             CorpusPlan::Blocks { .. } => {
                 let mut work = 0;
                 for t in &self.tables {
-                    work += self.probe(t, t.table.permute(fp), &mut |g, d| out.push((g, d)));
+                    work += self.probe(t, t.table.permute(fp), &mut |b, d| out.push((self.group_of(b), d)));
                 }
                 work
             }
         }
     }
 
-    /// Looks the permuted corpus fingerprint `p` up in table `t`: calls `found(group,
-    /// distance)` for each distinct batch fingerprint within `k` whose canonical table
-    /// is `t`. Returns the work done (1 + candidates compared).
+    /// Looks the permuted corpus fingerprint `p` up in table `t`: calls `found(batch
+    /// fingerprint, distance)` for each distinct batch fingerprint within `k` whose
+    /// canonical table is `t`. Returns the work done (1 + candidates compared).
     #[inline]
-    fn probe(&self, t: &Indexed, p: u64, found: &mut impl FnMut(u32, u32)) -> u64 {
+    fn probe(&self, t: &Indexed, p: u64, found: &mut impl FnMut(u64, u32)) -> u64 {
         let b = Indexed::bucket(p, t.bucket_bits);
         let mut run = &t.fps[t.starts[b] as usize..t.starts[b + 1] as usize];
         if t.bucket_bits != t.table.key_bits {
@@ -396,7 +372,7 @@ impl BatchTables {
         let mut hit = |x: u64| {
             let xor = x ^ p;
             if t.table.is_canonical(xor) {
-                found(self.group_of(t.table.unpermute(x)), xor.count_ones());
+                found(t.table.unpermute(x), xor.count_ones());
             }
         };
         match self.scan {
@@ -452,24 +428,25 @@ impl BatchTables {
             return work;
         }
         assert!(fps.len() <= u32::MAX as usize, "a chunk of more than 2^32 - 1 rows");
-        let ChunkScratch { perm, tmp } = scratch;
+        let ChunkScratch { perm, tmp, hits } = scratch;
+        hits.clear();
         for t in &self.tables {
             perm.clear();
             perm.extend(fps.iter().enumerate().map(|(r, &fp)| (t.fast.apply(fp), r as u32)));
-            // The top 16 bits at most: 2^16 runs already make a sweep of 2^16 or more
-            // lookups go forwards; the order inside equal top bits does not matter.
-            // Passes of 11 bits at most: 2,048 counters and places written to stay in L1.
-            radix_sort_top_by(perm, tmp, t.sort_bits, 11, |e| e.0, &mut |_| {});
-            // Prefetching the bucket 16 rows ahead: 110 -> 100 ns per corpus row in the
-            // timing test (4 tables of a 1M batch); end to end within the noise.
-            const AHEAD: usize = 16;
-            for (i, &(p, r)) in perm.iter().enumerate() {
-                if let Some(&(q, _)) = perm.get(i + AHEAD) {
-                    t.prefetch(q);
-                }
-                work += self.probe(t, p, &mut |g, d| out.push((r, g, d)));
+            // Sorted on the bucket bits, the lookups read the table's offsets and entries in
+            // order. 1M batch against 10M corpus: 1.83-1.97 s end to end, against 1.92-2.14
+            // sorted on just enough bits (9, one pass) for a slice of the table to fit in L1,
+            // with a prefetch 16 rows ahead (which gives nothing here: 1.79-1.97). Passes of
+            // 11 bits at most (2 for 16): 2,048 counters and places written stay in L1.
+            radix_sort_top_by(perm, tmp, t.bucket_bits, 11, |e| e.0, &mut |_| {});
+            for &(p, r) in perm.iter() {
+                work += self.probe(t, p, &mut |b, d| hits.push((r, b, d)));
             }
         }
+        // The groups of the matches, found apart from the scan: each is a cache miss or two
+        // into the distinct fingerprints, and here they overlap, where inside the scan loop
+        // each stalled it (perf: a quarter of the scan's samples before, none now).
+        out.extend(hits.iter().map(|&(r, b, d)| (r, self.group_of(b), d)));
         out[start..].sort_by_key(|m| m.0); // stable: table order within a row
         work
     }
@@ -656,7 +633,7 @@ mod tests {
     #[test]
     fn every_scan_and_chunk_size_is_exact() {
         // 70,000 distinct batch fingerprints: buckets of the whole 16-bit key, chunks sorted
-        // on 5 top bits; and a small batch, with buckets narrower than the key.
+        // on those 16 bits; and a small batch, with buckets narrower than the key.
         for (nb, nc) in [(70_000, 4_000), (3_000, 5_000)] {
             let (b, c) = planted(17, nb, nc, 4);
             let want = brute(&b, &c, 3);
