@@ -15,14 +15,19 @@
 //!    on the `a` lowest-indexed blocks on which the pair agrees (the rule of the one-table
 //!    form), so each (distinct batch fingerprint, corpus row) pair is found once.
 //!
-//! `m` comes from a cost model per corpus row: a table costs a permute and a lookup, plus
-//! one comparison per candidate (`batch / 2^key_bits` on random data). Comparing with
+//! The corpus is looked up a chunk of rows at a time ([`BatchTables::chunk_rows`]): for
+//! each table the chunk is permuted and radix-sorted on the bucket bits, so the lookups
+//! sweep the table in order, and each bucket's entries are compared 8 at a time where the
+//! CPU has AVX-512 (the merge of sorted lists of Manku's batch mode, in effect).
+//!
+//! `m` comes from a cost model per corpus row: a table costs a permute, a sort and a
+//! lookup, plus one comparison per candidate (`batch / 2^key_bits` on random data). Comparing with
 //! every distinct batch fingerprint is a plan too (tiny batches, large `k`); `k = 0` is
 //! one table keyed on all 64 bits. The number of tables is capped at [`MAX_TABLES`], which
 //! bounds the memory: see [`bytes_per_batch_row`]. Every plan is exact for every `k`.
 //!
-//! The corpus is never held: [`BatchTables::pairs_of`] takes one corpus row and
-//! [`CorpusPairs`] hands out its pairs one at a time.
+//! The corpus is never held whole: [`CorpusPairs::feed`] takes one chunk and
+//! [`CorpusPairs::next_pending`] hands out its pairs one at a time.
 
 use crate::batch::{binomial, next_combination, radix_sort_top_by, Grouped, Progress, Table};
 use crate::hamming;
@@ -85,14 +90,15 @@ pub fn corpus_plan(n: usize, k: u32) -> CorpusPlan {
 }
 
 /// Working memory per batch row for a plan: the rows `(fp, id)` 16 B, the distinct
-/// fingerprints 8 B and group offsets 4 B, and per table 8 B (the permuted fingerprint)
-/// plus about 4 B of bucket index, counted as if every row were distinct.
+/// fingerprints 8 B and group offsets 4 B, the corpus chunk (64 B per chunk row, a
+/// quarter of the batch: 16 B), and with tables the group index 4 B and per table 8 B
+/// (the permuted fingerprint) plus about 4 B of bucket index, counted as if every row
+/// were distinct. A chunk has at least 65,536 rows (4 MB), whatever the batch.
 pub fn bytes_per_batch_row(plan: CorpusPlan) -> usize {
-    let tables = match plan {
-        CorpusPlan::Blocks { m, a } => binomial(m, a) as usize,
-        _ => 0,
-    };
-    28 + 12 * tables
+    match plan {
+        CorpusPlan::Blocks { m, a } => 48 + 12 * binomial(m, a) as usize,
+        _ => 44,
+    }
 }
 
 /// Bits of the bucket index on `n` sorted values: about one value per bucket, at most
@@ -398,13 +404,14 @@ impl BatchTables {
     }
 
     /// Corpus rows to look up at once: a quarter of the batch's distinct fingerprints, at
-    /// least 2^16, at most 2^22. A chunk sweeps every table once, so small chunks read the
+    /// least 2^16, at most 2^20. A chunk sweeps every table once, so small chunks read the
     /// tables over and over: against a 1M batch (4 tables, ignored timing test below)
-    /// chunks of 16,384 rows take 129 ns per corpus row, of 250,000 (this) 110, of 2^20
-    /// 123 (their sort spills out of the cache). Memory: 64 B per chunk row (the caller's
-    /// rows, their copy in [`CorpusPairs`], [`ChunkScratch`]), 16 B per batch row.
+    /// chunks of 16,384 rows took 129 ns per corpus row, of 250,000 (this) 110, of 2^20
+    /// 123 (their sort spills out of the cache). The cap bounds the work between two
+    /// interrupt checks (about 30 ms for a chunk at a 1M batch). Memory: 64 B per chunk
+    /// row (the caller's rows, their copy in [`CorpusPairs`], [`ChunkScratch`]).
     pub fn chunk_rows(&self) -> usize {
-        (self.g.distinct.len() / 4).clamp(1 << 16, 1 << 22)
+        (self.g.distinct.len() / 4).clamp(1 << 16, 1 << 20)
     }
 
     /// [`BatchTables::groups_near`] for a chunk of corpus fingerprints at once: appends
