@@ -89,6 +89,10 @@ fn take_fetched(func: &str, what: &str, n: usize, rows: &mut Vec<(i64, u64)>, nu
         let mut values = [pg_sys::Datum::from(0usize); 2];
         let mut nulls = [false; 2];
         for &tuple in vals {
+            if let Some((id, fp)) = int8_pair(tuple) {
+                rows.push((id, fp as u64));
+                continue;
+            }
             pg_sys::heap_deform_tuple(tuple, desc, values.as_mut_ptr(), nulls.as_mut_ptr());
             if nulls[0] {
                 pg_sys::SPI_freetuptable(table);
@@ -107,6 +111,32 @@ fn take_fetched(func: &str, what: &str, n: usize, rows: &mut Vec<(i64, u64)>, nu
         pg_sys::SPI_freetuptable(table);
     }
     n
+}
+
+/// The two `bigint` values of a tuple of two `bigint` columns, read in place when it has
+/// no NULL (the common case); `None` sends the caller to `heap_deform_tuple`. Each call
+/// into PostgreSQL costs pgrx's error guard: reading a 10M-row corpus against a 1-row
+/// batch took 566-572 ms with one heap_deform_tuple per row, 449-450 with this (the
+/// sequential read `SELECT count(*), sum(fp)`: 445-447).
+///
+/// # Safety
+/// `tuple` is a valid heap tuple whose descriptor is exactly two `int8` attributes.
+unsafe fn int8_pair(tuple: pg_sys::HeapTuple) -> Option<(i64, i64)> {
+    // SAFETY: the caller's contract: `tuple` and its header are valid for `t_len` bytes.
+    // int8 is 8 bytes, passed by value and 'd'-aligned, and the data area starts at
+    // `t_hoff`, which is MAXALIGNed: without NULLs and with both attributes stored (the
+    // tuple may predate a column), they are the 16 bytes at `t_hoff`, within `t_len`.
+    // Unaligned reads, so no alignment is assumed of the tuple itself.
+    unsafe {
+        let h = (*tuple).t_data;
+        let hoff = usize::from((*h).t_hoff);
+        let stored = u32::from((*h).t_infomask2) & pg_sys::HEAP_NATTS_MASK;
+        if u32::from((*h).t_infomask) & pg_sys::HEAP_HASNULL != 0 || stored < 2 || ((*tuple).t_len as usize) < hoff + 16 {
+            return None;
+        }
+        let data = h.cast::<u8>().add(hoff);
+        Some((data.cast::<i64>().read_unaligned(), data.add(8).cast::<i64>().read_unaligned()))
+    }
 }
 
 /// The corpus query read through a cursor that outlives each SPI connection: every
