@@ -58,7 +58,9 @@ fn take_fetched(func: &str, what: &str, n: usize, rows: &mut Vec<(i64, u64)>, nu
     // SAFETY: the caller's `fetch` just set SPI_tuptable (a FETCH always builds one, with
     // the portal's tuple descriptor, even for zero rows) and it holds `n` tuples. The
     // SpiTupleTable borrowing it is gone; we free it here and nothing else does, and we
-    // free it before every ERROR raised while it is live.
+    // free it before every ERROR raised while it is live. heap_deform_tuple writes one
+    // value and one null flag per attribute of `desc`: exactly two (checked on the first
+    // fetch; every fetch of a portal has its descriptor), the length of `values`, `nulls`.
     unsafe {
         let table = pg_sys::SPI_tuptable;
         if table.is_null() {
@@ -82,10 +84,17 @@ fn take_fetched(func: &str, what: &str, n: usize, rows: &mut Vec<(i64, u64)>, nu
         }
         let vals = std::slice::from_raw_parts((*table).vals, n);
         rows.reserve(n);
+        // One heap_deform_tuple per row, not two SPI_getbinval: every call into PostgreSQL
+        // sets up pgrx's error guard (a sigsetjmp), 20M of them for a 10M-row corpus.
+        let mut values = [pg_sys::Datum::from(0usize); 2];
+        let mut nulls = [false; 2];
         for &tuple in vals {
-            let mut null = false;
-            let id = pg_sys::SPI_getbinval(tuple, desc, 1, &mut null);
-            if null {
+            if let Some((id, fp)) = int8_pair(tuple) {
+                rows.push((id, fp as u64));
+                continue;
+            }
+            pg_sys::heap_deform_tuple(tuple, desc, values.as_mut_ptr(), nulls.as_mut_ptr());
+            if nulls[0] {
                 pg_sys::SPI_freetuptable(table);
                 ereport!(
                     ERROR,
@@ -93,25 +102,51 @@ fn take_fetched(func: &str, what: &str, n: usize, rows: &mut Vec<(i64, u64)>, nu
                     format!("{func}: the {what} query returned a NULL id")
                 );
             }
-            let fp = pg_sys::SPI_getbinval(tuple, desc, 2, &mut null);
-            if null {
+            if nulls[1] {
                 *null_fps += 1;
                 continue;
             }
-            rows.push((id.value() as i64, fp.value() as i64 as u64));
+            rows.push((values[0].value() as i64, values[1].value() as i64 as u64));
         }
         pg_sys::SPI_freetuptable(table);
     }
     n
 }
 
+/// The two `bigint` values of a tuple of two `bigint` columns, read in place when it has
+/// no NULL (the common case); `None` sends the caller to `heap_deform_tuple`. Each call
+/// into PostgreSQL costs pgrx's error guard: reading a 10M-row corpus against a 1-row
+/// batch took 566-572 ms with one heap_deform_tuple per row, 449-450 with this (the
+/// sequential read `SELECT count(*), sum(fp)`: 445-447).
+///
+/// # Safety
+/// `tuple` is a valid heap tuple whose descriptor is exactly two `int8` attributes.
+unsafe fn int8_pair(tuple: pg_sys::HeapTuple) -> Option<(i64, i64)> {
+    // SAFETY: the caller's contract: `tuple` and its header are valid for `t_len` bytes.
+    // int8 is 8 bytes, passed by value and 'd'-aligned, and the data area starts at
+    // `t_hoff`, which is MAXALIGNed: without NULLs and with both attributes stored (the
+    // tuple may predate a column), they are the 16 bytes at `t_hoff`, within `t_len`.
+    // Unaligned reads, so no alignment is assumed of the tuple itself.
+    unsafe {
+        let h = (*tuple).t_data;
+        let hoff = usize::from((*h).t_hoff);
+        let stored = u32::from((*h).t_infomask2) & pg_sys::HEAP_NATTS_MASK;
+        if u32::from((*h).t_infomask) & pg_sys::HEAP_HASNULL != 0 || stored < 2 || ((*tuple).t_len as usize) < hoff + 16 {
+            return None;
+        }
+        let data = h.cast::<u8>().add(hoff);
+        Some((data.cast::<i64>().read_unaligned(), data.add(8).cast::<i64>().read_unaligned()))
+    }
+}
+
 /// The corpus query read through a cursor that outlives each SPI connection: every
-/// fetch connects, finds the portal by name, fetches `FETCH_ROWS` rows into `buf` and
-/// detaches again, so at most one fetch's rows are held. The portal is closed when the
+/// fetch connects, finds the portal by name, appends up to `FETCH_ROWS` rows to `buf` and
+/// detaches again, so at most one chunk's rows are held. The portal is closed when the
 /// rows run out; if the scan stops earlier (LIMIT, error) the transaction's end closes it.
 struct CorpusCursor {
     name: Option<String>,
     buf: Vec<(i64, u64)>,
+    /// Rows of `buf` already handed out.
     pos: usize,
     null_fps: u64,
     checked: bool,
@@ -123,19 +158,17 @@ impl CorpusCursor {
     fn open(query: &str) -> CorpusCursor {
         let name = Spi::connect(|client| client.open_cursor(query, &[]).detach_into_name());
         let mut c = CorpusCursor { name: Some(name), buf: Vec::new(), pos: 0, null_fps: 0, checked: false };
-        c.refill(); // checks the columns before any pair
+        c.refill(FETCH_ROWS); // checks the columns before any pair
         c
     }
 
-    /// Fetches the next batch of rows into `buf`; closes the cursor after the last one.
-    fn refill(&mut self) {
+    /// Appends the next up to `rows` rows to `buf`; closes the cursor after the last one.
+    fn refill(&mut self, rows: i64) {
         let Some(name) = self.name.take() else { return };
-        self.buf.clear();
-        self.pos = 0;
         let (buf, null_fps, checked) = (&mut self.buf, &mut self.null_fps, &mut self.checked);
         self.name = Spi::connect(|client| {
             let mut cursor = client.find_cursor(&name).unwrap_or_else(|e| error!("{}: {e}", Self::F));
-            let n = cursor.fetch(FETCH_ROWS).unwrap_or_else(|e| error!("{}: {e}", Self::F)).len();
+            let n = cursor.fetch(rows).unwrap_or_else(|e| error!("{}: {e}", Self::F)).len();
             if take_fetched(Self::F, "corpus", n, buf, null_fps, checked) == 0 {
                 None // dropping `cursor` closes the portal
             } else {
@@ -144,17 +177,20 @@ impl CorpusCursor {
         });
     }
 
-    /// The next up to `max` rows, fetching when the buffer is used up; `None` at the end.
+    /// The next `max` rows (fewer at the end), fetched `FETCH_ROWS` at a time with an
+    /// interrupt check after each fetch; `None` at the end.
     fn next_chunk(&mut self, max: usize) -> Option<&[(i64, u64)]> {
-        while self.pos >= self.buf.len() {
-            if self.name.is_none() {
-                return None;
-            }
-            self.refill();
+        self.buf.drain(..self.pos);
+        self.pos = 0;
+        while self.buf.len() < max && self.name.is_some() {
+            self.refill(FETCH_ROWS.min((max - self.buf.len()) as i64));
+            check_for_interrupts!();
         }
-        let start = self.pos;
-        self.pos = (start + max).min(self.buf.len());
-        Some(&self.buf[start..self.pos])
+        if self.buf.is_empty() {
+            return None;
+        }
+        self.pos = max.min(self.buf.len());
+        Some(&self.buf[..self.pos])
     }
 
     /// Closes the portal without reading the rest, and forgets the rows fetched.
@@ -209,8 +245,9 @@ fn simhash_duplicates(
 /// (`simhash_core::batch_corpus`), then the corpus streams through a cursor, one fetch
 /// at a time, each row looked up in the tables. Value per call like the one-query
 /// form, called through the SQL function `simhash_duplicates(batch, corpus, ...)`;
-/// pairs come out in the corpus query's row order, looked up 16,384 corpus rows at a time. Pairs inside the batch are not
-/// reported (the one-query form on the batch finds them).
+/// pairs come out in the corpus query's row order, looked up a chunk of corpus rows at a
+/// time (`BatchTables::chunk_rows`). Pairs inside the batch are not reported (the
+/// one-query form on the batch finds them).
 #[pg_extern(name = "simhash_duplicates_stream", volatile, parallel_unsafe)]
 fn simhash_duplicates_corpus(
     batch: &str,
@@ -236,9 +273,8 @@ fn simhash_duplicates_corpus(
             if done {
                 return None;
             }
-            // A chunk is sorted per table and looked up in that order (groups_near_chunk);
-            // 16,384 rows take a few milliseconds between two interrupt checks.
-            match cursor.next_chunk(16_384) {
+            // A chunk is sorted per table and looked up in that order (groups_near_chunk).
+            match cursor.next_chunk(pairs.tables.chunk_rows()) {
                 Some(chunk) => {
                     pairs.feed(chunk);
                 }

@@ -269,10 +269,28 @@ fn radix_sort_top(v: &mut Vec<u64>, scratch: &mut Vec<u64>, bits: u32, cb: &mut 
         v.sort_unstable_by_key(|&x| if bits == 0 { 0 } else { x >> shift });
         return;
     }
-    let passes = bits.div_ceil(13).max(1);
+    radix_sort_top_by(v, scratch, bits, 13, |&x| x, cb);
+}
+
+/// LSD radix sort of `v` on the top `bits` bits of `key(e)`, in passes of at most
+/// `max_digit` bits, a [`Progress::Tick`] after each; the order inside equal top bits is
+/// unspecified. `scratch` is reused.
+pub(crate) fn radix_sort_top_by<T: Copy>(
+    v: &mut Vec<T>,
+    scratch: &mut Vec<T>,
+    bits: u32,
+    max_digit: u32,
+    key: impl Fn(&T) -> u64,
+    cb: &mut dyn FnMut(Progress),
+) {
+    let Some(&first) = v.first() else { return };
+    let passes = bits.div_ceil(max_digit);
+    if passes == 0 {
+        return;
+    }
     let digit = bits.div_ceil(passes);
     scratch.clear();
-    scratch.resize(v.len(), 0);
+    scratch.resize(v.len(), first);
     let mut counts = vec![0usize; 1 << digit];
     for p in 0..passes {
         // Least significant digit of the key first.
@@ -280,8 +298,8 @@ fn radix_sort_top(v: &mut Vec<u64>, scratch: &mut Vec<u64>, bits: u32, cb: &mut 
         let width = digit.min(64 - lo);
         let dmask = mask(width) as usize;
         counts.iter_mut().for_each(|c| *c = 0);
-        for &x in v.iter() {
-            counts[(x >> lo) as usize & dmask] += 1;
+        for e in v.iter() {
+            counts[(key(e) >> lo) as usize & dmask] += 1;
         }
         let mut sum = 0;
         for c in counts.iter_mut() {
@@ -289,9 +307,9 @@ fn radix_sort_top(v: &mut Vec<u64>, scratch: &mut Vec<u64>, bits: u32, cb: &mut 
             *c = sum;
             sum += t;
         }
-        for &x in v.iter() {
-            let d = (x >> lo) as usize & dmask;
-            scratch[counts[d]] = x;
+        for e in v.iter() {
+            let d = (key(e) >> lo) as usize & dmask;
+            scratch[counts[d]] = *e;
             counts[d] += 1;
         }
         std::mem::swap(v, scratch);
