@@ -14,6 +14,10 @@ CREATE FUNCTION simhash_pair_owner(fp1 bigint, fp2 bigint, max_distance int, sha
 CREATE FUNCTION simhash_components(pairs text) RETURNS TABLE(id bigint, cluster_id bigint)
     STRICT VOLATILE PARALLEL UNSAFE
     LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_components_wrapper';
+CREATE FUNCTION simhash_owned_duplicates_stream(fingerprints text, max_distance int, shard int, shards int)
+    RETURNS TABLE(id1 bigint, id2 bigint, distance int)
+    STRICT VOLATILE PARALLEL UNSAFE
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_owned_duplicates_wrapper';
 
 COMMENT ON FUNCTION simhash_key_owner(bigint, int, int, int) IS
     'The shard (0 <= result < shards) owning key block (0..max_distance) of fp, when fingerprints are cut into max_distance + 1 blocks: xxh3_64 of (max_distance + 1, block, block value) mod shards, a contract like the fingerprint';
@@ -209,24 +213,35 @@ END $$;
 COMMENT ON FUNCTION simhash_shard_repair(regclass, name, name, regclass, int, int) IS
     'After a crash between shard commits: deletes orphaned key rows and writes missing ones; reports each, and documents whose restored keys met a near-duplicate';
 
--- Run on a shard, over its key table: the pairs within max_distance among its key rows
--- that this shard reports, those whose first shared block's key it owns, so that the
--- union over all shards holds every pair once (Manku et al., WWW 2007, section 4: the
--- batch mode, one shard per key range).
+-- simhash_owned_duplicates: an inlinable SQL function around the value-per-call C
+-- function, as simhash_duplicates (sql/batch.sql), so that LIMIT stops the search.
+CREATE FUNCTION simhash_owned_duplicates(fingerprints text, max_distance int, shard int, shards int)
+    RETURNS TABLE(id1 bigint, id2 bigint, distance int)
+    STABLE PARALLEL UNSAFE
+    LANGUAGE sql
+    AS $$ SELECT (p).id1, (p).id2, (p).distance
+          FROM (SELECT @extschema@.simhash_owned_duplicates_stream(fingerprints, max_distance, shard, shards) AS p OFFSET 0) s $$;
+COMMENT ON FUNCTION simhash_owned_duplicates(text, int, int, int) IS
+    'The pairs of simhash_duplicates(fingerprints, max_distance) that shard reports in a bulk run over shards: those whose first agreeing block is a key it owns';
+
+-- Run on a shard, over its key table (which holds one shard number): the pairs within
+-- max_distance among its key rows that this shard reports, so that the union over all
+-- shards holds every pair once (Manku et al., WWW 2007, section 4: the batch mode, one
+-- shard per key range).
 CREATE FUNCTION simhash_shard_duplicates(key_table regclass, max_distance int, shards int)
     RETURNS TABLE(id1 bigint, id2 bigint, distance int)
     LANGUAGE plpgsql
     SET search_path = pg_catalog, pg_temp
     AS $$
+DECLARE
+    shard int;
 BEGIN
-    RETURN QUERY EXECUTE format(
-        'SELECT p.id1, p.id2, p.distance
-           FROM @extschema@.simhash_duplicates(%1$L, $1) p
-           JOIN %2$s a ON a.id = p.id1
-           JOIN %2$s b ON b.id = p.id2
-          WHERE @extschema@.simhash_pair_owner(a.fp, b.fp, $1, $2) = a.shard',
-        format('SELECT id, fp FROM %s', key_table), key_table)
-        USING max_distance, shards;
+    EXECUTE format('SELECT shard FROM %s LIMIT 1', key_table) INTO shard;
+    IF shard IS NULL THEN
+        RETURN;  -- no key rows
+    END IF;
+    RETURN QUERY SELECT * FROM @extschema@.simhash_owned_duplicates(
+        format('SELECT id, fp FROM %s', key_table), max_distance, shard, shards);
 END $$;
 COMMENT ON FUNCTION simhash_shard_duplicates(regclass, int, int) IS
     'On a shard: the pairs within max_distance among its key rows (shard, id, fp) that it owns (first shared block), so every pair is reported by exactly one shard';

@@ -17,7 +17,7 @@ use simhash_core::batch_corpus::{BatchTables, CorpusPairs};
 const FETCH_ROWS: i64 = 50_000;
 
 /// `max_distance` as the core's `k`, or ERROR 22023 outside `0..=64`.
-fn max_distance(func: &str, k: i32) -> u32 {
+pub(crate) fn max_distance(func: &str, k: i32) -> u32 {
     if !(0..=64).contains(&k) {
         ereport!(
             ERROR,
@@ -31,7 +31,7 @@ fn max_distance(func: &str, k: i32) -> u32 {
 /// Runs `query` and returns its `(id, fp)` rows. ERROR 42804 unless it returns exactly
 /// two bigint columns, 22004 on a NULL id; rows with a NULL fingerprint are skipped.
 /// `what` names the query in messages ("fingerprints", "batch").
-fn read_rows(func: &str, what: &str, query: &str) -> Vec<(i64, u64)> {
+pub(crate) fn read_rows(func: &str, what: &str, query: &str) -> Vec<(i64, u64)> {
     Spi::connect(|client| {
         let mut cursor = client.open_cursor(query, &[]);
         let mut rows = Vec::new();
@@ -203,7 +203,7 @@ impl CorpusCursor {
 }
 
 /// The core's progress callback: phases become NOTICEs, ticks check for cancellation.
-fn progress(func: &'static str) -> impl FnMut(Progress) {
+pub(crate) fn progress(func: &'static str) -> impl FnMut(Progress) {
     move |p| match p {
         Progress::Phase(msg) => notice!("{func}: {msg}"),
         Progress::Tick => {
@@ -229,15 +229,23 @@ fn simhash_duplicates(
     let k = self::max_distance(F, max_distance);
     let rows = read_rows(F, "fingerprints", fingerprints);
     let mut progress = progress(F);
-    let mut pairs = batch::Duplicates::new(rows, k, &mut progress);
+    let pairs = batch::Duplicates::new(rows, k, &mut progress);
     // Value per call, not a tuplestore: 100,000 identical fingerprints give their first
     // 10 rows in 0.023 s with the backend at 72 MB VmHWM (60 MB after SELECT 1), where a
     // tuplestore would take 5·10⁹ rows first (tests/bench/stream.sh).
-    TableIterator::new(std::iter::from_fn(move || {
+    TableIterator::new(stream(pairs, progress))
+}
+
+/// The pairs of `pairs` one at a time, checking for cancellation before each.
+pub(crate) fn stream(
+    mut pairs: batch::Duplicates,
+    mut progress: impl FnMut(Progress) + 'static,
+) -> impl Iterator<Item = (i64, i64, i32)> + 'static {
+    std::iter::from_fn(move || {
         // Each row is cheap, but a consumer such as count(*) asks for billions of them.
         check_for_interrupts!();
         pairs.next_pair(&mut progress).map(|(a, b, d)| (a, b, d as i32))
-    }))
+    })
 }
 
 /// Every `(batch row, corpus row)` pair within `max_distance`, both queries returning

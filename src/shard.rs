@@ -48,6 +48,37 @@ fn simhash_pair_owner(fp1: i64, fp2: i64, max_distance: i32, shards: i32) -> Opt
     shard::pair_owner(fp1 as u64, fp2 as u64, k, s).map(|o| o as i32)
 }
 
+/// The pairs of `simhash_duplicates(fingerprints, max_distance)` that shard `shard` of
+/// `shards` reports in a bulk run: those whose first agreeing block (of max_distance + 1)
+/// is a key it owns (`simhash_pair_owner`). Run on every shard over its key rows, the
+/// union has every pair once. A pair of fingerprints is decided once for all its rows,
+/// before any is emitted; streamed like `simhash_duplicates` (called through
+/// `simhash_owned_duplicates` in sql/shard.sql).
+#[pg_extern(name = "simhash_owned_duplicates_stream", volatile, parallel_unsafe)]
+fn simhash_owned_duplicates(
+    fingerprints: &str,
+    max_distance: i32,
+    shard: i32,
+    shards: i32,
+) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(distance, i32))> {
+    const F: &str = "simhash_owned_duplicates";
+    let (k, s) = checked(F, max_distance, shards);
+    if !(0..shards).contains(&shard) {
+        raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            format!("{F}: shard must be between 0 and {}, got {shard}", shards - 1),
+            None,
+            None,
+        );
+    }
+    let rows = crate::batch::read_rows(F, "fingerprints", fingerprints);
+    let mut progress = crate::batch::progress(F);
+    let owner = shard as u32;
+    let pairs = simhash_core::batch::Duplicates::new(rows, k, &mut progress)
+        .keeping(move |a, b| shard::pair_owner(a, b, k, s) == Some(owner));
+    TableIterator::new(crate::batch::stream(pairs, progress))
+}
+
 /// Rows fetched per SPI batch.
 const FETCH_ROWS: i64 = 50_000;
 
@@ -92,5 +123,5 @@ fn simhash_components(pairs: &str) -> TableIterator<'static, (name!(id, i64), na
 pgrx::extension_sql_file!(
     "../sql/shard.sql",
     name = "shard",
-    requires = [simhash_key_owner, simhash_key_owners, simhash_pair_owner, simhash_components, "trigger", "batch"]
+    requires = [simhash_key_owner, simhash_key_owners, simhash_pair_owner, simhash_components, simhash_owned_duplicates, "trigger", "batch"]
 );

@@ -517,6 +517,8 @@ pub struct Duplicates {
     g: Grouped,
     search: Search,
     stage: Stage,
+    /// Which pairs of fingerprints to report (all when None): see [`Duplicates::keeping`].
+    keep: Option<Box<dyn Fn(u64, u64) -> bool>>,
     /// Pairs returned so far.
     emitted: u64,
     /// Units of work since the last [`Progress::Tick`] (pairs returned or skipped).
@@ -541,7 +543,27 @@ impl Duplicates {
         let g = Grouped::new(rows, cb);
         let plan = plan(g.distinct.len(), k);
         cb(Progress::Phase(plan_message(plan, g.distinct.len(), k)));
-        Duplicates { g, search: Search::new(k, plan), stage: Stage::Identical { g: 0, x: 0, y: 1 }, emitted: 0, work: 0 }
+        Duplicates {
+            g,
+            search: Search::new(k, plan),
+            stage: Stage::Identical { g: 0, x: 0, y: 1 },
+            keep: None,
+            emitted: 0,
+            work: 0,
+        }
+    }
+
+    /// Reports only the pairs whose fingerprints `(a, b)` satisfy `keep(a, b)`, which
+    /// must be symmetric. It is asked once per pair of distinct fingerprints and once per
+    /// group of identical ones (`keep(fp, fp)`), so a rejected group costs nothing more:
+    /// a shard keeps the pairs it owns (`shard::pair_owner`) this way.
+    pub fn keeping(mut self, keep: impl Fn(u64, u64) -> bool + 'static) -> Duplicates {
+        self.keep = Some(Box::new(keep));
+        self
+    }
+
+    fn keeps(&self, a: usize, b: usize) -> bool {
+        self.keep.as_ref().is_none_or(|keep| keep(self.g.distinct[a], self.g.distinct[b]))
     }
 
     #[inline]
@@ -564,6 +586,11 @@ impl Duplicates {
                         continue;
                     }
                     let len = self.g.len(g);
+                    if x == 0 && y == 1 && !self.keeps(g, g) {
+                        self.stage = Stage::Identical { g: g + 1, x: 0, y: 1 };
+                        self.tick(cb);
+                        continue;
+                    }
                     if y >= len {
                         // Next row of the group, or the next group.
                         self.stage = if x + 2 < len { Stage::Identical { g, x: x + 1, y: x + 2 } } else { Stage::Identical { g: g + 1, x: 0, y: 1 } };
@@ -592,7 +619,8 @@ impl Duplicates {
                     }
                 }
                 Stage::Search => match self.search.next(&self.g.distinct, cb) {
-                    Some((a, b, d)) => self.stage = Stage::Cross { a, b, d, x: 0, y: 0 },
+                    Some((a, b, d)) if self.keeps(a, b) => self.stage = Stage::Cross { a, b, d, x: 0, y: 0 },
+                    Some(_) => self.tick(cb),
                     None => {
                         self.stage = Stage::Done;
                         cb(Progress::Phase(format!("{} pairs", self.emitted)));

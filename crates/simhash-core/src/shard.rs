@@ -220,6 +220,35 @@ mod tests {
         assert_eq!(c.into_sorted(), vec![(2, 2), (2, 5), (2, 9), (7, 7), (7, 8), (10, 10), (10, 11)]);
     }
 
+    /// Each shard keeping the pairs it owns (`Duplicates::keeping`) reports, over all
+    /// shards, every pair of the one-node search exactly once: clustered fingerprints,
+    /// with identical ones, at k = 3 over 5 shards.
+    #[test]
+    fn owned_pairs_partition_the_pairs() {
+        use crate::batch::{duplicates, Duplicates};
+        let mut rows = Vec::new();
+        for c in 0..300u64 {
+            let centre = crate::fingerprint::hash_feature(&c.to_le_bytes());
+            for j in 0..6u64 {
+                let flips = (crate::fingerprint::hash_feature(&(c * 100 + j).to_le_bytes()) >> 7) & 3;
+                let fp = (0..flips).fold(centre, |x, f| x ^ (1 << ((c * 7 + j * 13 + f * 29) % 64)));
+                rows.push(((c * 10 + j) as i64, fp));
+            }
+        }
+        let (k, shards) = (3, 5);
+        let all = duplicates(rows.clone(), k, &mut |_| {});
+        assert!(all.len() > 1000, "{} pairs: too few to test", all.len());
+        let mut union = Vec::new();
+        for s in 0..shards {
+            let mut d = Duplicates::new(rows.clone(), k, &mut |_| {}).keeping(move |a, b| pair_owner(a, b, k, shards) == Some(s));
+            while let Some(p) = d.next_pair(&mut |_| {}) {
+                union.push(p);
+            }
+        }
+        union.sort_unstable();
+        assert_eq!(union, all);
+    }
+
     /// A fingerprint within `d` bits of `a`: the bits at `positions` (distinct) flipped.
     fn flip(a: u64, positions: &[u8]) -> u64 {
         positions.iter().fold(a, |x, &p| x ^ (1u64 << p))

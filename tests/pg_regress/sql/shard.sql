@@ -62,7 +62,17 @@ SELECT count(*) AS cluster_rows, count(DISTINCT cluster_id) AS clusters,
        count(*) FILTER (WHERE c.id IS NULL OR s.id IS NULL) AS differ
 FROM simhash_components('SELECT id1, id2 FROM simhash_duplicates(''SELECT id, fp FROM shard_fps'', 6)') c
 FULL JOIN simhash_clusters('SELECT id, fp FROM shard_fps', 6) s USING (id, cluster_id);
+-- Over 5 shards, the pairs each owns (simhash_owned_duplicates) partition the pairs.
+SELECT count(*) AS owned_pairs,
+       count(DISTINCT (id1, id2)) AS distinct_pairs,
+       (SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM shard_fps', 6)) AS all_pairs,
+       count(*) FILTER (WHERE (id1, id2, distance) NOT IN
+                        (SELECT * FROM simhash_duplicates('SELECT id, fp FROM shard_fps', 6))) AS not_a_pair
+FROM generate_series(0, 4) s, simhash_owned_duplicates('SELECT id, fp FROM shard_fps', 6, s, 5);
+SELECT count(*) AS limited FROM (SELECT * FROM simhash_owned_duplicates('SELECT id, fp FROM shard_fps', 6, 1, 5) LIMIT 3) x;
 RESET client_min_messages;
+SELECT shard_try('SELECT * FROM simhash_owned_duplicates(''SELECT 1::bigint, 2::bigint'', 3, 5, 5)');
+SELECT shard_try('SELECT * FROM simhash_owned_duplicates(''SELECT 1::bigint, 2::bigint'', 64, 0, 5)');
 SELECT * FROM simhash_components('VALUES (5::bigint, 9::bigint), (9, 2), (7, 8), (3, 3), (4, NULL)') ORDER BY cluster_id, id;
 SELECT shard_try('SELECT * FROM simhash_components(''SELECT 1, 2'')');
 SELECT shard_try('SELECT * FROM simhash_components(''SELECT 1::bigint'')');
