@@ -98,24 +98,7 @@ CREATE TABLE src(id serial PRIMARY KEY, body text NOT NULL);
 \\copy src(body) FROM '$root/target/corpus/peoples_daily_199801.txt'
 SQL
 c -v k=$K -v stride=7 -v paragraphs=600 -f "$h/dedup_items.sql" >/dev/null
-c >/dev/null <<'SQL'
-CREATE TABLE outcome(item int PRIMARY KEY, result text NOT NULL);
--- One item: insert it as document `item` and record what happened. Only 23505 is caught;
--- 40001 aborts the transaction and pgbench retries it.
-CREATE FUNCTION try_item(n int) RETURNS void LANGUAGE plpgsql AS $$
-DECLARE b text; rc bigint;
-BEGIN
-    SELECT body INTO b FROM work WHERE item = n;
-    IF NOT FOUND THEN RETURN; END IF;
-    BEGIN
-        INSERT INTO docs(id, body) VALUES (n, b);
-        GET DIAGNOSTICS rc = ROW_COUNT;
-        INSERT INTO outcome VALUES (n, CASE WHEN rc = 1 THEN 'inserted' ELSE 'skipped' END);
-    EXCEPTION WHEN unique_violation THEN
-        INSERT INTO outcome VALUES (n, 'rejected');
-    END;
-END $$;
-SQL
+c -f "$h/try_item.sql" >/dev/null
 # A paragraph and its planted exact copy, as documents on different shards.
 read -r twin copy < <(c -At -F' ' -c "SELECT a.item, b.item FROM work a JOIN work b ON b.item > a.item AND a.body = b.body
                                        AND satisfies_hash_partition('docs'::regclass, $N, 0, a.item::bigint)

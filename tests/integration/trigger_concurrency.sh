@@ -28,32 +28,17 @@ psql -c "CREATE TABLE src(id serial PRIMARY KEY, body text NOT NULL)" \
      -c "\\copy src(body) FROM '$root/target/corpus/peoples_daily_199801.txt'"
 # 1,500 paragraphs, every third with planted variants (tests/harness/dedup_items.sql).
 psql -v k=$k -v stride=7 -v paragraphs=1500 -f "$root/tests/harness/dedup_items.sql" >/dev/null
+psql -f "$root/tests/harness/try_item.sql" >/dev/null
 psql >/dev/null <<SQL
 -- Items with no other item within $k: whatever the interleaving, they must all be inserted.
 CREATE TABLE lonely AS
 SELECT item FROM work w WHERE NOT EXISTS
     (SELECT 1 FROM work o WHERE o.item <> w.item AND bit_count((o.fp # w.fp)::bit(64)) <= $k);
 
-CREATE TABLE docs(item int PRIMARY KEY, body text, fp bigint);
+CREATE TABLE docs(id int PRIMARY KEY, body text, fp bigint);
 SELECT simhash_create_blocks('docs', 'fp');
 -- Each run below replaces these indexes with its own.
 DROP INDEX docs_fp_block0_of4_idx, docs_fp_block1_of4_idx, docs_fp_block2_of4_idx, docs_fp_block3_of4_idx;
-CREATE TABLE outcome(item int PRIMARY KEY, result text NOT NULL);
--- One item: insert it and record what happened. Only 23505 is caught; 40001 and 40P01
--- abort the transaction and pgbench retries it (the outcome rows roll back with it).
-CREATE FUNCTION try_item(n int) RETURNS void LANGUAGE plpgsql AS \$\$
-DECLARE b text; rc bigint;
-BEGIN
-    SELECT body INTO b FROM work WHERE item = n;
-    IF NOT FOUND THEN RETURN; END IF;
-    BEGIN
-        INSERT INTO docs(item, body) VALUES (n, b);
-        GET DIAGNOSTICS rc = ROW_COUNT;
-        INSERT INTO outcome VALUES (n, CASE WHEN rc = 1 THEN 'inserted' ELSE 'skipped' END);
-    EXCEPTION WHEN unique_violation THEN
-        INSERT INTO outcome VALUES (n, 'rejected');
-    END;
-END \$\$;
 SQL
 items=$(psql -Atc "SELECT count(*) FROM work")
 planted=$(psql -Atc "SELECT count(*) FROM cand WHERE var > 0")
@@ -101,8 +86,8 @@ SQL
 SELECT (SELECT count(*) FROM outcome),
        (SELECT count(*) FROM outcome WHERE result = 'inserted'),
        (SELECT count(*) FROM outcome WHERE result <> 'inserted'),
-       (SELECT count(*) FROM docs a JOIN docs b ON a.item < b.item AND bit_count((a.fp # b.fp)::bit(64)) <= $k),
-       (SELECT count(*) FROM lonely l WHERE NOT EXISTS (SELECT 1 FROM docs d WHERE d.item = l.item)),
+       (SELECT count(*) FROM docs a JOIN docs b ON a.id < b.id AND bit_count((a.fp # b.fp)::bit(64)) <= $k),
+       (SELECT count(*) FROM lonely l WHERE NOT EXISTS (SELECT 1 FROM docs d WHERE d.id = l.item)),
        (SELECT count(*) FROM outcome o JOIN work w USING (item) WHERE o.result <> 'inserted'
             AND NOT EXISTS (SELECT 1 FROM docs d WHERE bit_count((d.fp # w.fp)::bit(64)) <= $k)),
        (SELECT count(*) FROM docs);
