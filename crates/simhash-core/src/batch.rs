@@ -719,26 +719,8 @@ mod tests {
 
     /// Components from the brute-force pairs, by repeated relaxation.
     fn brute_clusters(rows: &[(i64, u64)], k: u32) -> Vec<(i64, i64)> {
-        let pairs = brute(rows, k);
-        let mut label: std::collections::BTreeMap<i64, i64> = pairs.iter().flat_map(|&(a, b, _)| [(a, a), (b, b)]).collect();
-        loop {
-            let mut changed = false;
-            for &(a, b, _) in &pairs {
-                let m = label[&a].min(label[&b]);
-                for x in [a, b] {
-                    if label[&x] != m {
-                        label.insert(x, m);
-                        changed = true;
-                    }
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
-        let mut v: Vec<(i64, i64)> = label.into_iter().map(|(id, c)| (c, id)).collect();
-        v.sort_unstable();
-        v.into_iter().map(|(c, id)| (id, c)).collect()
+        let edges: Vec<(i64, i64)> = brute(rows, k).iter().map(|&(a, b, _)| (a, b)).collect();
+        crate::shard::brute_components(&edges).into_iter().map(|(c, id)| (id, c)).collect()
     }
 
     fn nop(_: Progress) {}

@@ -166,6 +166,37 @@ impl Components {
     }
 }
 
+/// Components by brute force, for tests here and in [`crate::batch`]: every id of an edge
+/// labelled with the smallest id it is connected to, by relaxing the edges until nothing
+/// changes; `(component, id)` for the components of two or more ids, sorted, as
+/// [`Components::into_sorted`].
+#[cfg(test)]
+pub(crate) fn brute_components(edges: &[(i64, i64)]) -> Vec<(i64, i64)> {
+    let mut label: std::collections::BTreeMap<i64, i64> = edges.iter().flat_map(|&(a, b)| [(a, a), (b, b)]).collect();
+    loop {
+        let mut changed = false;
+        for &(a, b) in edges {
+            let m = label[&a].min(label[&b]);
+            for x in [a, b] {
+                if label[&x] != m {
+                    label.insert(x, m);
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut size: HashMap<i64, usize> = HashMap::new();
+    for &l in label.values() {
+        *size.entry(l).or_default() += 1;
+    }
+    let mut v: Vec<(i64, i64)> = label.into_iter().filter(|(_, l)| size[l] >= 2).map(|(id, l)| (l, id)).collect();
+    v.sort_unstable();
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,41 +310,14 @@ mod tests {
             prop_assert!(!o.is_empty() && o.len() <= (k + 1) as usize);
         }
 
-        /// Components equal a brute-force labelling (repeated relaxation to the smallest id).
+        /// Components equal a brute-force labelling ([`brute_components`]).
         #[test]
         fn components_equal_brute_force(edges in proptest::collection::vec((0i64..30, 0i64..30), 0..40)) {
             let mut c = Components::new();
             for &(a, b) in &edges {
                 c.add(a, b);
             }
-            let mut label: HashMap<i64, i64> = HashMap::new();
-            for &(a, b) in &edges {
-                label.insert(a, a);
-                label.insert(b, b);
-            }
-            loop {
-                let mut changed = false;
-                for &(a, b) in &edges {
-                    let m = label[&a].min(label[&b]);
-                    for x in [a, b] {
-                        if label[&x] != m {
-                            label.insert(x, m);
-                            changed = true;
-                        }
-                    }
-                }
-                if !changed {
-                    break;
-                }
-            }
-            let mut size: HashMap<i64, usize> = HashMap::new();
-            for &l in label.values() {
-                *size.entry(l).or_default() += 1;
-            }
-            let mut expected: Vec<(i64, i64)> =
-                label.iter().filter(|(_, l)| size[l] >= 2).map(|(&id, &l)| (l, id)).collect();
-            expected.sort_unstable();
-            prop_assert_eq!(c.into_sorted(), expected);
+            prop_assert_eq!(c.into_sorted(), brute_components(&edges));
         }
     }
 }
