@@ -75,6 +75,10 @@ mod trigger;
 pub extern "C-unwind" fn _PG_init() {
     search::register_gucs();
     nearest::register_gucs();
+    // After every GUC is defined: reserving the prefix drops the placeholders of the ones
+    // not yet defined, so a `SET simhash.x` made before the library loaded would be lost.
+    // SAFETY: called from _PG_init, in the backend's main thread, with a static C string.
+    unsafe { pg_sys::MarkGUCPrefixReserved(c"simhash".as_ptr()) };
     // SAFETY: a plain read of a backend-global flag that PostgreSQL sets before
     // loading preload libraries; nothing else writes it concurrently.
     if unsafe { pg_sys::process_shared_preload_libraries_in_progress } {

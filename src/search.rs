@@ -8,7 +8,7 @@ use pgrx::prelude::*;
 /// `simhash.max_distance`: the Hamming distance bound of `fp ~= query`.
 pub(crate) static MAX_DISTANCE: GucSetting<i32> = GucSetting::<i32>::new(3);
 
-/// Registers the GUCs and reserves the `simhash.` prefix (called from `_PG_init`).
+/// Registers the GUC (called from `_PG_init`).
 pub(crate) fn register_gucs() {
     GucRegistry::define_int_guc(
         c"simhash.max_distance",
@@ -20,8 +20,6 @@ pub(crate) fn register_gucs() {
         GucContext::Userset,
         GucFlags::default(),
     );
-    // SAFETY: called from _PG_init, in the backend's main thread, with a static C string.
-    unsafe { pg_sys::MarkGUCPrefixReserved(c"simhash".as_ptr()) };
 }
 
 /// True when `fp` and `query` differ in at most `max_distance` bits (0..=64).
