@@ -74,6 +74,7 @@ mod trigger;
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
     search::register_gucs();
+    batch::register_gucs();
     nearest::register_gucs();
     // After every GUC is defined: reserving the prefix drops the placeholders of the ones
     // not yet defined, so a `SET simhash.x` made before the library loaded would be lost.

@@ -191,6 +191,7 @@ fn sort_rows(rows: &mut Vec<(u64, i64)>, cb: &mut dyn FnMut(Progress)) {
 }
 
 /// One Manku table: which blocks form the key and where every block lands once permuted.
+#[derive(Clone)]
 pub(crate) struct Table {
     /// `(offset, len)` of each original block, block 0 = lowest bits.
     blocks: Vec<(u32, u32)>,

@@ -17,9 +17,11 @@
 //!
 //! The corpus is looked up a chunk of rows at a time ([`BatchTables::chunk_rows`]): for
 //! each table bigger than the cache the chunk is permuted and radix-sorted on the bucket
-//! bits, so the lookups sweep the table in order, and each bucket's entries are compared
-//! 8 at a time where the CPU has AVX-512 (the merge of sorted lists of Manku's batch
-//! mode, in effect).
+//! bits, so the lookups sweep the table in order (the merge of sorted lists of Manku's
+//! batch mode, in effect), and where the CPU has AVX-512 each bucket's entries are
+//! filtered 16 at a time on 32 of their bits before any is compared whole. The chunks are
+//! looked up in worker threads while the caller reads the next ones, if it asks for
+//! them ([`crate::lookup_threads`]).
 //!
 //! `m` comes from a cost model per corpus row: a table costs a permute, a sort and a
 //! lookup, plus one comparison per candidate (`batch / 2^key_bits` on random data).
@@ -28,13 +30,15 @@
 //! [`MAX_TABLES`], which bounds the memory: see [`bytes_per_batch_row`]. Every plan is
 //! exact for every `k`.
 //!
-//! The corpus is never held whole: [`CorpusPairs::feed`] takes one chunk and
-//! [`CorpusPairs::next_pending`] hands out its pairs one at a time.
+//! The corpus is never held whole: [`CorpusPairs::feed`] takes one chunk (a few are in
+//! flight with worker threads) and [`CorpusPairs::next_pending`] hands out their pairs
+//! one at a time.
 
 use crate::batch::{binomial, next_combination, radix_sort_top_by, Grouped, Progress, Table};
 use crate::hamming;
+use crate::corpus_pairs::CorpusPairs;
 
-/// At most this many tables (memory is 12 B per distinct batch fingerprint per table).
+/// At most this many tables (memory is 16 B per distinct batch fingerprint per table).
 pub const MAX_TABLES: f64 = 32.0;
 
 /// How the batch is searched for each corpus fingerprint.
@@ -92,14 +96,16 @@ pub fn corpus_plan(n: usize, k: u32) -> CorpusPlan {
 }
 
 /// Working memory per batch row for a plan: the rows `(fp, id)` 16 B, the distinct
-/// fingerprints 8 B and group offsets 4 B, the corpus chunk (64 B per chunk row, a
-/// quarter of the batch: 16 B), and with tables the group index 4 B and per table 8 B
-/// (the permuted fingerprint) plus about 4 B of bucket index, counted as if every row
-/// were distinct. A chunk has at least 65,536 rows (4 MB) and a table at least 256 KB of
-/// offsets, whatever the batch.
+/// fingerprints 8 B and group offsets 4 B, the corpus chunks (a quarter of the batch each:
+/// 16 B per batch row looked up in the caller's thread, about 18 B more per worker
+/// thread), and with tables the group index 4 B and per table 8 B (the permuted
+/// fingerprint), 4 B (its filter bits) and about 4 B of bucket index, counted as if every
+/// row were distinct. A chunk has at least 65,536 rows (4 MB) and a table at least 256 KB
+/// of offsets, whatever the batch. Measured peaks (the backend's VmHWM less its size
+/// before) for a 1M batch at k = 3: 149 MB without threads, 179 MB with 2, 215 MB with 4.
 pub fn bytes_per_batch_row(plan: CorpusPlan) -> usize {
     match plan {
-        CorpusPlan::Blocks { m, a } => 48 + 12 * binomial(m, a) as usize,
+        CorpusPlan::Blocks { m, a } => 48 + 16 * binomial(m, a) as usize,
         _ => 44,
     }
 }
@@ -151,6 +157,11 @@ impl FastPermute {
     }
 }
 
+/// Bits of a packed row's index in its chunk ([`BatchTables::probe_packed`]): chunks have
+/// at most 2^20 rows.
+const ROW_BITS: u32 = 20;
+const ROW_MASK: u64 = (1 << ROW_BITS) - 1;
+
 /// A chunk is sorted for a table only if the table (entries and offsets) is bigger than
 /// this; a smaller one stays in L2 while it is looked up in any order. 10k batch against
 /// 10M corpus: 0.81-0.82 s, against 1.00-1.04 s sorting for every table.
@@ -158,11 +169,13 @@ const SORT_ABOVE: usize = 1 << 20;
 
 /// One table: the distinct batch fingerprints permuted, sorted, and bucketed on the top
 /// `bucket_bits` bits (`bucket_bits <= key_bits`): bucket `b` is `fps[starts[b]..starts[b+1]]`.
-struct Indexed {
+pub(crate) struct Indexed {
     table: Table,
     /// `table.permute` as a few rotate-and-mask steps.
     fast: FastPermute,
     fps: Vec<u64>,
+    /// `sub(fps[i])`: 32 of the bits after the key, the AVX-512 scan's first filter.
+    sub: Vec<u32>,
     bucket_bits: u32,
     starts: Vec<u32>,
     /// Top bits a chunk of corpus rows is sorted on before it is looked up here.
@@ -170,16 +183,25 @@ struct Indexed {
 }
 
 impl Indexed {
-    fn new(table: Table, distinct: &[u64], cb: &mut dyn FnMut(Progress)) -> Indexed {
+    /// `tmp` is the radix sort's buffer, reused from table to table: fresh pages cost a
+    /// page fault each (a 1M batch's 4 tables: 8,000 fewer of 58,000 in the whole pass).
+    fn new(table: Table, distinct: &[u64], tmp: &mut Vec<u64>, cb: &mut dyn FnMut(Progress)) -> Indexed {
+        let fast = FastPermute::new(&table);
         let mut fps: Vec<u64> = Vec::with_capacity(distinct.len());
         for chunk in distinct.chunks(1 << 16) {
-            fps.extend(chunk.iter().map(|&fp| table.permute(fp)));
+            fps.extend(chunk.iter().map(|&fp| fast.apply(fp)));
             cb(Progress::Tick);
         }
-        // One sort_unstable per table: a few million u64 take tens of milliseconds, the
-        // longest a cancellation waits here.
-        fps.sort_unstable();
-        cb(Progress::Tick);
+        // Lookups need the entries in key order only (a bucket is scanned whole, a key's run
+        // found by its key): keys up to 33 bits are radix-sorted on the key, with a tick
+        // per pass (a 1M batch grouped and its 4 tables built: 154-184 ms with
+        // sort_unstable, 125-155 with this); longer keys (k = 0, or small batches) are sorted whole.
+        if table.key_bits <= 33 {
+            radix_sort_top_by(&mut fps, tmp, table.key_bits, 11, |&x| x, cb);
+        } else {
+            fps.sort_unstable();
+            cb(Progress::Tick);
+        }
         // At least 16 bits (256 KB of offsets), so that a key of 16 bits or fewer (4 tables
         // at k = 3) is always a whole bucket, without a search for the key inside it: 10k
         // batch against 10M corpus 1.15 -> 0.84 s.
@@ -188,7 +210,26 @@ impl Indexed {
         cb(Progress::Tick);
         let bytes = fps.len() * 8 + starts.len() * 4;
         let sort_bits = if bytes > SORT_ABOVE { bucket_bits } else { 0 };
-        Indexed { fast: FastPermute::new(&table), table, fps, bucket_bits, starts, sort_bits }
+        let sub = fps.iter().map(|&p| Self::sub_of(table.key_bits, p)).collect();
+        Indexed { fast, table, fps, sub, bucket_bits, starts, sort_bits }
+    }
+
+    /// Whether a sorted chunk of `rows` rows is looked up here packed 8 bytes a row
+    /// ([`BatchTables::probe_packed`]): a bucket that is the whole key, of at most 24 bits
+    /// (so at least 20 bits of filter), the chunk sorted on it, and its rows numbered in
+    /// [`ROW_BITS`].
+    fn packs(&self, rows: usize) -> bool {
+        let kb = self.table.key_bits;
+        kb <= 24 && self.bucket_bits == kb && self.sort_bits == kb && rows <= 1 << ROW_BITS
+    }
+
+    /// The 32 bits after a key of `key_bits` (the low 32 after a longer key): a pair within
+    /// `k` is within `k` on them, and a pair of random fingerprints rarely is (3 of 2^32 at
+    /// k = 3), so the scan compares them 16 at a time and the whole fingerprints only where
+    /// they pass.
+    #[inline(always)]
+    fn sub_of(key_bits: u32, p: u64) -> u32 {
+        ((p << key_bits.min(32)) >> 32) as u32
     }
 
     #[inline]
@@ -209,14 +250,18 @@ impl Indexed {
 pub struct ChunkScratch {
     perm: Vec<(u64, u32)>,
     tmp: Vec<(u64, u32)>,
+    /// [`BatchTables::probe_packed`]'s rows and sort buffer.
+    packed: Vec<u64>,
+    packed_tmp: Vec<u64>,
     /// `(row, batch fingerprint, distance)` of the matches.
     hits: Vec<(u32, u64, u32)>,
 }
 
 /// How a run of candidates is compared with a corpus fingerprint: the fastest the CPU
-/// can do, detected once per batch. With AVX-512 (8 candidates per popcount) the lookups
-/// in the 4 tables of a 1M batch take 110 ns per corpus row, with scalar POPCNT 131, with
-/// neither 165 (the default x86-64 target has no POPCNT: `count_ones` is a dozen operations).
+/// can do, detected once per batch. With AVX-512 (16 filters per popcount, 8-byte packed
+/// chunk rows) the lookups in the 4 tables of a 1M batch take 55 ns per corpus row, with
+/// scalar POPCNT 85, with neither 132 (the default x86-64 target has no POPCNT:
+/// `count_ones` is a dozen operations; `timing::plans_at_1m`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Scan {
     #[cfg(target_arch = "x86_64")]
@@ -250,7 +295,7 @@ impl Scan {
 
 /// Calls `hit(x)` for every `x` of `run` within `k` bits of `p`, in order.
 #[inline(always)]
-fn scan_plain(run: &[u64], p: u64, k: u32, hit: &mut impl FnMut(u64)) {
+fn scan_plain(run: &[u64], p: u64, k: u32, hit: &mut dyn FnMut(u64)) {
     for &x in run {
         if (x ^ p).count_ones() <= k {
             hit(x);
@@ -258,30 +303,31 @@ fn scan_plain(run: &[u64], p: u64, k: u32, hit: &mut impl FnMut(u64)) {
     }
 }
 
-/// [`scan_plain`] compiled with the POPCNT instruction.
+/// [`scan_plain`] with a filter, 16 candidates at a time: one XOR, one popcount per lane
+/// (VPOPCNTD) and one compare on `sub` (32 bits of each entry, see [`Indexed::sub_of`])
+/// give the lanes within `k` there, and only those are compared whole. 1M batch against
+/// 4M corpus rows: 73-75 ns per corpus row comparing the whole entries 8 at a time, 66-68
+/// with this.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "popcnt")]
-fn scan_popcnt(run: &[u64], p: u64, k: u32, hit: &mut impl FnMut(u64)) {
-    scan_plain(run, p, k, hit)
-}
-
-/// [`scan_plain`] 8 candidates at a time: one XOR, one popcount per lane (VPOPCNTQ) and
-/// one compare give the lanes within `k`.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512vpopcntdq")]
-fn scan_avx512(run: &[u64], p: u64, k: u32, hit: &mut impl FnMut(u64)) {
+#[target_feature(enable = "avx512f,avx512vpopcntdq,popcnt")]
+#[inline]
+fn scan_avx512(run: &[u64], sub: &[u32], p: u64, ps: u32, k: u32, hit: &mut dyn FnMut(u64)) {
     use std::arch::x86_64::*;
-    let pv = _mm512_set1_epi64(p as i64);
-    let kv = _mm512_set1_epi64(i64::from(k));
-    for c in run.chunks(8) {
-        let lanes = if c.len() == 8 { 0xFF } else { (1u8 << c.len()) - 1 };
+    debug_assert_eq!(run.len(), sub.len());
+    let pv = _mm512_set1_epi32(ps as i32);
+    let kv = _mm512_set1_epi32(k as i32);
+    for (i, c) in sub.chunks(16).enumerate() {
+        let lanes = if c.len() == 16 { 0xFFFF } else { (1u16 << c.len()) - 1 };
         // SAFETY: the mask enables exactly the lanes `0..c.len()`, all inside `c`; masked-off
         // lanes are not read (a masked load does not fault on them), and unaligned loads are
         // allowed.
-        let x = unsafe { _mm512_maskz_loadu_epi64(lanes, c.as_ptr().cast::<i64>()) };
-        let mut near = _mm512_mask_cmple_epu64_mask(lanes, _mm512_popcnt_epi64(_mm512_xor_si512(x, pv)), kv);
+        let x = unsafe { _mm512_maskz_loadu_epi32(lanes, c.as_ptr().cast::<i32>()) };
+        let mut near = _mm512_mask_cmple_epu32_mask(lanes, _mm512_popcnt_epi32(_mm512_xor_si512(x, pv)), kv);
         while near != 0 {
-            hit(c[near.trailing_zeros() as usize]);
+            let x = run[i * 16 + near.trailing_zeros() as usize];
+            if (x ^ p).count_ones() <= k {
+                hit(x);
+            }
             near &= near - 1;
         }
     }
@@ -303,38 +349,111 @@ pub struct BatchTables {
     group_starts: Vec<u32>,
 }
 
-impl BatchTables {
-    /// Groups the batch rows `(id, fp)`, chooses the plan (reported as a
-    /// [`Progress::Phase`]) and builds its tables. Panics if `k > 64`.
-    pub fn new(batch: impl IntoIterator<Item = (i64, u64)>, k: u32, cb: &mut dyn FnMut(Progress)) -> BatchTables {
+/// A batch grouped and its plan chosen, its tables not built yet: [`Prepared::build`]
+/// builds them in the caller's thread, [`CorpusPairs::start`] in its worker threads.
+pub struct Prepared {
+    g: Grouped,
+    k: u32,
+    plan: CorpusPlan,
+    tables: Vec<Table>,
+}
+
+impl Prepared {
+    /// Groups the batch rows `(id, fp)` and chooses the plan (reported as a
+    /// [`Progress::Phase`]). Panics if `k > 64`.
+    pub fn new(batch: impl IntoIterator<Item = (i64, u64)>, k: u32, cb: &mut dyn FnMut(Progress)) -> Prepared {
         let g = Grouped::new(batch, cb);
         let plan = corpus_plan(g.distinct.len(), k);
         Self::with_plan(g, k, plan, cb)
     }
 
-    fn with_plan(g: Grouped, k: u32, plan: CorpusPlan, cb: &mut dyn FnMut(Progress)) -> BatchTables {
-        let n = g.distinct.len();
-        cb(Progress::Phase(match plan {
+    fn with_plan(g: Grouped, k: u32, plan: CorpusPlan, cb: &mut dyn FnMut(Progress)) -> Prepared {
+        let mut tables = Vec::new();
+        if let CorpusPlan::Blocks { m, a } = plan {
+            let mut key: Vec<usize> = (0..a as usize).collect();
+            loop {
+                tables.push(Table::new(m, &key));
+                if !next_combination(&mut key, m as usize) {
+                    break;
+                }
+            }
+        }
+        let p = Prepared { g, k, plan, tables };
+        cb(Progress::Phase(p.describe()));
+        p
+    }
+
+    /// The plan, as the [`Progress::Phase`] that reports it.
+    pub fn describe(&self) -> String {
+        let (n, k) = (self.g.distinct.len(), self.k);
+        match self.plan {
             CorpusPlan::Empty => format!("empty batch, k={k}: no pairs"),
             CorpusPlan::BruteForce => format!("{n} distinct batch fingerprints, k={k}: comparing each corpus row with all of them"),
             CorpusPlan::Blocks { m, a } => format!(
                 "{n} distinct batch fingerprints, k={k}: {m} blocks, {} tables keyed on {a} blocks",
                 binomial(m, a) as u64
             ),
-        }));
-        let mut tables = Vec::new();
-        if let CorpusPlan::Blocks { m, a } = plan {
-            let mut key: Vec<usize> = (0..a as usize).collect();
-            loop {
-                tables.push(Indexed::new(Table::new(m, &key), &g.distinct, cb));
-                if !next_combination(&mut key, m as usize) {
-                    break;
-                }
-            }
         }
-        let group_bits = if tables.is_empty() { 0 } else { bucket_bits(g.distinct.len()) };
+    }
+
+    /// Number of batch rows.
+    pub fn is_empty(&self) -> bool {
+        self.g.rows.is_empty()
+    }
+
+    /// [`BatchTables::chunk_rows`] of the tables to come.
+    pub fn chunk_rows(&self) -> usize {
+        chunk_rows(self.g.distinct.len())
+    }
+
+    /// Tables to build.
+    pub(crate) fn table_count(&self) -> usize {
+        self.tables.len()
+    }
+
+    /// Table `i`; `tmp` is scratch space, reused from table to table.
+    pub(crate) fn build_table(&self, i: usize, tmp: &mut Vec<u64>, cb: &mut dyn FnMut(Progress)) -> Indexed {
+        Indexed::new(self.tables[i].clone(), &self.g.distinct, tmp, cb)
+    }
+
+    /// Builds the tables here.
+    pub fn build(self, cb: &mut dyn FnMut(Progress)) -> BatchTables {
+        let mut tmp = Vec::new();
+        let built = (0..self.tables.len()).map(|i| self.build_table(i, &mut tmp, cb)).collect();
+        self.finish(built)
+    }
+
+    /// The batch with its tables, `built[i]` the one of `self.tables[i]`.
+    pub(crate) fn finish(self, built: Vec<Indexed>) -> BatchTables {
+        let Prepared { g, k, plan, .. } = self;
+        let group_bits = if built.is_empty() { 0 } else { bucket_bits(g.distinct.len()) };
         let group_starts = bucket_starts(&g.distinct, group_bits);
-        BatchTables { g, k, plan, tables, scan: Scan::detect(), group_bits, group_starts }
+        BatchTables { g, k, plan, tables: built, scan: Scan::detect(), group_bits, group_starts }
+    }
+}
+
+/// Corpus rows to look up at once against `distinct` distinct batch fingerprints: a
+/// quarter of them, at least 2^16, at most 2^20. A chunk sweeps every table once, so small
+/// chunks read the tables over and over: against a 1M batch (4 tables, ignored timing test
+/// below) chunks of 16,384 rows took 129 ns per corpus row, of 250,000 (this) 110, of 2^20
+/// 123 (their sort spills out of the cache). The cap bounds the work between two interrupt
+/// checks (about 30 ms for a chunk at a 1M batch). Memory: 16 B per chunk row for each
+/// chunk in flight (up to 2 per worker thread, 1 without), 32 B per chunk row of scratch
+/// per thread that looks up.
+pub(crate) fn chunk_rows(distinct: usize) -> usize {
+    (distinct / 4).clamp(1 << 16, 1 << 20)
+}
+
+impl BatchTables {
+    /// Groups the batch rows `(id, fp)`, chooses the plan (reported as a
+    /// [`Progress::Phase`]) and builds its tables. Panics if `k > 64`.
+    pub fn new(batch: impl IntoIterator<Item = (i64, u64)>, k: u32, cb: &mut dyn FnMut(Progress)) -> BatchTables {
+        Prepared::new(batch, k, cb).build(cb)
+    }
+
+    #[cfg(test)]
+    fn with_plan(g: Grouped, k: u32, plan: CorpusPlan, cb: &mut dyn FnMut(Progress)) -> BatchTables {
+        Prepared::with_plan(g, k, plan, cb).build(cb)
     }
 
     pub fn plan(&self) -> CorpusPlan {
@@ -369,47 +488,128 @@ impl BatchTables {
             CorpusPlan::Blocks { .. } => {
                 let mut work = 0;
                 for t in &self.tables {
-                    work += self.probe(t, t.table.permute(fp), &mut |b, d| out.push((self.group_of(b), d)));
+                    let mut hits = Vec::new();
+                    work += self.probe(t, &[(t.table.permute(fp), 0)], &mut hits);
+                    out.extend(hits.iter().map(|&(_, b, d)| (self.group_of(b), d)));
                 }
                 work
             }
         }
     }
 
-    /// Looks the permuted corpus fingerprint `p` up in table `t`: calls `found(batch
-    /// fingerprint, distance)` for each distinct batch fingerprint within `k` whose
-    /// canonical table is `t`. Returns the work done (1 + candidates compared).
-    #[inline]
-    fn probe(&self, t: &Indexed, p: u64, found: &mut impl FnMut(u64, u32)) -> u64 {
+    /// Where the entries of table `t` with the key of the permuted corpus fingerprint `p`
+    /// are, as `lo..hi` in `t.fps` (and `t.sub`).
+    #[inline(always)]
+    fn run_of(t: &Indexed, p: u64) -> (usize, usize) {
         let b = Indexed::bucket(p, t.bucket_bits);
-        let mut run = &t.fps[t.starts[b] as usize..t.starts[b + 1] as usize];
+        let (mut lo, mut hi) = (t.starts[b] as usize, t.starts[b + 1] as usize);
         if t.bucket_bits != t.table.key_bits {
             // Sorted: the entries with the key are a contiguous run in the bucket. (When the
             // bucket is the whole key, a batch of 2^key_bits rows or more, all of it is.)
             let key = t.key(p);
-            run = &run[run.partition_point(|&x| t.key(x) < key)..];
-            run = &run[..run.partition_point(|&x| t.key(x) == key)];
+            let run = &t.fps[lo..hi];
+            let from = run.partition_point(|&x| t.key(x) < key);
+            hi = lo + from + run[from..].partition_point(|&x| t.key(x) == key);
+            lo += from;
         }
-        if run.is_empty() {
-            return 1; // most lookups into a small batch's tables: no call to the scan
-        }
-        let mut hit = |x: u64| {
-            let xor = x ^ p;
-            if t.table.is_canonical(xor) {
-                found(t.table.unpermute(x), xor.count_ones());
+        (lo, hi)
+    }
+
+    /// Looks the permuted corpus fingerprints `(p, row)` of `rows` up in table `t` with
+    /// `scan`: pushes `(row, batch fingerprint, distance)` to `hits` for each distinct batch
+    /// fingerprint within `k` whose canonical table is `t`. Returns the work done (per row
+    /// 1 + candidates compared). Inlined into one copy per scan, each compiled with the
+    /// scan's CPU features, so the scan inlines too.
+    #[inline(always)]
+    fn probe_rows(&self, t: &Indexed, rows: &[(u64, u32)], hits: &mut Vec<(u32, u64, u32)>, scan: impl Fn(&[u64], &[u32], u64, u32, u32, &mut dyn FnMut(u64))) -> u64 {
+        let mut work = 0;
+        for &(p, r) in rows {
+            let (lo, hi) = Self::run_of(t, p);
+            work += 1 + (hi - lo) as u64;
+            if lo == hi {
+                continue; // most lookups into a small batch's tables: no scan
             }
-        };
+            scan(&t.fps[lo..hi], &t.sub[lo..hi], p, Indexed::sub_of(t.table.key_bits, p), self.k, &mut |x: u64| {
+                let xor = x ^ p;
+                if t.table.is_canonical(xor) {
+                    hits.push((r, t.table.unpermute(x), xor.count_ones()));
+                }
+            });
+        }
+        work
+    }
+
+    /// [`BatchTables::probe_rows`] with the scan this CPU runs best.
+    fn probe(&self, t: &Indexed, rows: &[(u64, u32)], hits: &mut Vec<(u32, u64, u32)>) -> u64 {
         match self.scan {
             // SAFETY: `scan` is Avx512 only if the CPU has AVX-512F and VPOPCNTDQ (detected
-            // in `BatchTables::with_plan`), the features `scan_avx512` is compiled for.
+            // in `BatchTables::with_plan`), the features `probe_avx512` is compiled for.
             #[cfg(target_arch = "x86_64")]
-            Scan::Avx512 => unsafe { scan_avx512(run, p, self.k, &mut hit) },
+            Scan::Avx512 => unsafe { self.probe_avx512(t, rows, hits) },
             // SAFETY: as above, Popcnt only if the CPU has POPCNT.
             #[cfg(target_arch = "x86_64")]
-            Scan::Popcnt => unsafe { scan_popcnt(run, p, self.k, &mut hit) },
-            Scan::Plain => scan_plain(run, p, self.k, &mut hit),
+            Scan::Popcnt => unsafe { self.probe_popcnt(t, rows, hits) },
+            Scan::Plain => self.probe_rows(t, rows, hits, |run, _, p, _, k, hit| scan_plain(run, p, k, hit)),
         }
-        1 + run.len() as u64
+    }
+
+    /// [`BatchTables::probe_rows`] with [`scan_avx512`] inlined: 1M batch against 4M
+    /// corpus rows, 93-95 ns per corpus row with the scan a call per lookup, 73-75 with this.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512vpopcntdq,popcnt")]
+    fn probe_avx512(&self, t: &Indexed, rows: &[(u64, u32)], hits: &mut Vec<(u32, u64, u32)>) -> u64 {
+        self.probe_rows(t, rows, hits, |run, sub, p, ps, k, hit| scan_avx512(run, sub, p, ps, k, hit))
+    }
+
+    /// [`BatchTables::probe_rows`] for a sorted chunk packed 8 bytes a row: the permuted
+    /// fingerprint's top 44 bits (a key of at most 24 bits, then the first `44 - key` bits
+    /// after it, which filter the candidates as [`scan_avx512`]'s 32 do) with the row in the
+    /// low 20 bits ([`Indexed::packs`]). Sorting 8-byte rows instead of 16-byte pairs
+    /// halves the sort's traffic; a row's whole fingerprint is permuted again from `fps`
+    /// only for a candidate that passes the filter. 1M batch against 4M corpus rows: 66-68
+    /// ns per corpus row with the pairs, 59-62 with this.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512vpopcntdq,popcnt")]
+    fn probe_packed(&self, t: &Indexed, packed: &[u64], fps: &[u64], hits: &mut Vec<(u32, u64, u32)>) -> u64 {
+        use std::arch::x86_64::*;
+        let (kb, k) = (t.table.key_bits, self.k);
+        // The filter's bits: the table's 32 after the key, shifted down to the `w` packed.
+        let w = 64 - kb - ROW_BITS;
+        let kv = _mm512_set1_epi32(k as i32);
+        let shift = _mm512_set1_epi32((32 - w) as i32);
+        let mut work = 0;
+        for &e in packed {
+            let b = (e >> (64 - kb)) as usize;
+            let (lo, hi) = (t.starts[b] as usize, t.starts[b + 1] as usize);
+            work += 1 + (hi - lo) as u64;
+            let row = (e & ROW_MASK) as usize;
+            let ev = _mm512_set1_epi32(((e << kb) >> (kb + ROW_BITS)) as i32);
+            for (i, c) in t.sub[lo..hi].chunks(16).enumerate() {
+                let lanes = if c.len() == 16 { 0xFFFF } else { (1u16 << c.len()) - 1 };
+                // SAFETY: the mask enables exactly the lanes `0..c.len()`, all inside `c`;
+                // masked-off lanes are not read, and unaligned loads are allowed.
+                let x = unsafe { _mm512_maskz_loadu_epi32(lanes, c.as_ptr().cast::<i32>()) };
+                let x = _mm512_srlv_epi32(x, shift);
+                let mut near = _mm512_mask_cmple_epu32_mask(lanes, _mm512_popcnt_epi32(_mm512_xor_si512(x, ev)), kv);
+                while near != 0 {
+                    let p = t.fast.apply(fps[row]);
+                    let x = t.fps[lo + i * 16 + near.trailing_zeros() as usize];
+                    let xor = x ^ p;
+                    if xor.count_ones() <= k && t.table.is_canonical(xor) {
+                        hits.push((row as u32, t.table.unpermute(x), xor.count_ones()));
+                    }
+                    near &= near - 1;
+                }
+            }
+        }
+        work
+    }
+
+    /// [`BatchTables::probe_rows`] compiled with POPCNT.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    fn probe_popcnt(&self, t: &Indexed, rows: &[(u64, u32)], hits: &mut Vec<(u32, u64, u32)>) -> u64 {
+        self.probe_rows(t, rows, hits, |run, _, p, _, k, hit| scan_plain(run, p, k, hit))
     }
 
     /// The group of a distinct batch fingerprint.
@@ -421,15 +621,10 @@ impl BatchTables {
         (lo + i) as u32
     }
 
-    /// Corpus rows to look up at once: a quarter of the batch's distinct fingerprints, at
-    /// least 2^16, at most 2^20. A chunk sweeps every table once, so small chunks read the
-    /// tables over and over: against a 1M batch (4 tables, ignored timing test below)
-    /// chunks of 16,384 rows took 129 ns per corpus row, of 250,000 (this) 110, of 2^20
-    /// 123 (their sort spills out of the cache). The cap bounds the work between two
-    /// interrupt checks (about 30 ms for a chunk at a 1M batch). Memory: 64 B per chunk
-    /// row (the caller's rows, their copy in [`CorpusPairs`], [`ChunkScratch`]).
+    /// Corpus rows to look up at once: a quarter of the distinct fingerprints, 2^16 to 2^20
+    /// (the free function `chunk_rows` says why).
     pub fn chunk_rows(&self) -> usize {
-        (self.g.distinct.len() / 4).clamp(1 << 16, 1 << 20)
+        chunk_rows(self.g.distinct.len())
     }
 
     /// [`BatchTables::groups_near`] for a chunk of corpus fingerprints at once: appends
@@ -453,9 +648,18 @@ impl BatchTables {
             return work;
         }
         assert!(fps.len() <= u32::MAX as usize, "a chunk of more than 2^32 - 1 rows");
-        let ChunkScratch { perm, tmp, hits } = scratch;
+        let ChunkScratch { perm, tmp, packed, packed_tmp, hits } = scratch;
         hits.clear();
         for t in &self.tables {
+            #[cfg(target_arch = "x86_64")]
+            if self.scan == Scan::Avx512 && t.packs(fps.len()) {
+                packed.clear();
+                packed.extend(fps.iter().enumerate().map(|(r, &fp)| t.fast.apply(fp) & !ROW_MASK | r as u64));
+                radix_sort_top_by(packed, packed_tmp, t.sort_bits, 11, |&e| e, &mut |_| {});
+                // SAFETY: `scan` is Avx512 only if the CPU has AVX-512F and VPOPCNTDQ.
+                work += unsafe { self.probe_packed(t, packed, fps, hits) };
+                continue;
+            }
             perm.clear();
             perm.extend(fps.iter().enumerate().map(|(r, &fp)| (t.fast.apply(fp), r as u32)));
             // Sorted on the bucket bits (tables over SORT_ABOVE), the lookups read the table's
@@ -465,11 +669,11 @@ impl BatchTables {
             // here: 1.79-1.97). Passes of 11 bits at most (2 for 16): 2,048 counters and
             // places written stay in L1. Sorting 8-byte keys (the top bits with the row
             // below them, permuted again after the sort) instead of 16-byte pairs was
-            // slower: 123 ns per corpus row against 76-81 (4 tables of a 1M batch).
+            // slower: 123 ns per corpus row against 76-81 (4 tables of a 1M batch). Counting
+            // every pass in one sweep and scattering the first pass straight from the
+            // fingerprints (3 sweeps, not 5) gave nothing: 72-76 against 73-75.
             radix_sort_top_by(perm, tmp, t.sort_bits, 11, |e| e.0, &mut |_| {});
-            for &(p, r) in perm.iter() {
-                work += self.probe(t, p, &mut |b, d| hits.push((r, b, d)));
-            }
+            work += self.probe(t, perm, hits);
         }
         // The groups of the matches, found apart from the scan: each is a cache miss or two
         // into the distinct fingerprints, and here they overlap, where inside the scan loop
@@ -479,65 +683,20 @@ impl BatchTables {
         work
     }
 
+    /// The first batch id of group `g` and its number of rows.
+    pub(crate) fn group_head(&self, g: u32) -> (i64, u32) {
+        let ids = self.g.ids(g as usize);
+        (ids[0].1, ids.len() as u32)
+    }
+
+    /// The `i`-th batch id of group `g`.
+    pub(crate) fn group_id(&self, g: u32, i: usize) -> i64 {
+        self.g.ids(g as usize)[i].1
+    }
+
     /// The batch ids of group `g`, in increasing order.
     pub fn group_ids(&self, g: u32) -> impl Iterator<Item = i64> + '_ {
         self.g.ids(g as usize).iter().map(|&(_, id)| id)
-    }
-}
-
-/// Streams the pairs of a [`BatchTables`] with corpus rows fed a chunk at a time:
-/// [`CorpusPairs::feed`] a chunk of corpus rows, then take [`CorpusPairs::next_pending`]
-/// until it returns `None`. The pairs come corpus row by corpus row in the chunk's order;
-/// for one corpus row, group of identical batch fingerprints by group in the order the
-/// tables meet them, each group's batch ids increasing. Memory: the chunk's ids and its
-/// matches (one entry per matching group, not per pair).
-pub struct CorpusPairs {
-    pub tables: BatchTables,
-    ids: Vec<i64>,
-    fps: Vec<u64>,
-    /// `(row in chunk, group, distance)`, sorted by row.
-    matches: Vec<(u32, u32, u32)>,
-    scratch: ChunkScratch,
-    /// Next pair: match `mi`, row `row` of its group.
-    mi: usize,
-    row: usize,
-    /// Pairs returned, corpus rows fed.
-    pub emitted: u64,
-    pub fed: u64,
-}
-
-impl CorpusPairs {
-    pub fn new(tables: BatchTables) -> CorpusPairs {
-        CorpusPairs { tables, ids: Vec::new(), fps: Vec::new(), matches: Vec::new(), scratch: ChunkScratch::default(), mi: 0, row: 0, emitted: 0, fed: 0 }
-    }
-
-    /// Looks up a chunk of corpus rows `(id, fp)`; their pairs replace any not yet taken.
-    /// Returns the work done.
-    pub fn feed(&mut self, chunk: &[(i64, u64)]) -> u64 {
-        self.ids.clear();
-        self.fps.clear();
-        self.ids.extend(chunk.iter().map(|r| r.0));
-        self.fps.extend(chunk.iter().map(|r| r.1));
-        self.matches.clear();
-        self.mi = 0;
-        self.row = 0;
-        self.fed += chunk.len() as u64;
-        self.tables.groups_near_chunk(&self.fps, &mut self.scratch, &mut self.matches)
-    }
-
-    /// The next `(batch_id, corpus_id, distance)` of the last chunk fed.
-    pub fn next_pending(&mut self) -> Option<(i64, i64, u32)> {
-        while let Some(&(r, g, d)) = self.matches.get(self.mi) {
-            let ids = self.tables.g.ids(g as usize);
-            if let Some(&(_, id)) = ids.get(self.row) {
-                self.row += 1;
-                self.emitted += 1;
-                return Some((id, self.ids[r as usize], d));
-            }
-            self.mi += 1;
-            self.row = 0;
-        }
-        None
     }
 }
 
@@ -554,26 +713,20 @@ pub fn batch_vs_corpus(
 
 fn collect(mut pairs: CorpusPairs, corpus: impl IntoIterator<Item = (i64, u64)>) -> Vec<(i64, i64, u32)> {
     let corpus: Vec<(i64, u64)> = corpus.into_iter().collect();
-    let mut out = Vec::new();
     // Chunks of an odd size, so chunk and lookahead boundaries fall everywhere.
-    for chunk in corpus.chunks(37) {
-        pairs.feed(chunk);
-        while let Some(p) = pairs.next_pending() {
-            out.push(p);
-        }
-    }
+    let mut out = pairs.feed_all(&corpus, 37);
     out.sort_unstable();
     out
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn nop(_: Progress) {}
+    pub(crate) fn nop(_: Progress) {}
 
-    fn brute(batch: &[(i64, u64)], corpus: &[(i64, u64)], k: u32) -> Vec<(i64, i64, u32)> {
+    pub(crate) fn brute(batch: &[(i64, u64)], corpus: &[(i64, u64)], k: u32) -> Vec<(i64, i64, u32)> {
         let mut v = Vec::new();
         for &(a, fa) in batch {
             for &(c, fc) in corpus {
@@ -587,9 +740,9 @@ mod tests {
         v
     }
 
-    struct Rng(u64);
+    pub(crate) struct Rng(pub(crate) u64);
     impl Rng {
-        fn next(&mut self) -> u64 {
+        pub(crate) fn next(&mut self) -> u64 {
             self.0 ^= self.0 << 13;
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;
@@ -600,7 +753,7 @@ mod tests {
     /// A random batch and corpus: a third of the corpus rows are near copies (up to
     /// `flips` bits flipped) of batch rows, some exact copies, and some batch fingerprints
     /// repeat inside the batch.
-    fn planted(seed: u64, nb: usize, nc: usize, flips: u32) -> (Vec<(i64, u64)>, Vec<(i64, u64)>) {
+    pub(crate) fn planted(seed: u64, nb: usize, nc: usize, flips: u32) -> (Vec<(i64, u64)>, Vec<(i64, u64)>) {
         let mut r = Rng(seed | 1);
         let mut batch: Vec<(i64, u64)> = Vec::new();
         for id in 0..nb as i64 {
@@ -672,18 +825,12 @@ mod tests {
                 for x in &mut t.tables {
                     x.sort_bits = if sorted { x.bucket_bits } else { 0 };
                 }
-                for size in [1, 1000, c.len()] {
-                    let mut p = CorpusPairs::new(t);
-                    let mut got = Vec::new();
-                    for chunk in c.chunks(size) {
-                        p.feed(chunk);
-                        while let Some(x) = p.next_pending() {
-                            got.push(x);
-                        }
-                    }
+                for (size, threads) in [(1, 0), (1000, 0), (c.len(), 0), (1, 2), (1000, 3)] {
+                    let mut p = CorpusPairs::with_threads(t, threads);
+                    let mut got = p.feed_all(&c, size);
                     got.sort_unstable();
-                    assert_eq!(got, want, "{nb} {scan:?} sorted={sorted} chunks of {size}");
-                    t = p.tables;
+                    assert_eq!(got, want, "{nb} {scan:?} sorted={sorted} chunks of {size}, {threads} threads");
+                    t = p.into_tables();
                 }
             }
         }
@@ -757,24 +904,6 @@ mod tests {
         assert!(matches!(corpus_plan(1_000_000, 3), CorpusPlan::Blocks { .. }));
     }
 
-    #[test]
-    fn streams_one_corpus_row_at_a_time() {
-        let b = vec![(1, 0u64), (2, 0), (3, 1)];
-        let mut p = CorpusPairs::new(BatchTables::new(b, 1, &mut nop));
-        p.feed(&[(10, 0), (11, u64::MAX), (12, 1)]);
-        let mut got = Vec::new();
-        while let Some(x) = p.next_pending() {
-            got.push(x);
-        }
-        // Corpus row by corpus row, in the chunk's order.
-        assert_eq!(got.iter().map(|x| x.1).collect::<Vec<_>>(), vec![10, 10, 10, 12, 12, 12]);
-        got.sort_unstable();
-        assert_eq!(got, vec![(1, 10, 0), (1, 12, 1), (2, 10, 0), (2, 12, 1), (3, 10, 1), (3, 12, 0)]);
-        p.feed(&[(13, u64::MAX)]);
-        assert_eq!(p.next_pending(), None);
-        assert_eq!((p.emitted, p.fed), (6, 4));
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
         #[test]
@@ -794,15 +923,19 @@ mod tests {
 }
 
 #[cfg(test)]
-mod timing {
+pub(crate) mod timing {
     use super::*;
+
+    /// A well-mixed 64-bit value of `i` and seed `s`: the timing tests' fingerprints.
+    pub(crate) fn mix(i: u64, s: u64) -> u64 {
+        (i ^ s).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29).wrapping_mul(0xBF58_476D_1CE4_E5B9)
+    }
 
     /// `cargo test --release -p simhash-core batch_corpus::timing -- --ignored --nocapture`:
     /// lookup time per corpus row for each plan at k = 3, 1M batch rows.
     #[test]
     #[ignore]
     fn plans_at_1m() {
-        let mix = |i: u64, s: u64| (i ^ s).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         let batch: Vec<(i64, u64)> = (0..1_000_000u64).map(|i| (i as i64, mix(i, 1))).collect();
         let corpus: Vec<u64> = (0..2_000_000u64).map(|i| mix(i + (1 << 40), 1)).collect();
         let per_row = |t0: std::time::Instant, rows: usize| t0.elapsed().as_nanos() as f64 / rows as f64;
@@ -838,7 +971,6 @@ mod timing {
     #[test]
     #[ignore]
     fn crossover() {
-        let mix = |i: u64, s: u64| (i ^ s).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         let corpus: Vec<u64> = (0..1_000_000u64).map(|i| mix(i + (1 << 40), 1)).collect();
         for n in [1u64 << 20, 1 << 21, 1 << 22] {
             let batch: Vec<(i64, u64)> = (0..n).map(|i| (i as i64, mix(i, 1))).collect();

@@ -1,7 +1,18 @@
 -- simhash_duplicates(query, k) and simhash_clusters(query, k) (src/batch.rs, simhash-core batch.rs):
 -- exact against a brute-force self-join, identical groups, clusters, NULLs and errors.
+-- Settings made before the library loads in this session survive its loading: every
+-- simhash.* setting is defined before the prefix is reserved (one defined after it was
+-- dropped with a WARNING: simhash.nearest_scan_fallback, until this was mended).
+SET simhash.batch_threads = 0;
+SET simhash.nearest_scan_fallback = off;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS simhash;
+SELECT simhash_near(0, 1, 1) AS library_loaded;
+SHOW simhash.batch_threads;
+SHOW simhash.nearest_scan_fallback;
+RESET simhash.batch_threads;
+RESET simhash.nearest_scan_fallback;
+SHOW simhash.batch_threads;
 
 -- 20,400 deterministic rows: 12,000 random fingerprints (md5 of the row number), 8,000 near
 -- copies of 797 bases with 0..5 bits flipped, 300 copies of one fingerprint, 100 NULLs.
@@ -143,6 +154,25 @@ SELECT k,
        (SELECT count(*) FROM (SELECT * FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id, fp FROM qc', k)
                               EXCEPT ALL SELECT * FROM qbrute WHERE distance <= k) x) AS extra
   FROM generate_series(0, 8) k;
+-- The same pairs with the lookups in the backend itself (simhash.batch_threads = 0) and in
+-- 5 worker threads (more than the chunks the corpus makes); above, 2 (the default).
+CREATE TEMP VIEW qcheck AS
+SELECT k,
+       (SELECT count(*) FROM (SELECT * FROM qbrute WHERE distance <= k
+                              EXCEPT ALL SELECT * FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id, fp FROM qc', k)) m) AS missing,
+       (SELECT count(*) FROM (SELECT * FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id, fp FROM qc', k)
+                              EXCEPT ALL SELECT * FROM qbrute WHERE distance <= k) x) AS extra
+  FROM generate_series(0, 8, 4) k;
+SET simhash.batch_threads = 0;
+SELECT * FROM qcheck;
+SET simhash.batch_threads = 5;
+SELECT * FROM qcheck;
+RESET simhash.batch_threads;
+-- Out of range: 22023.
+\set VERBOSITY sqlstate
+SET simhash.batch_threads = 65;
+SET simhash.batch_threads = -1;
+\set VERBOSITY default
 -- Default max_distance 3; the same id on both sides pairs (the two sides' ids are independent).
 SELECT count(*) AS pairs, count(*) FILTER (WHERE batch_id = corpus_id) AS same_id
   FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id, fp FROM qc');
