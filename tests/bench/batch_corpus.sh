@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Benchmark of simhash_duplicates(batch, corpus, k) (issue 13, part 1): a BATCH-row batch
-# and a SMALL-row batch against a CORPUS-row corpus at k = 3, each next to baselines from
-# the same run:
-#   - one sequential read of the corpus's (id, fp): SELECT count(*), sum(fp) FROM corpus;
+# and a SMALL-row batch against a CORPUS-row corpus at k = 3, with the default 2 lookup
+# threads, each next to baselines from the same run:
+#   - one sequential read of the corpus's (id, fp): SELECT count(*), sum(fp) FROM corpus,
+#     before the passes and again after them;
+#   - the same pass with simhash.batch_threads = 0 (lookups in the backend);
 #   - a join through the block-index rewrite (simhash_near with 4 generated block columns
 #     and their indexes on the corpus), timed on the first SAMPLE batch rows and
 #     extrapolated per row to the whole batch;
@@ -50,6 +52,10 @@ q "SELECT count(*), sum(fp) FROM corpus" >/dev/null   # warm the cache for every
 tseq=$(secs "SELECT count(*), sum(fp) FROM corpus")
 tb=$(secs "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM batch', 'SELECT id, fp FROM corpus', 3)"); pb=$(cat "$out")
 ts=$(secs "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM small', 'SELECT id, fp FROM corpus', 3)"); ps=$(cat "$out")
+# The same two passes with the lookups in the backend itself, no worker threads.
+tb0=$(secs "SET simhash.batch_threads = 0; SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM batch', 'SELECT id, fp FROM corpus', 3)")
+ts0=$(secs "SET simhash.batch_threads = 0; SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM small', 'SELECT id, fp FROM corpus', 3)")
+tseq2=$(secs "SELECT count(*), sum(fp) FROM corpus")   # the read again, after the passes
 
 # The join through the rewrite, on the first SAMPLE batch rows; its pairs are checked
 # against simhash_duplicates on the same rows.
@@ -83,9 +89,12 @@ echo "# ratio = baseline / value: above 1, simhash_duplicates(batch, corpus) is 
 printf '%-52s %10s %10s %8s\n' name value baseline ratio
 printf '%-52s %10.2f %10.2f %7sx\n' "batch_${BATCH}_vs_${CORPUS}_k3_s ($pb pairs) / join" "$tb" "$tj_batch" "$(ratio "$tb" "$tj_batch")"
 printf '%-52s %10.2f %10.2f %7sx\n' "batch_${BATCH}_vs_${CORPUS}_k3_s / seq read" "$tb" "$tseq" "$(ratio "$tb" "$tseq")"
+printf '%-52s %10.2f %10.2f %7sx\n' "batch_${BATCH}_vs_${CORPUS}_k3_s / seq read again" "$tb" "$tseq2" "$(ratio "$tb" "$tseq2")"
+printf '%-52s %10.2f %10.2f %7sx\n' "batch_${BATCH}_vs_${CORPUS}_k3_s / no threads" "$tb" "$tb0" "$(ratio "$tb" "$tb0")"
 printf '%-52s %10.2f %10.2f %7sx\n' "batch_${BATCH}_vs_${CORPUS}_k3_s / trigger" "$tb" "$tt_batch" "$(ratio "$tb" "$tt_batch")"
 printf '%-52s %10.2f %10.2f %7sx\n' "batch_${SMALL}_vs_${CORPUS}_k3_s ($ps pairs) / join" "$ts" "$tj_small" "$(ratio "$ts" "$tj_small")"
 printf '%-52s %10.2f %10.2f %7sx\n' "batch_${SMALL}_vs_${CORPUS}_k3_s / seq read" "$ts" "$tseq" "$(ratio "$ts" "$tseq")"
+printf '%-52s %10.2f %10.2f %7sx\n' "batch_${SMALL}_vs_${CORPUS}_k3_s / no threads" "$ts" "$ts0" "$(ratio "$ts" "$ts0")"
 printf '%-52s %10.2f %10s %8s\n' "seq_read_corpus_s (count(*), sum(fp))" "$tseq" - -
 printf '%-52s %10.3f %10s %8s\n' "join_${SAMPLE}_rows_s ($pj pairs; extrapolated per row)" "$tj" - -
 printf '%-52s %10.1f %10s %8s\n' "join_ms_per_batch_row" "$(echo "scale=3; $tj * 1000 / $SAMPLE" | bc)" - -
