@@ -155,18 +155,25 @@ SELECT k,
                               EXCEPT ALL SELECT * FROM qbrute WHERE distance <= k) x) AS extra
   FROM generate_series(0, 8) k;
 -- The same pairs with the lookups in the backend itself (simhash.batch_threads = 0) and in
--- 5 worker threads (more than the chunks the corpus makes); above, 2 (the default).
+-- 5 worker threads, on a corpus of 5 copies of qc (88,250 rows, more than one 65,536-row
+-- chunk: a corpus of one chunk is looked up without threads, whatever the setting).
 CREATE TEMP VIEW qcheck AS
 SELECT k,
-       (SELECT count(*) FROM (SELECT * FROM qbrute WHERE distance <= k
-                              EXCEPT ALL SELECT * FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id, fp FROM qc', k)) m) AS missing,
-       (SELECT count(*) FROM (SELECT * FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id, fp FROM qc', k)
-                              EXCEPT ALL SELECT * FROM qbrute WHERE distance <= k) x) AS extra
+       (SELECT count(*) FROM (SELECT batch_id, corpus_id + g * 1000000, distance FROM qbrute, generate_series(0, 4) g WHERE distance <= k
+                              EXCEPT ALL SELECT * FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id + g * 1000000, fp FROM qc, generate_series(0, 4) g', k)) m) AS missing,
+       (SELECT count(*) FROM (SELECT * FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id + g * 1000000, fp FROM qc, generate_series(0, 4) g', k)
+                              EXCEPT ALL SELECT batch_id, corpus_id + g * 1000000, distance FROM qbrute, generate_series(0, 4) g WHERE distance <= k) x) AS extra
   FROM generate_series(0, 8, 4) k;
 SET simhash.batch_threads = 0;
 SELECT * FROM qcheck;
 SET simhash.batch_threads = 5;
 SELECT * FROM qcheck;
+-- The last NOTICE says how many threads looked up: 5 for the corpus of two chunks, none
+-- for qc alone (one chunk).
+SET client_min_messages = notice;
+SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id + g * 1000000, fp FROM qc, generate_series(0, 4) g', 3);
+SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id, fp FROM qc', 3);
+SET client_min_messages = warning;
 RESET simhash.batch_threads;
 -- Out of range: 22023.
 \set VERBOSITY sqlstate
