@@ -9,9 +9,9 @@
 #   - simhash() of a 50 MB text under statement_timeout = 100ms ends with 57014 inside
 #     simhash() (a sequence called after it does not move), and without a timeout gives
 #     the fingerprint of the same sentence repeated 3 times (one piece);
-#   - simhash_duplicates(batch, corpus) with 2 lookup threads under statement_timeout = 3s
-#     ends with 57014; while it ran the backend had 3 threads, after it 1, and after one
-#     stopped by LIMIT 1 also 1;
+#   - simhash_duplicates(batch, corpus) with 2 lookup threads: while it ran the backend had
+#     3 threads; pg_cancel_backend then ends it with 57014, after which it has 1, and after
+#     a pass stopped by LIMIT 1 also 1;
 #   - the backend's peak memory after the LIMIT 10 query is printed (not checked).
 # Expects PGHOST/PGPORT/PGUSER of a running cluster with the extension installed.
 set -euo pipefail
@@ -54,32 +54,43 @@ s=$(sqlstate -c "SET statement_timeout = '200ms'" -c "SELECT count(*) FROM simha
 s=$(sqlstate -c "SET statement_timeout = '200ms'" -c "SELECT count(*) FROM simhash_clusters('SELECT i::bigint, hashint8extended(i, 0) FROM generate_series(1, 3000000) i', 3)")
 [ "$s" = 57014 ] || fail "simhash_clusters over 3M rows under a 200 ms timeout: $s, want 57014"
 # A batch against a corpus with lookup threads (simhash.batch_threads = 2): while it runs,
-# the backend has its 2 workers (seen in /proc); a cancel ends it with 57014, and then
-# the backend has one thread again and the session goes on.
+# the backend has its 2 workers (seen in /proc); once they are seen, pg_cancel_backend
+# ends it with 57014, and then the backend has one thread again and the session goes on.
+# The corpus is a cross join of two generate_series, 10^9 rows streamed (a single
+# generate_series in FROM would be materialized first), so it is still running when the
+# cancel comes, however fast the machine.
 qbatch="SELECT i::bigint, hashint8extended(i, 1) FROM generate_series(1, 1000000) i"
-qcorpus="SELECT i::bigint, hashint8extended(i, 2) FROM generate_series(1, 50000000) i"
+qcorpus="SELECT a::bigint * 1000000 + b, hashint8extended(a::bigint * 1000000 + b, 2) FROM generate_series(1, 1000) a, generate_series(1, 1000000) b"
+# For LIMIT: a corpus of 4 chunks that holds the batch's rows, so its first chunk has pairs.
+qsame="SELECT i::bigint, hashint8extended(i, 1) FROM generate_series(1, 1000000) i"
 out=$(mktemp)
 psql -X -q -At -d "$db" -c "SELECT pg_backend_pid()" -c "SET simhash.batch_threads = 2" \
-     -c "SET statement_timeout = '3s'" -c "\\set VERBOSITY sqlstate" \
+     -c "\\set VERBOSITY sqlstate" \
      -c "SELECT count(*) FROM simhash_duplicates('$qbatch', '$qcorpus', 3)" \
-     -c "RESET statement_timeout" -c "SELECT 'threads after', count(*) FROM pg_ls_dir('/proc/self/task') t" \
-     -c "SELECT 'limit', count(*) FROM (SELECT * FROM simhash_duplicates('$qbatch', '${qcorpus/, 2)/, 1)}', 3) LIMIT 1) p" \
+     -c "SELECT 'threads after', count(*) FROM pg_ls_dir('/proc/self/task') t" \
+     -c "SELECT 'limit', count(*) FROM (SELECT * FROM simhash_duplicates('$qbatch', '$qsame', 3) LIMIT 1) p" \
      -c "SELECT 'threads after limit', count(*) FROM pg_ls_dir('/proc/self/task') t" >"$out" 2>&1 &
 bg=$!
 pid=
-for _ in $(seq 100); do pid=$(head -1 "$out" | grep -oE '^[0-9]+$' || true); [ -n "$pid" ] && break; sleep 0.1; done
-most=0
-while kill -0 "$bg" 2>/dev/null; do
+for _ in $(seq 600); do pid=$(head -1 "$out" | grep -oE '^[0-9]+$' || true); [ -n "$pid" ] && break; sleep 0.1; done
+most=0 cancelled=0
+for _ in $(seq 1200); do   # up to 60 s for the threads to appear
+    kill -0 "$bg" 2>/dev/null || break
     n=$(ls "/proc/$pid/task" 2>/dev/null | wc -l)
     [ "$n" -gt "$most" ] && most=$n
+    if [ "$most" -ge 3 ] && [ "$cancelled" = 0 ]; then
+        q -c "SELECT pg_cancel_backend($pid)" >/dev/null
+        cancelled=1
+    fi
+    [ "$cancelled" = 1 ] && break
     sleep 0.05
 done
+[ "$cancelled" = 1 ] || q -c "SELECT pg_cancel_backend($pid)" >/dev/null || true   # no threads seen: stop it anyway
 wait "$bg" || true
-grep -q 'ERROR:  57014' "$out" || fail "batch against corpus with threads under a 3 s timeout: $(tr '\n' ' ' <"$out"), want 57014"
 [ "$most" = 3 ] || fail "batch against corpus: the backend had at most $most threads while it ran, want 3 (itself and 2 workers)"
+grep -q 'ERROR:  57014' "$out" || fail "batch against corpus with threads, cancelled: $(tr '\n' ' ' <"$out"), want 57014"
 grep -q '^threads after|1$' "$out" || fail "batch against corpus: after the cancel, $(grep 'threads after' "$out"), want 1 thread"
-# LIMIT stops a pass whose first chunk has pairs (the corpus holds the batch's rows): the
-# threads are joined at the end of that statement too.
+# LIMIT stops a pass with threads: they are joined at the end of that statement too.
 grep -q '^limit|1$' "$out" || fail "batch against corpus, LIMIT 1: $(grep '^limit' "$out"), want 1 row"
 grep -q '^threads after limit|1$' "$out" || fail "batch against corpus: after LIMIT 1, $(grep 'threads after limit' "$out"), want 1 thread"
 rm -f "$out"
