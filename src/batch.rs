@@ -167,14 +167,16 @@ impl CorpusCursor {
         c
     }
 
-    /// Appends the next up to `rows` rows to `buf`; closes the cursor after the last one.
+    /// Appends the next up to `rows` rows to `buf`; closes the cursor once they run out.
     fn fetch(&mut self, buf: &mut Vec<(i64, u64)>, rows: i64) {
         let Some(name) = self.name.take() else { return };
         let (null_fps, checked) = (&mut self.null_fps, &mut self.checked);
         self.name = Spi::connect(|client| {
             let mut cursor = client.find_cursor(&name).unwrap_or_else(|e| error!("{}: {e}", Self::F));
             let n = cursor.fetch(rows).unwrap_or_else(|e| error!("{}: {e}", Self::F)).len();
-            if take_fetched(Self::F, "corpus", n, buf, null_fps, checked) == 0 {
+            // Fewer rows than asked for: the portal is at its end (so a small corpus is known
+            // to be done after its first fetch).
+            if (take_fetched(Self::F, "corpus", n, buf, null_fps, checked) as i64) < rows {
                 None // dropping `cursor` closes the portal
             } else {
                 Some(cursor.detach_into_name())
@@ -275,16 +277,12 @@ fn simhash_duplicates_corpus(
         cursor.close(); // no pair is possible: the corpus's first fetch checked its columns
         first.clear();
     }
-    // Threads only for a corpus of more than one chunk: a smaller one is looked up in less
-    // time than starting and joining them takes (a 2-row batch against a 2-row corpus:
-    // 0.23 ms a call without threads, 0.43 ms with 2, pgbench).
-    let mut threads = BATCH_THREADS.get() as usize;
-    if threads > 0 && !batch_is_empty {
-        cursor.fill(&mut first, CorpusPairs::chunk_rows_for(rows.len()));
-    }
-    if cursor.is_done() {
-        threads = 0;
-    }
+    // Threads only for a corpus of more than one fetch (50,000 rows): a smaller one is
+    // looked up in less time than starting and joining them takes (a 2-row batch against
+    // a 2-row corpus: 0.23 ms a call without threads, 0.43 ms with 2, pgbench). Deciding
+    // on the first fetch, not the first chunk, lets the threads start on the batch while
+    // the backend reads the rest of that chunk.
+    let threads = if cursor.is_done() { 0 } else { BATCH_THREADS.get() as usize };
     // SAFETY: the workers run only simhash_core's grouping, table builds and lookups (no
     // call into PostgreSQL, no callback), so the one thing they must not do is take the
     // backend's signals: they are started with every signal blocked and keep that mask.

@@ -107,7 +107,7 @@ impl CorpusPairs {
         match threads.into_pool() {
             None => Self::start(Prepared::new(rows, k, cb), LookupThreads(None), cb),
             Some(mut pool) => {
-                let chunk_rows = Self::chunk_rows_for(rows.len());
+                let chunk_rows = chunk_rows(rows.len());
                 pool.prepare(rows, k);
                 Self::with_stage(Stage::Grouping, Some(pool), chunk_rows)
             }
@@ -160,13 +160,6 @@ impl CorpusPairs {
             Stage::Ready(t) => Some(t),
             _ => None,
         }
-    }
-
-    /// Corpus rows per chunk with worker threads, for a batch of `batch_rows` rows
-    /// ([`CorpusPairs::start_rows`]): a caller can tell whether a corpus fills more than one
-    /// chunk before starting threads.
-    pub fn chunk_rows_for(batch_rows: usize) -> usize {
-        chunk_rows(batch_rows)
     }
 
     /// Corpus rows per chunk to feed.

@@ -155,8 +155,8 @@ SELECT k,
                               EXCEPT ALL SELECT * FROM qbrute WHERE distance <= k) x) AS extra
   FROM generate_series(0, 8) k;
 -- The same pairs with the lookups in the backend itself (simhash.batch_threads = 0) and in
--- 5 worker threads, on a corpus of 5 copies of qc (88,250 rows, more than one 65,536-row
--- chunk: a corpus of one chunk is looked up without threads, whatever the setting).
+-- 5 worker threads, on a corpus of 5 copies of qc (88,250 rows: a corpus of one fetch,
+-- 50,000 rows, is looked up without threads, whatever the setting; this one is two chunks).
 CREATE TEMP VIEW qcheck AS
 SELECT k,
        (SELECT count(*) FROM (SELECT batch_id, corpus_id + g * 1000000, distance FROM qbrute, generate_series(0, 4) g WHERE distance <= k
@@ -169,7 +169,7 @@ SELECT * FROM qcheck;
 SET simhash.batch_threads = 5;
 SELECT * FROM qcheck;
 -- The last NOTICE says how many threads looked up: 5 for the corpus of two chunks, none
--- for qc alone (one chunk).
+-- for qc alone (one fetch).
 SET client_min_messages = notice;
 SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id + g * 1000000, fp FROM qc, generate_series(0, 4) g', 3);
 SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id, fp FROM qc', 3);
