@@ -339,7 +339,7 @@ fn simhash_duplicates_corpus(
 }
 
 /// `simhash.batch_threads`: worker threads for `simhash_duplicates(batch, corpus)`. 2 by
-/// default: a 1M batch against a 10M corpus takes 0.86-0.90 s with 2, 1.34-1.49 s with
+/// default: a 1M batch against a 10M corpus takes 0.89 s with 2, 1.43-1.47 s with
 /// none (tests/bench/batch_corpus.sh), and on 2 cores more add nothing.
 static BATCH_THREADS: GucSetting<i32> = GucSetting::<i32>::new(2);
 
