@@ -24,12 +24,14 @@ bash $h/cluster.sh start test "shared_buffers = 256MB"
 trap 'bash $h/cluster.sh stop test' EXIT
 eval "$(bash $h/cluster.sh env test)"
 
-# The regression database has the extension and a `corpus` table of real news paragraphs.
+# The regression database has the extension, a `corpus` table of real news paragraphs and
+# the error-capturing helper regress_try(sql).
 createdb simhash_regress
 psql -X -q -v ON_ERROR_STOP=1 -d simhash_regress \
     -c "CREATE EXTENSION simhash" \
     -c "CREATE TABLE corpus(id serial PRIMARY KEY, body text NOT NULL)" \
-    -c "\\copy corpus(body) FROM '$root/target/corpus/peoples_daily_199801.txt'"
+    -c "\\copy corpus(body) FROM '$root/target/corpus/peoples_daily_199801.txt'" \
+    -f $h/regress_try.sql
 
 mapfile -t regress_tests < <(ls tests/pg_regress/sql/*.sql | xargs -n1 basename | sed 's/\.sql$//' | sort)
 mkdir -p target/regress

@@ -4,16 +4,7 @@
 -- tests/integration/sharded.sh (a coordinator and 3 shards).
 CREATE EXTENSION IF NOT EXISTS simhash;
 
--- shard_try(sql): 'ok', or the error as SQLSTATE: message / DETAIL / HINT.
-CREATE FUNCTION shard_try(sql text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE st text; msg text; det text; hnt text;
-BEGIN
-    EXECUTE sql;
-    RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL, hnt = PG_EXCEPTION_HINT;
-    RETURN st || ': ' || msg || coalesce(' DETAIL: ' || nullif(det, ''), '') || coalesce(' HINT: ' || nullif(hnt, ''), '');
-END $$;
+-- regress_try(sql) (tests/harness/regress_try.sql): 'ok', or the error as SQLSTATE: message / DETAIL / HINT.
 
 -- Golden values: 0x0123456789abcdef at k = 3 over 16 shards, and two more shapes.
 SELECT j, simhash_key_owner(x'0123456789abcdef'::bigint, j, 3, 16) FROM generate_series(0, 3) j;
@@ -71,11 +62,11 @@ SELECT count(*) AS owned_pairs,
 FROM generate_series(0, 4) s, simhash_owned_duplicates('SELECT id, fp FROM shard_fps', 6, s, 5);
 SELECT count(*) AS limited FROM (SELECT * FROM simhash_owned_duplicates('SELECT id, fp FROM shard_fps', 6, 1, 5) LIMIT 3) x;
 RESET client_min_messages;
-SELECT shard_try('SELECT * FROM simhash_owned_duplicates(''SELECT 1::bigint, 2::bigint'', 3, 5, 5)');
-SELECT shard_try('SELECT * FROM simhash_owned_duplicates(''SELECT 1::bigint, 2::bigint'', 64, 0, 5)');
+SELECT regress_try('SELECT * FROM simhash_owned_duplicates(''SELECT 1::bigint, 2::bigint'', 3, 5, 5)');
+SELECT regress_try('SELECT * FROM simhash_owned_duplicates(''SELECT 1::bigint, 2::bigint'', 64, 0, 5)');
 SELECT * FROM simhash_components('VALUES (5::bigint, 9::bigint), (9, 2), (7, 8), (3, 3), (4, NULL)') ORDER BY cluster_id, id;
-SELECT shard_try('SELECT * FROM simhash_components(''SELECT 1, 2'')');
-SELECT shard_try('SELECT * FROM simhash_components(''SELECT 1::bigint'')');
+SELECT regress_try('SELECT * FROM simhash_components(''SELECT 1, 2'')');
+SELECT regress_try('SELECT * FROM simhash_components(''SELECT 1::bigint'')');
 
 -- simhash_dedup_fp_trigger: the row brings its fingerprint.
 CREATE TABLE shard_keys (id bigint PRIMARY KEY, fp bigint, dup_of bigint);
@@ -83,9 +74,9 @@ SELECT simhash_create_blocks('shard_keys', 'fp', 4);
 CREATE TRIGGER dedup BEFORE INSERT ON shard_keys FOR EACH ROW
     EXECUTE FUNCTION simhash_dedup_fp_trigger('fp', '3', 'reject');
 INSERT INTO shard_keys(id, fp) VALUES (1, 255), (2, NULL), (3, -1);
-SELECT shard_try('INSERT INTO shard_keys(id, fp) VALUES (4, 255 # 7)');
-SELECT shard_try('INSERT INTO shard_keys(id, fp) VALUES (4, 255 # 15)');
-SELECT shard_try('INSERT INTO shard_keys(id, fp) VALUES (5, NULL)');
+SELECT regress_try('INSERT INTO shard_keys(id, fp) VALUES (4, 255 # 7)');
+SELECT regress_try('INSERT INTO shard_keys(id, fp) VALUES (4, 255 # 15)');
+SELECT regress_try('INSERT INTO shard_keys(id, fp) VALUES (5, NULL)');
 DROP TRIGGER dedup ON shard_keys;
 CREATE TRIGGER dedup BEFORE INSERT ON shard_keys FOR EACH ROW
     EXECUTE FUNCTION simhash_dedup_fp_trigger('fp', '3', 'link', 'dup_of');
@@ -100,34 +91,33 @@ SELECT id FROM shard_keys WHERE id >= 9;
 DROP TRIGGER dedup ON shard_keys;
 CREATE TRIGGER dedup BEFORE INSERT ON shard_keys FOR EACH ROW
     EXECUTE FUNCTION simhash_dedup_fp_trigger('fp', '3', 'skip', '{"definition": "0"}');
-SELECT shard_try('INSERT INTO shard_keys(id, fp) VALUES (11, 0)');
+SELECT regress_try('INSERT INTO shard_keys(id, fp) VALUES (11, 0)');
 DROP TRIGGER dedup ON shard_keys;
 CREATE TRIGGER dedup BEFORE INSERT ON shard_keys FOR EACH ROW
     EXECUTE FUNCTION simhash_dedup_fp_trigger('fp', '3', 'link');
-SELECT shard_try('INSERT INTO shard_keys(id, fp) VALUES (11, 0)');
+SELECT regress_try('INSERT INTO shard_keys(id, fp) VALUES (11, 0)');
 DROP TRIGGER dedup ON shard_keys;
 CREATE TRIGGER dedup BEFORE INSERT ON shard_keys FOR EACH ROW
     EXECUTE FUNCTION simhash_dedup_fp_trigger('fp', '3');
-SELECT shard_try('INSERT INTO shard_keys(id, fp) VALUES (11, 0)');
+SELECT regress_try('INSERT INTO shard_keys(id, fp) VALUES (11, 0)');
 DROP TRIGGER dedup ON shard_keys;
 CREATE TABLE shard_gen (id bigint PRIMARY KEY, body text, fp bigint GENERATED ALWAYS AS (simhash(body)) STORED);
 CREATE TRIGGER dedup BEFORE INSERT ON shard_gen FOR EACH ROW
     EXECUTE FUNCTION simhash_dedup_fp_trigger('fp', '3', 'reject');
-SELECT shard_try('INSERT INTO shard_gen(id, body) VALUES (1, ''x'')');
+SELECT regress_try('INSERT INTO shard_gen(id, body) VALUES (1, ''x'')');
 
 -- simhash_shard_trigger checks how it was declared.
 CREATE TABLE shard_docs (id bigint PRIMARY KEY, fp bigint);
 CREATE TRIGGER keys BEFORE INSERT ON shard_docs FOR EACH ROW
     EXECUTE FUNCTION simhash_shard_trigger('id', 'fp', 'public.shard_keys', '3');
-SELECT shard_try('INSERT INTO shard_docs VALUES (1, 1)');
+SELECT regress_try('INSERT INTO shard_docs VALUES (1, 1)');
 DROP TRIGGER keys ON shard_docs;
 CREATE TRIGGER keys BEFORE INSERT ON shard_docs FOR EACH ROW
     EXECUTE FUNCTION simhash_shard_trigger('id', 'fp', 'public.shard_keys', '3', '2', 'link');
-SELECT shard_try('INSERT INTO shard_docs VALUES (1, 1)');
+SELECT regress_try('INSERT INTO shard_docs VALUES (1, 1)');
 DROP TRIGGER keys ON shard_docs;
 CREATE TRIGGER keys AFTER INSERT ON shard_docs FOR EACH ROW
     EXECUTE FUNCTION simhash_shard_trigger('id', 'fp', 'public.shard_keys', '3', '2', 'reject');
-SELECT shard_try('INSERT INTO shard_docs VALUES (1, 1)');
+SELECT regress_try('INSERT INTO shard_docs VALUES (1, 1)');
 
 DROP TABLE shard_pairs, shard_fps, shard_keys, shard_gen, shard_docs;
-DROP FUNCTION shard_try(text);

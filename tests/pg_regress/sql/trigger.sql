@@ -7,16 +7,7 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS dblink;
 RESET client_min_messages;
 
--- trig_try(sql): 'ok', or the error as SQLSTATE: message / DETAIL / HINT.
-CREATE FUNCTION trig_try(sql text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE st text; msg text; det text; hnt text;
-BEGIN
-    EXECUTE sql;
-    RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL, hnt = PG_EXCEPTION_HINT;
-    RETURN st || ': ' || msg || coalesce(' DETAIL: ' || nullif(det, ''), '') || coalesce(' HINT: ' || nullif(hnt, ''), '');
-END $$;
+-- regress_try(sql) (tests/harness/regress_try.sql): 'ok', or the error as SQLSTATE: message / DETAIL / HINT.
 
 -- Real paragraphs and a variant of each with one character replaced in the middle; kept
 -- are the 8 whose variant is within distance 1..3 (near-duplicates at k = 3). No two
@@ -55,7 +46,7 @@ CREATE FUNCTION trig_fire(tbl text, how text, dml text) RETURNS text LANGUAGE pl
 DECLARE r text;
 BEGIN
     EXECUTE format('CREATE TRIGGER trig_fire %s', replace(how, 'ON tbl', format('ON %I', tbl)));
-    r := trig_try(dml);
+    r := regress_try(dml);
     EXECUTE format('DROP TRIGGER trig_fire ON %I', tbl);
     RETURN r;
 END $$;
@@ -88,7 +79,7 @@ FROM trig_docs;
 -- The nearest existing row is named, with the distance.
 SELECT variant AS v400 FROM trig_src WHERE id = 400 \gset
 INSERT INTO trig_docs(id, body) VALUES (1, :'v400');
-SELECT trig_try(format('INSERT INTO trig_docs(id, body) SELECT 100000 + id, variant FROM trig_src WHERE id = %s', id))
+SELECT regress_try(format('INSERT INTO trig_docs(id, body) SELECT 100000 + id, variant FROM trig_src WHERE id = %s', id))
 FROM trig_src ORDER BY id;
 SELECT count(*) AS rows FROM trig_docs;
 -- NULL text is never anyone's near-duplicate.
@@ -100,7 +91,7 @@ SELECT count(*) FROM trig_docs WHERE id IN (4, 5);
 -- UPDATE OF body: a row may change into a variant of itself, but not of another row.
 UPDATE trig_docs t SET body = s.variant FROM trig_src s WHERE t.id = s.id AND s.id = 1200;
 SELECT fp = simhash(variant) AS fp_follows FROM trig_docs t JOIN trig_src s USING (id) WHERE id = 1200;
-SELECT trig_try('UPDATE trig_docs SET body = (SELECT variant FROM trig_src WHERE id = 7600) WHERE id = 2');
+SELECT regress_try('UPDATE trig_docs SET body = (SELECT variant FROM trig_src WHERE id = 7600) WHERE id = 2');
 -- An UPDATE that does not change the fingerprint is not checked again.
 UPDATE trig_docs SET body = body WHERE id = 400;
 -- Brute force: no two rows within distance 3.
@@ -170,15 +161,15 @@ FROM (VALUES
     ('trig_pk2', $$'fp', 'body', '3', 'link', 'dup_of'$$)
 ) v(tbl, args);
 -- simhash_dedup_query validates the same way.
-SELECT trig_try($$SELECT simhash_dedup_query('trig_bad', 'fp', 'body', '3', 'unknown')$$);
+SELECT regress_try($$SELECT simhash_dedup_query('trig_bad', 'fp', 'body', '3', 'unknown')$$);
 -- Without a primary key, reject names the row by ctid.
 CREATE TRIGGER t BEFORE INSERT ON trig_nopk FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger('fp', 'body', '3', 'reject');
 INSERT INTO trig_nopk(body) VALUES ('今天北京天气很好，阳光明媚，适合出门散步。');
-SELECT trig_try($$INSERT INTO trig_nopk(body) VALUES ('今天北京天气很好，阳光明媚，适合出门散步！')$$);
+SELECT regress_try($$INSERT INTO trig_nopk(body) VALUES ('今天北京天气很好，阳光明媚，适合出门散步！')$$);
 -- A composite primary key is listed in full.
 CREATE TRIGGER t BEFORE INSERT ON trig_pk2 FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger('fp', 'body', '3', 'reject');
 INSERT INTO trig_pk2(a, b, body) VALUES (1, 2, '今天北京天气很好，阳光明媚，适合出门散步。');
-SELECT trig_try($$INSERT INTO trig_pk2(a, b, body) VALUES (1, 3, '今天北京天气很好，阳光明媚，适合出门散步！')$$);
+SELECT regress_try($$INSERT INTO trig_pk2(a, b, body) VALUES (1, 3, '今天北京天气很好，阳光明媚，适合出门散步！')$$);
 
 -- 6. Identifiers are quoted everywhere: odd table, column and schema names.
 CREATE SCHEMA "Trig Schema";
@@ -194,12 +185,12 @@ SELECT count(*) AS trig_docs_still_there FROM trig_docs;
 -- The functions are found whatever the search_path (they are schema-qualified).
 SET search_path = pg_catalog;
 INSERT INTO public.trig_docs(id, body) VALUES (6, '这是一个全新的句子，内容和表格中别的段落都不一样。');
-SELECT public.trig_try('INSERT INTO public.trig_docs(id, body) VALUES (8, ''这是一个全新的句子，内容和表格中别的段落都不一样！'')');
+SELECT public.regress_try('INSERT INTO public.trig_docs(id, body) VALUES (8, ''这是一个全新的句子，内容和表格中别的段落都不一样！'')');
 RESET search_path;
 
 -- 7. The cached check follows ALTER TABLE: a renamed text column is reported by name.
 ALTER TABLE trig_docs RENAME COLUMN body TO txt;
-SELECT trig_try('INSERT INTO trig_docs(id, txt) VALUES (9, ''x'')');
+SELECT regress_try('INSERT INTO trig_docs(id, txt) VALUES (9, ''x'')');
 ALTER TABLE trig_docs RENAME COLUMN txt TO body;
 INSERT INTO trig_docs(id, body) VALUES (9, '又一个新句子，讲述农村改革开放以来发生的巨大变化。');
 
@@ -211,10 +202,10 @@ SELECT dblink_connect('trig_other', format('host=%s port=%s dbname=%s user=%s',
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 SELECT count(*) FROM trig_docs;
 SELECT dblink_exec('trig_other', $$INSERT INTO trig_docs(id, body) VALUES (10, '人民日报社论：迎接新的一年，开创改革开放的新局面。')$$);
-SELECT trig_try($$INSERT INTO trig_docs(id, body) VALUES (11, '人民日报社论：迎接新的一年，开创改革开放的新局面！')$$);
+SELECT regress_try($$INSERT INTO trig_docs(id, body) VALUES (11, '人民日报社论：迎接新的一年，开创改革开放的新局面！')$$);
 ROLLBACK;
 -- READ COMMITTED sees it and rejects.
-SELECT trig_try($$INSERT INTO trig_docs(id, body) VALUES (11, '人民日报社论：迎接新的一年，开创改革开放的新局面！')$$);
+SELECT regress_try($$INSERT INTO trig_docs(id, body) VALUES (11, '人民日报社论：迎接新的一年，开创改革开放的新局面！')$$);
 SELECT dblink_disconnect('trig_other');
 SELECT count(*) AS near_duplicate_pairs FROM trig_docs a JOIN trig_docs b ON a.id < b.id AND hamming(a.fp, b.fp) <= 3;
 
@@ -321,14 +312,14 @@ CREATE TABLE trig_opt_d0(id int PRIMARY KEY, body text, fp bigint);
 CREATE TRIGGER d BEFORE INSERT OR UPDATE OF body ON trig_opt_d0
     FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger('fp', 'body', '3', 'reject', '{"definition": "0"}');
 INSERT INTO trig_opt_d0(id, body) SELECT 1, body FROM trig_opt_pair;
-SELECT trig_try('INSERT INTO trig_opt_d0(id, body) SELECT 2, variant FROM trig_opt_pair');
+SELECT regress_try('INSERT INTO trig_opt_d0(id, body) SELECT 2, variant FROM trig_opt_pair');
 SELECT id, fp = simhash(body, '{"definition": "0"}'::jsonb) AS fp_definition0 FROM trig_opt_d0 ORDER BY id;
 -- Without options (definition 1) the copy is rejected.
 CREATE TABLE trig_opt_d1(id int PRIMARY KEY, body text, fp bigint);
 CREATE TRIGGER d BEFORE INSERT OR UPDATE OF body ON trig_opt_d1
     FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger('fp', 'body', '3', 'reject');
 INSERT INTO trig_opt_d1(id, body) SELECT 1, body FROM trig_opt_pair;
-SELECT trig_try('INSERT INTO trig_opt_d1(id, body) SELECT 2, variant FROM trig_opt_pair');
+SELECT regress_try('INSERT INTO trig_opt_d1(id, body) SELECT 2, variant FROM trig_opt_pair');
 SELECT id, fp = simhash(body) AS fp_current FROM trig_opt_d1 ORDER BY id;
 -- Six arguments: link column, then options.
 CREATE TABLE trig_opt_link(id int PRIMARY KEY, body text, fp bigint, dup_of int);
@@ -359,7 +350,7 @@ CREATE TABLE trig_short0(id int PRIMARY KEY, body text, fp bigint);
 CREATE TRIGGER d BEFORE INSERT OR UPDATE OF body ON trig_short0
     FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger('fp', 'body', '0', 'reject', '{"definition": "0"}');
 INSERT INTO trig_short0(id, body) VALUES (1, '短文本');
-SELECT trig_try($$INSERT INTO trig_short0(id, body) VALUES (2, '短文本')$$);
+SELECT regress_try($$INSERT INTO trig_short0(id, body) VALUES (2, '短文本')$$);
 
 -- Bad options are 22023 when the trigger fires; an options argument anywhere but last,
 -- or a last argument that should be options and is not, are errors too.
@@ -388,8 +379,8 @@ FROM (VALUES
 SELECT simhash_dedup_query('trig_opt_d0', 'fp', 'body', '3', 'reject', '{"definition": "0"}');
 SELECT simhash_dedup_query('trig_opt_link', 'fp', 'body', '3', 'link', 'dup_of', '{"definition": "0"}')
      = simhash_dedup_query('trig_opt_link', 'fp', 'body', '3', 'link', 'dup_of') AS same_query;
-SELECT trig_try($$SELECT simhash_dedup_query('trig_opt_d0', 'fp', 'body', '3', 'reject', '{"definition": "7"}')$$);
-SELECT trig_try($$SELECT simhash_dedup_query('trig_opt_link', 'fp', 'body', '3', 'link', '{}', 'dup_of')$$);
+SELECT regress_try($$SELECT simhash_dedup_query('trig_opt_d0', 'fp', 'body', '3', 'reject', '{"definition": "7"}')$$);
+SELECT regress_try($$SELECT simhash_dedup_query('trig_opt_link', 'fp', 'body', '3', 'link', '{}', 'dup_of')$$);
 DROP TABLE trig_opt, trig_opt_pair, trig_opt_d0, trig_opt_d1, trig_opt_link, trig_short, trig_short_link, trig_short0;
 
 -- 12. The _v0 trigger functions (what 0.x's triggers are after ALTER EXTENSION UPDATE)
