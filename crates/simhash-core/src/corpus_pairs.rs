@@ -33,8 +33,6 @@ pub struct CorpusPairs {
     /// Chunks fed and not yet handed to the lookups (tables not built yet, or the workers
     /// busy), then chunks looked up by the caller, waiting for `advance`.
     waiting: VecDeque<Chunk>,
-    /// Chunks fed and not yet made current, at most.
-    cap: usize,
     chunk_rows: usize,
     /// The chunk whose pairs [`CorpusPairs::next_pending`] hands out.
     current: Chunk,
@@ -53,7 +51,7 @@ enum Stage {
     /// A worker is grouping the batch and choosing the plan.
     Grouping,
     /// The workers are building the tables: `built[i]` once table `i` is back.
-    Building { prepared: Arc<Prepared>, built: Vec<Option<Indexed>>, left: usize },
+    Building { prepared: Arc<Prepared>, built: Vec<Option<Indexed>> },
     Ready(Arc<BatchTables>),
     /// Only while moving from one to the other.
     Moving,
@@ -127,14 +125,11 @@ impl CorpusPairs {
         for i in 0..n {
             pool.build(i, Arc::clone(&prepared));
         }
-        self.stage = Stage::Building { prepared, built: (0..n).map(|_| None).collect(), left: n };
+        self.stage = Stage::Building { prepared, built: (0..n).map(|_| None).collect() };
         self.finish_building(); // no table to build (brute force, empty batch)
     }
 
     fn with_stage(stage: Stage, pool: Option<Pool>, chunk_rows: usize) -> CorpusPairs {
-        // Two chunks per worker: one being looked up, one waiting (which also covers the
-        // tables' build: about 0.05 s for a 1M batch on 2 workers, 4 chunks' reading).
-        let cap = pool.as_ref().map_or(1, |p| 2 * p.workers());
         CorpusPairs {
             stage,
             phase: None,
@@ -142,7 +137,6 @@ impl CorpusPairs {
             scratch: ChunkScratch::default(),
             fps: Vec::new(),
             waiting: VecDeque::new(),
-            cap,
             chunk_rows,
             current: Chunk::default(),
             spare: Vec::new(),
@@ -179,7 +173,9 @@ impl CorpusPairs {
     /// Whether [`CorpusPairs::feed`] may be called: fewer chunks fed and not yet current
     /// than two per worker, or without workers, none.
     pub fn wants_chunk(&self) -> bool {
-        self.in_flight() < self.cap
+        // Two chunks per worker: one being looked up, one waiting (which also covers the
+        // tables' build: about 0.05 s for a 1M batch on 2 workers, 4 chunks' reading).
+        self.in_flight() < (2 * self.threads()).max(1)
     }
 
     /// Hands over a chunk of corpus rows `(id, fp)` to be looked up (a copy of them). Only
@@ -224,7 +220,7 @@ impl CorpusPairs {
     /// Once every table is back: the batch with its tables, and the chunks waiting for
     /// them handed over.
     fn finish_building(&mut self) {
-        if !matches!(&self.stage, Stage::Building { left: 0, .. }) {
+        if !matches!(&self.stage, Stage::Building { built, .. } if built.iter().all(Option::is_some)) {
             return;
         }
         let Stage::Building { prepared, built, .. } = std::mem::replace(&mut self.stage, Stage::Moving) else { unreachable!() };
@@ -251,9 +247,8 @@ impl CorpusPairs {
                 Advance::Pending
             }
             Done::Built(i, t) => {
-                if let Stage::Building { built, left, .. } = &mut self.stage {
+                if let Stage::Building { built, .. } = &mut self.stage {
                     built[i] = Some(t);
-                    *left -= 1;
                 }
                 self.finish_building();
                 Advance::Pending
