@@ -60,7 +60,14 @@ pub(crate) fn read_rows(func: &str, what: &str, query: &str) -> Vec<(i64, u64)> 
 /// (NULL fingerprints counted in `null_fps`, not appended), frees the tuple table, and
 /// returns `n`. On the first call (`checked` false) checks the columns: ERROR 42804
 /// unless exactly two bigint columns; a NULL id is ERROR 22004.
-fn take_fetched(func: &str, what: &str, n: usize, rows: &mut Vec<(i64, u64)>, null_fps: &mut u64, checked: &mut bool) -> usize {
+fn take_fetched(
+    func: &str,
+    what: &str,
+    n: usize,
+    rows: &mut Vec<(i64, u64)>,
+    null_fps: &mut u64,
+    checked: &mut bool,
+) -> usize {
     // SAFETY: the caller's `fetch` just set SPI_tuptable (a FETCH always builds one, with
     // the portal's tuple descriptor, even for zero rows) and it holds `n` tuples. The
     // SpiTupleTable borrowing it is gone; we free it here and nothing else does, and we
@@ -137,7 +144,8 @@ unsafe fn int8_pair(tuple: pg_sys::HeapTuple) -> Option<(i64, i64)> {
         let h = (*tuple).t_data;
         let hoff = usize::from((*h).t_hoff);
         let stored = u32::from((*h).t_infomask2) & pg_sys::HEAP_NATTS_MASK;
-        if u32::from((*h).t_infomask) & pg_sys::HEAP_HASNULL != 0 || stored < 2 || ((*tuple).t_len as usize) < hoff + 16 {
+        if u32::from((*h).t_infomask) & pg_sys::HEAP_HASNULL != 0 || stored < 2 || ((*tuple).t_len as usize) < hoff + 16
+        {
             return None;
         }
         let data = h.cast::<u8>().add(hoff);
@@ -390,4 +398,8 @@ fn simhash_clusters(
     TableIterator::new(batch::clusters(rows, k, &mut progress(F)))
 }
 
-pgrx::extension_sql_file!("../sql/batch.sql", name = "batch", requires = [simhash_duplicates, simhash_duplicates_corpus]);
+pgrx::extension_sql_file!(
+    "../sql/batch.sql",
+    name = "batch",
+    requires = [simhash_duplicates, simhash_duplicates_corpus]
+);

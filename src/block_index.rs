@@ -247,7 +247,11 @@ pub(crate) unsafe fn block_sets(rel: pg_sys::Relation, fp: *mut pg_sys::Var, fun
         .into_iter()
         .filter_map(|(n, slots)| {
             let slots: Option<Vec<_>> = slots.into_iter().collect();
-            slots.map(|s| BlockSet { n, exprs: s.iter().map(|&(e, _)| e).collect(), indexes: s.iter().map(|&(_, ix)| ix).collect() })
+            slots.map(|s| BlockSet {
+                n,
+                exprs: s.iter().map(|&(e, _)| e).collect(),
+                indexes: s.iter().map(|&(_, ix)| ix).collect(),
+            })
         })
         .collect()
 }

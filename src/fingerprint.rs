@@ -23,7 +23,8 @@ pub(crate) unsafe fn simhash_of_text_datum(datum: pg_sys::Datum, options: &Optio
     let doc = unsafe { text_datum_to_utf8(datum) };
     simhash_core::simhash_text_with(Lexicon::global(), &doc, options, &mut || {
         check_for_interrupts!();
-    }).map(|fp| fp as i64)
+    })
+    .map(|fp| fp as i64)
 }
 
 /// The function's result: the fingerprint, or SQL NULL.
@@ -108,10 +109,7 @@ unsafe fn deconstruct(datum: pg_sys::Datum, elem_type: pg_sys::Oid, what: &str) 
         if n == 0 {
             return (Vec::new(), Vec::new());
         }
-        (
-            std::slice::from_raw_parts(elems, n as usize).to_vec(),
-            std::slice::from_raw_parts(nulls, n as usize).to_vec(),
-        )
+        (std::slice::from_raw_parts(elems, n as usize).to_vec(), std::slice::from_raw_parts(nulls, n as usize).to_vec())
     }
 }
 

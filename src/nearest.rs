@@ -79,7 +79,12 @@ fn target(tbl: pg_sys::Oid, fp_column: &CStr, ext_schema: pg_sys::Oid) -> Target
     unsafe {
         let rel = pg_sys::try_relation_open(tbl, LOCK);
         if rel.is_null() {
-            raise(PgSqlErrorCode::ERRCODE_UNDEFINED_TABLE, format!("simhash_nearest: relation with OID {tbl:?} does not exist"), None, None);
+            raise(
+                PgSqlErrorCode::ERRCODE_UNDEFINED_TABLE,
+                format!("simhash_nearest: relation with OID {tbl:?} does not exist"),
+                None,
+                None,
+            );
         }
         let relname = quote(CStr::from_ptr((*(*rel).rd_rel).relname.data.as_ptr()));
         let relkind = (*(*rel).rd_rel).relkind as u8;
@@ -99,16 +104,31 @@ fn target(tbl: pg_sys::Oid, fp_column: &CStr, ext_schema: pg_sys::Oid) -> Target
         let fp = quote(fp_column);
         if attno <= 0 {
             pg_sys::relation_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
-            raise(PgSqlErrorCode::ERRCODE_UNDEFINED_COLUMN, format!("simhash_nearest: column {fp} of relation {name} does not exist"), None, None);
+            raise(
+                PgSqlErrorCode::ERRCODE_UNDEFINED_COLUMN,
+                format!("simhash_nearest: column {fp} of relation {name} does not exist"),
+                None,
+                None,
+            );
         }
         let att = (*(*rel).rd_att).attrs.as_slice((*(*rel).rd_att).natts as usize)[attno as usize - 1];
         if att.atttypid != pg_sys::INT8OID {
             pg_sys::relation_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
-            raise(PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH, format!("simhash_nearest: column {fp} must be bigint"), None, None);
+            raise(
+                PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH,
+                format!("simhash_nearest: column {fp} must be bigint"),
+                None,
+                None,
+            );
         }
         let Some(funcs) = Funcs::lookup(ext_schema) else {
             pg_sys::relation_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
-            raise(PgSqlErrorCode::ERRCODE_UNDEFINED_FUNCTION, "simhash_nearest: the extension's functions are missing".into(), None, None);
+            raise(
+                PgSqlErrorCode::ERRCODE_UNDEFINED_FUNCTION,
+                "simhash_nearest: the extension's functions are missing".into(),
+                None,
+                None,
+            );
         };
         let var = pg_sys::makeVar(1, attno, pg_sys::INT8OID, -1, pg_sys::InvalidOid, 0);
         let sets = block_sets(rel, var, &funcs);
@@ -151,7 +171,12 @@ fn spi_error(e: pgrx::spi::SpiError) -> ! {
 }
 
 /// Offers the `(ctid, fp)` rows of a probe.
-fn offer_rows(client: &SpiClient<'_>, stmt: &pgrx::spi::PreparedStatement<'_>, args: &[pgrx::datum::DatumWithOid<'_>], s: &mut Nearest) {
+fn offer_rows(
+    client: &SpiClient<'_>,
+    stmt: &pgrx::spi::PreparedStatement<'_>,
+    args: &[pgrx::datum::DatumWithOid<'_>],
+    s: &mut Nearest,
+) {
     let rows = client.select(stmt, None, args).unwrap_or_else(|e| spi_error(e));
     for row in rows {
         let tid: Option<pg_sys::ItemPointerData> = row.get(1).unwrap_or_else(|e| spi_error(e));
@@ -178,9 +203,10 @@ fn simhash_nearest(
             format!("simhash_nearest: n must be between 1 and {}, got {n}", core_nearest::MAX_N)
         );
     }
-    let ext_schema: pg_sys::Oid = Spi::get_one("SELECT extnamespace FROM pg_catalog.pg_extension WHERE extname = 'simhash'")
-        .unwrap_or_else(|e| spi_error(e))
-        .unwrap_or_else(|| error!("simhash_nearest: the simhash extension is not installed"));
+    let ext_schema: pg_sys::Oid =
+        Spi::get_one("SELECT extnamespace FROM pg_catalog.pg_extension WHERE extname = 'simhash'")
+            .unwrap_or_else(|e| spi_error(e))
+            .unwrap_or_else(|| error!("simhash_nearest: the simhash extension is not installed"));
     let t = target(tbl, fp_column, ext_schema);
     let nblocks = t.blocks.len() as u32;
     let fallback = SCAN_FALLBACK.get();
@@ -217,7 +243,8 @@ fn simhash_nearest(
                 let rows = client.select(sql.as_str(), None, &args).unwrap_or_else(|e| spi_error(e));
                 let mut scanned = Vec::with_capacity(n as usize);
                 for row in rows {
-                    let tid: pg_sys::ItemPointerData = row.get(1).unwrap_or_else(|e| spi_error(e)).expect("ctid is never NULL");
+                    let tid: pg_sys::ItemPointerData =
+                        row.get(1).unwrap_or_else(|e| spi_error(e)).expect("ctid is never NULL");
                     let fp: i64 = row.get(2).unwrap_or_else(|e| spi_error(e)).expect("filtered on IS NOT NULL");
                     let distance: i32 = row.get(3).unwrap_or_else(|e| spi_error(e)).expect("hamming of non-NULLs");
                     scanned.push(Neighbour { distance: distance as u32, key: tid_key(tid), fp: fp as u64 });

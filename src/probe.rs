@@ -43,7 +43,8 @@ impl PreCheck {
     /// and whose `fp_attno`, if any, is an int8 column of the index.
     pub unsafe fn may_match(&self, heap: pg_sys::Relation, fp: i64, k: i32) -> bool {
         for (block, index) in self.indexes.iter().enumerate() {
-            let Ok(mut keys) = core_blocks::probes(fp as u64, block as i32, self.nblocks, k, core_blocks::MAX_PROBES) else {
+            let Ok(mut keys) = core_blocks::probes(fp as u64, block as i32, self.nblocks, k, core_blocks::MAX_PROBES)
+            else {
                 return true;
             };
             // Ascending keys: neighbouring descents share their upper pages in the CPU cache.
@@ -94,7 +95,12 @@ unsafe fn any_entry_within(heap: pg_sys::Relation, index: &BlockIndex, keys: &[u
                     found = true;
                     break 'keys;
                 };
-                pg_sys::index_deform_tuple((*scan).xs_itup, (*scan).xs_itupdesc, values.as_mut_ptr(), nulls.as_mut_ptr());
+                pg_sys::index_deform_tuple(
+                    (*scan).xs_itup,
+                    (*scan).xs_itupdesc,
+                    values.as_mut_ptr(),
+                    nulls.as_mut_ptr(),
+                );
                 let j = attno as usize - 1;
                 if !nulls[j] && hamming(values[j].value() as u64, fp as u64) <= k as u32 {
                     found = true;

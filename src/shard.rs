@@ -123,5 +123,13 @@ fn simhash_components(pairs: &str) -> TableIterator<'static, (name!(id, i64), na
 pgrx::extension_sql_file!(
     "../sql/shard.sql",
     name = "shard",
-    requires = [simhash_key_owner, simhash_key_owners, simhash_pair_owner, simhash_components, simhash_owned_duplicates, "trigger", "batch"]
+    requires = [
+        simhash_key_owner,
+        simhash_key_owners,
+        simhash_pair_owner,
+        simhash_components,
+        simhash_owned_duplicates,
+        "trigger",
+        "batch"
+    ]
 );

@@ -209,7 +209,8 @@ unsafe fn rewrite_with(
             let array = match (query_const, const_k) {
                 (Some(q), Some(k)) if !(*q).constisnull => {
                     let q = (*q).constvalue.value() as i64;
-                    let probes = core_blocks::probes(q as u64, i as i32, set.n, k, core_blocks::MAX_PROBES).unwrap_or_else(|e| crate::blocks::raise(e));
+                    let probes = core_blocks::probes(q as u64, i as i32, set.n, k, core_blocks::MAX_PROBES)
+                        .unwrap_or_else(|e| crate::blocks::raise(e));
                     int4_array_const(&probes)
                 }
                 _ => func_call(
@@ -218,7 +219,8 @@ unsafe fn rewrite_with(
                     &[copy(query), int4_const_node(i as i32), int4_const_node(set.n), copy(k_expr)],
                 ),
             };
-            let saop = pg_sys::palloc0(std::mem::size_of::<pg_sys::ScalarArrayOpExpr>()).cast::<pg_sys::ScalarArrayOpExpr>();
+            let saop =
+                pg_sys::palloc0(std::mem::size_of::<pg_sys::ScalarArrayOpExpr>()).cast::<pg_sys::ScalarArrayOpExpr>();
             (*saop).xpr.type_ = pg_sys::NodeTag::T_ScalarArrayOpExpr;
             (*saop).opno = pg_sys::Oid::from(INT4_EQ_OP);
             (*saop).opfuncid = pg_sys::Oid::from(INT4_EQ_PROC);

@@ -175,7 +175,12 @@ pub(super) unsafe fn check(
     // long-lived one by SPI_keepplan before being cached.
     unsafe {
         if pg_sys::SPI_connect() != pg_sys::SPI_OK_CONNECT as i32 {
-            raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, "simhash_dedup_trigger: SPI_connect failed".into(), None, None);
+            raise(
+                PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
+                "simhash_dedup_trigger: SPI_connect failed".into(),
+                None,
+                None,
+            );
         }
         let which = exclude.is_some() as usize;
         if plans[which].is_null() {

@@ -265,7 +265,14 @@ pub(super) unsafe fn config(
                 raise(
                     PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
                     format!("{func}: action link needs a single-column primary key on \"{relname}\""),
-                    Some(format!("The table has {}.", if key_names.is_empty() { "no primary key".to_owned() } else { format!("a primary key of {} columns", key_names.len()) })),
+                    Some(format!(
+                        "The table has {}.",
+                        if key_names.is_empty() {
+                            "no primary key".to_owned()
+                        } else {
+                            format!("a primary key of {} columns", key_names.len())
+                        }
+                    )),
                     Some("The link column receives the primary key of the matching row."),
                 );
             }
@@ -313,8 +320,7 @@ pub(super) unsafe fn config(
         let precheck = Funcs::lookup(ext_schema).and_then(|funcs| {
             let var = pg_sys::makeVar(1, fp.attnum, pg_sys::INT8OID, -1, pg_sys::InvalidOid, 0);
             let sets = block_sets(rel, var, &funcs);
-            let shapes: Vec<(u32, bool)> =
-                sets.iter().map(|s| (s.n as u32, covering(&s.indexes))).collect();
+            let shapes: Vec<(u32, bool)> = sets.iter().map(|s| (s.n as u32, covering(&s.indexes))).collect();
             let chosen = dedup::choose_precheck(&shapes, parsed.max_distance, rows)?;
             Some(PreCheck { nblocks: sets[chosen].n, indexes: sets[chosen].indexes.clone() })
         });
@@ -423,7 +429,8 @@ pub(super) unsafe fn entry(
         return found;
     }
     // SAFETY: forwarded from the caller.
-    let config = std::rc::Rc::new(unsafe { config(rel, &trigger_args((*td).tg_trigger), ext_schema, default, func, fp_only) });
+    let config =
+        std::rc::Rc::new(unsafe { config(rel, &trigger_args((*td).tg_trigger), ext_schema, default, func, fp_only) });
     let plans = [std::ptr::null_mut(); 2];
     CACHE.with(|c| c.borrow_mut().insert(tgoid, Entry { default, fp_only, config: config.clone(), plans }));
     (config, plans)

@@ -66,7 +66,8 @@ pub(super) fn lock(config: &Config, fp: i64) {
         let after = taken + keys.len();
         if after > ESCALATE_TRY_AFTER {
             let wait = after > ESCALATE_WAIT_AFTER;
-            if pg_sys::LockAcquire(&table, exclusive, false, !wait) != pg_sys::LockAcquireResult::LOCKACQUIRE_NOT_AVAIL {
+            if pg_sys::LockAcquire(&table, exclusive, false, !wait) != pg_sys::LockAcquireResult::LOCKACQUIRE_NOT_AVAIL
+            {
                 return;
             }
         }

@@ -114,7 +114,8 @@ fn may_see_key(relid: pg_sys::Oid, key_attnums: &[i16]) -> bool {
     // locked for the statement); `noError = true`, so check_enable_rls raises no ERROR for
     // row_security = off, and the ACL checks return a result instead of raising.
     unsafe {
-        if pg_sys::check_enable_rls(relid, pg_sys::InvalidOid, true) == pg_sys::CheckEnableRlsResult::RLS_ENABLED as i32 {
+        if pg_sys::check_enable_rls(relid, pg_sys::InvalidOid, true) == pg_sys::CheckEnableRlsResult::RLS_ENABLED as i32
+        {
             return false;
         }
         let user = pg_sys::GetUserId();
@@ -123,9 +124,9 @@ fn may_see_key(relid: pg_sys::Oid, key_attnums: &[i16]) -> bool {
             return true;
         }
         !key_attnums.is_empty()
-            && key_attnums
-                .iter()
-                .all(|&attnum| pg_sys::pg_attribute_aclcheck(relid, attnum, user, select) == pg_sys::AclResult::ACLCHECK_OK)
+            && key_attnums.iter().all(|&attnum| {
+                pg_sys::pg_attribute_aclcheck(relid, attnum, user, select) == pg_sys::AclResult::ACLCHECK_OK
+            })
     }
 }
 

@@ -70,7 +70,9 @@ fn main() {
     println!("simhash_v0_rust_MBps {:.2} (xor {x0:x})", mb / old);
     println!("simhash_rust_over_cut {:.2}", cut / full);
     println!("simhash_v1_over_v0 {:.3}", old / full);
-    if std::env::var("BREAKDOWN").is_ok() { breakdown(&docs, mb); }
+    if std::env::var("BREAKDOWN").is_ok() {
+        breakdown(&docs, mb);
+    }
 }
 
 /// XOR of the fingerprints of `docs` (0 for a text without one): keeps the work observable.
@@ -83,28 +85,53 @@ fn xor_all(docs: &[&str], options: &Options) -> u64 {
 pub fn breakdown(docs: &[&str], mb: f64) {
     let lex = Lexicon::global();
     // Ten passes per timing: one pass is a few CPU-clock ticks (~4 ms).
-    let (norm, _) = best_of(3, || (0..10).map(|_| docs.iter().map(|d| simhash_core::normalize::normalize(d).len() as u64).sum::<u64>()).sum());
+    let (norm, _) = best_of(3, || {
+        (0..10).map(|_| docs.iter().map(|d| simhash_core::normalize::normalize(d).len() as u64).sum::<u64>()).sum()
+    });
     println!("normalize_MBps {:.2}", 10.0 * mb / norm);
     let normed: Vec<String> = docs.iter().map(|d| simhash_core::normalize::normalize(d).into_owned()).collect();
     let (cutn, _) = best_of(3, || normed.iter().map(|d| lex.jieba.cut(d, false).len() as u64).sum());
     println!("cut_normalized_MBps {:.2}", mb / cutn);
     let o = Options::default();
-    let (a, _) = best_of(3, || normed.iter().map(|d| lex.jieba.cut(d, false).iter().fold(0u64, |a, t| a ^ simhash_core::hash_feature(t.word.as_bytes()))).sum());
+    let (a, _) = best_of(3, || {
+        normed
+            .iter()
+            .map(|d| {
+                lex.jieba.cut(d, false).iter().fold(0u64, |a, t| a ^ simhash_core::hash_feature(t.word.as_bytes()))
+            })
+            .sum()
+    });
     println!("cut_hash_tokens_MBps {:.2}", mb / a);
-    let (a, _) = best_of(3, || normed.iter().map(|d| lex.jieba.cut(d, false).iter().fold(0u64, |a, t| a + lex.lookup(simhash_core::hash_feature(t.word.as_bytes())).is_some() as u64)).sum());
+    let (a, _) = best_of(3, || {
+        normed
+            .iter()
+            .map(|d| {
+                lex.jieba
+                    .cut(d, false)
+                    .iter()
+                    .fold(0u64, |a, t| a + lex.lookup(simhash_core::hash_feature(t.word.as_bytes())).is_some() as u64)
+            })
+            .sum()
+    });
     println!("cut_hash_lookup_every_token_MBps {:.2}", mb / a);
     let (ex, _) = best_of(3, || normed.iter().map(|d| simhash_core::extract(lex, d, &(&o).into()).len() as u64).sum());
     println!("extract_normalized_MBps {:.2}", mb / ex);
-    let feats: Vec<Vec<(u64, f64)>> =
-        normed.iter().map(|d| simhash_core::extract(lex, d, &(&o).into()).iter().map(|f| (f.hash, f.weight)).collect()).collect();
+    let feats: Vec<Vec<(u64, f64)>> = normed
+        .iter()
+        .map(|d| simhash_core::extract(lex, d, &(&o).into()).iter().map(|f| (f.hash, f.weight)).collect())
+        .collect();
     let n: usize = feats.iter().map(Vec::len).sum();
     // Twenty passes per timing, as one pass is about one CPU-clock tick.
     let (fold, _) = best_of(5, || {
-        (0..20).fold(0, |a, _| feats.iter().fold(a, |a, f| a ^ std::hint::black_box(simhash_core::fingerprint(f.iter().copied()))))
+        (0..20).fold(0, |a, _| {
+            feats.iter().fold(a, |a, f| a ^ std::hint::black_box(simhash_core::fingerprint(f.iter().copied())))
+        })
     });
     println!("fold_ns_per_feature {:.2} ({n} features)", fold * 1e9 / 20.0 / n as f64);
     let (look, _) = best_of(5, || {
-        (0..20).fold(0, |a, _| feats.iter().flatten().fold(a, |a, &(h, _)| a + std::hint::black_box(lex.lookup(h)).is_some() as u64))
+        (0..20).fold(0, |a, _| {
+            feats.iter().flatten().fold(a, |a, &(h, _)| a + std::hint::black_box(lex.lookup(h)).is_some() as u64)
+        })
     });
     println!("lookup_ns_per_feature {:.2}", look * 1e9 / 20.0 / n as f64);
 }

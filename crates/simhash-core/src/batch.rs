@@ -204,7 +204,11 @@ pub(crate) struct Table {
 }
 
 fn mask(len: u32) -> u64 {
-    if len == 64 { u64::MAX } else { (1u64 << len) - 1 }
+    if len == 64 {
+        u64::MAX
+    } else {
+        (1u64 << len) - 1
+    }
 }
 
 impl Table {
@@ -228,10 +232,7 @@ impl Table {
             shift[b] = top;
         }
         let last_key = *key.last().expect("a key has at least one block");
-        let earlier = (0..last_key)
-            .filter(|b| !key.contains(b))
-            .map(|b| (shift[b], mask(blocks[b].1)))
-            .collect();
+        let earlier = (0..last_key).filter(|b| !key.contains(b)).map(|b| (shift[b], mask(blocks[b].1))).collect();
         Table { blocks, order, key_bits, earlier }
     }
 
@@ -333,7 +334,10 @@ struct Search {
 enum SearchState {
     Done,
     /// Next comparison: `distinct[i]` with `distinct[j]`.
-    Brute { i: usize, j: usize },
+    Brute {
+        i: usize,
+        j: usize,
+    },
     /// Manku tables. `table` is keyed on `key`; `buf` holds it permuted and sorted once
     /// `built`; the current run of equal keys is `buf[run_start..run_end]`, and the
     /// next comparison is `buf[x]` with `buf[y]`.
@@ -358,7 +362,17 @@ impl Search {
             Plan::Blocks { m, a } => {
                 let key: Vec<usize> = (0..a as usize).collect();
                 let table = Table::new(m, &key);
-                SearchState::Blocks { m, key, table, built: false, buf: Vec::new(), scratch: Vec::new(), run_end: 0, x: 0, y: 0 }
+                SearchState::Blocks {
+                    m,
+                    key,
+                    table,
+                    built: false,
+                    buf: Vec::new(),
+                    scratch: Vec::new(),
+                    run_end: 0,
+                    x: 0,
+                    y: 0,
+                }
             }
         };
         Search { k, state, work: 0 }
@@ -463,7 +477,13 @@ impl Search {
 
 /// Calls `emit(i, j, distance)` once for every pair `i < j` of indices into `distinct`
 /// (sorted, no duplicates) within distance `k` (`k ≥ 1`), following `plan`.
-fn distinct_pairs(distinct: &[u64], k: u32, plan: Plan, cb: &mut dyn FnMut(Progress), emit: &mut dyn FnMut(usize, usize, u32)) {
+fn distinct_pairs(
+    distinct: &[u64],
+    k: u32,
+    plan: Plan,
+    cb: &mut dyn FnMut(Progress),
+    emit: &mut dyn FnMut(usize, usize, u32),
+) {
     let mut search = Search::new(k, plan);
     while let Some((i, j, d)) = search.next(distinct, cb) {
         emit(i, j, d);
@@ -529,9 +549,19 @@ pub struct Duplicates {
 /// Where [`Duplicates`] is: the next pair is rows `x` and `y` of the stage's groups.
 enum Stage {
     /// Inside group `g`, `x < y`.
-    Identical { g: usize, x: usize, y: usize },
+    Identical {
+        g: usize,
+        x: usize,
+        y: usize,
+    },
     /// Group `a` (row `x`) with group `b` (row `y`), at distance `d`.
-    Cross { a: usize, b: usize, d: u32, x: usize, y: usize },
+    Cross {
+        a: usize,
+        b: usize,
+        d: u32,
+        x: usize,
+        y: usize,
+    },
     /// Between two groups: ask the search for the next pair of distinct fingerprints.
     Search,
     Done,
@@ -594,7 +624,11 @@ impl Duplicates {
                     }
                     if y >= len {
                         // Next row of the group, or the next group.
-                        self.stage = if x + 2 < len { Stage::Identical { g, x: x + 1, y: x + 2 } } else { Stage::Identical { g: g + 1, x: 0, y: 1 } };
+                        self.stage = if x + 2 < len {
+                            Stage::Identical { g, x: x + 1, y: x + 2 }
+                        } else {
+                            Stage::Identical { g: g + 1, x: 0, y: 1 }
+                        };
                         self.tick(cb);
                         continue;
                     }
@@ -612,7 +646,11 @@ impl Duplicates {
                         self.stage = Stage::Search;
                         continue;
                     }
-                    self.stage = if y + 1 < lb { Stage::Cross { a, b, d, x, y: y + 1 } } else { Stage::Cross { a, b, d, x: x + 1, y: 0 } };
+                    self.stage = if y + 1 < lb {
+                        Stage::Cross { a, b, d, x, y: y + 1 }
+                    } else {
+                        Stage::Cross { a, b, d, x: x + 1, y: 0 }
+                    };
                     self.tick(cb);
                     let (p, q) = (self.g.ids(a)[x].1, self.g.ids(b)[y].1);
                     if p != q {
@@ -641,7 +679,11 @@ impl Duplicates {
 
 /// Every pair of [`Duplicates`], collected and sorted by `(id1, id2, distance)`: for
 /// tests and small inputs (it holds every pair, 16 B each). Panics if `k > 64`.
-pub fn duplicates(rows: impl IntoIterator<Item = (i64, u64)>, k: u32, cb: &mut dyn FnMut(Progress)) -> Vec<(i64, i64, u32)> {
+pub fn duplicates(
+    rows: impl IntoIterator<Item = (i64, u64)>,
+    k: u32,
+    cb: &mut dyn FnMut(Progress),
+) -> Vec<(i64, i64, u32)> {
     let mut d = Duplicates::new(rows, k, cb);
     let mut out = Vec::new();
     while let Some(p) = d.next_pair(cb) {
@@ -799,7 +841,9 @@ mod tests {
         rows.extend([(5, 0xF000), (6, 0xF001), (7, 0xF003), (8, 0xFFFF_FFFF_0000_0000)]);
         let pairs = duplicates(rows.clone(), 1, &mut nop);
         assert_eq!(pairs.len(), 2000 * 1999 / 2 + 2);
-        assert!(pairs.contains(&(5, 6, 1)) && pairs.contains(&(6, 7, 1)) && !pairs.iter().any(|p| p.0 == 5 && p.1 == 7));
+        assert!(
+            pairs.contains(&(5, 6, 1)) && pairs.contains(&(6, 7, 1)) && !pairs.iter().any(|p| p.0 == 5 && p.1 == 7)
+        );
         let cl = clusters(rows.clone(), 1, &mut nop);
         assert_eq!(cl.len(), 2003);
         assert_eq!(&cl[..3], &[(5, 5), (6, 5), (7, 5)]);
@@ -811,7 +855,8 @@ mod tests {
     /// unsigned fingerprint order, each group sorted; then the others, each pair once.
     #[test]
     fn stream_order_identical_groups_first() {
-        let mut rows: Vec<(i64, u64)> = vec![(9, u64::MAX), (3, u64::MAX), (4, 7), (1, 7), (2, 7), (5, 6), (8, 1 << 40)];
+        let mut rows: Vec<(i64, u64)> =
+            vec![(9, u64::MAX), (3, u64::MAX), (4, 7), (1, 7), (2, 7), (5, 6), (8, 1 << 40)];
         rows.extend((100..110).map(|id| (id, id as u64 * 0x1000_0001)));
         let mut d = Duplicates::new(rows.clone(), 1, &mut nop);
         let mut got = Vec::new();
@@ -842,7 +887,8 @@ mod tests {
 
     #[test]
     fn sorting_many_rows_in_runs_and_merges() {
-        let mut rows: Vec<(u64, i64)> = (0..1_000_003i64).map(|i| ((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) % 5000, -i)).collect();
+        let mut rows: Vec<(u64, i64)> =
+            (0..1_000_003i64).map(|i| ((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) % 5000, -i)).collect();
         let mut want = rows.clone();
         want.sort_unstable();
         let mut ticks = 0;

@@ -35,8 +35,8 @@
 //! one at a time.
 
 use crate::batch::{binomial, next_combination, radix_sort_top_by, Grouped, Progress, Table};
-use crate::hamming;
 use crate::corpus_pairs::CorpusPairs;
+use crate::hamming;
 
 /// At most this many tables (memory is 16 B per distinct batch fingerprint per table).
 pub const MAX_TABLES: f64 = 32.0;
@@ -234,13 +234,21 @@ impl Indexed {
 
     #[inline]
     fn bucket(p: u64, bits: u32) -> usize {
-        if bits == 0 { 0 } else { (p >> (64 - bits)) as usize }
+        if bits == 0 {
+            0
+        } else {
+            (p >> (64 - bits)) as usize
+        }
     }
 
     #[inline]
     fn key(&self, p: u64) -> u64 {
         let bits = self.table.key_bits;
-        if bits >= 64 { p } else { p >> (64 - bits) }
+        if bits >= 64 {
+            p
+        } else {
+            p >> (64 - bits)
+        }
     }
 }
 
@@ -277,7 +285,8 @@ impl Scan {
         let mut v = Vec::new();
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512vpopcntdq") {
+            if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+            {
                 v.push(Scan::Avx512);
             }
             if std::arch::is_x86_feature_detected!("popcnt") {
@@ -401,7 +410,9 @@ impl Prepared {
         let (n, k) = (self.g.distinct.len(), self.k);
         match self.plan {
             CorpusPlan::Empty => format!("empty batch, k={k}: no pairs"),
-            CorpusPlan::BruteForce => format!("{n} distinct batch fingerprints, k={k}: comparing each corpus row with all of them"),
+            CorpusPlan::BruteForce => {
+                format!("{n} distinct batch fingerprints, k={k}: comparing each corpus row with all of them")
+            }
             CorpusPlan::Blocks { m, a } => format!(
                 "{n} distinct batch fingerprints, k={k}: {m} blocks, {} tables keyed on {a} blocks",
                 binomial(m, a) as u64
@@ -534,7 +545,13 @@ impl BatchTables {
     /// 1 + candidates compared). Inlined into one copy per scan, each compiled with the
     /// scan's CPU features, so the scan inlines too.
     #[inline(always)]
-    fn probe_rows(&self, t: &Indexed, rows: &[(u64, u32)], hits: &mut Vec<(u32, u64, u32)>, scan: impl Fn(&[u64], &[u32], u64, u32, u32, &mut dyn FnMut(u64))) -> u64 {
+    fn probe_rows(
+        &self,
+        t: &Indexed,
+        rows: &[(u64, u32)],
+        hits: &mut Vec<(u32, u64, u32)>,
+        scan: impl Fn(&[u64], &[u32], u64, u32, u32, &mut dyn FnMut(u64)),
+    ) -> u64 {
         let mut work = 0;
         for &(p, r) in rows {
             let (lo, hi) = Self::run_of(t, p);
@@ -817,7 +834,9 @@ pub(crate) mod tests {
         // 70,000 distinct batch fingerprints in 4 tables: buckets of the whole 16-bit key;
         // and 3,000 in 10 tables of 25-bit keys, buckets narrower than the key. Each with
         // and without chunks sorted for the tables, with every scan, chunks of 1 to all.
-        for (nb, nc, plan) in [(70_000, 4_000, CorpusPlan::Blocks { m: 4, a: 1 }), (3_000, 5_000, CorpusPlan::Blocks { m: 5, a: 2 })] {
+        for (nb, nc, plan) in
+            [(70_000, 4_000, CorpusPlan::Blocks { m: 4, a: 1 }), (3_000, 5_000, CorpusPlan::Blocks { m: 5, a: 2 })]
+        {
             let (b, c) = planted(17, nb, nc, 4);
             let want = brute(&b, &c, 3);
             for (scan, sorted) in Scan::available().into_iter().flat_map(|s| [(s, false), (s, true)]) {
@@ -940,7 +959,9 @@ pub(crate) mod timing {
         let batch: Vec<(i64, u64)> = (0..1_000_000u64).map(|i| (i as i64, mix(i, 1))).collect();
         let corpus: Vec<u64> = (0..2_000_000u64).map(|i| mix(i + (1 << 40), 1)).collect();
         let per_row = |t0: std::time::Instant, rows: usize| t0.elapsed().as_nanos() as f64 / rows as f64;
-        for plan in [CorpusPlan::Blocks { m: 4, a: 1 }, CorpusPlan::Blocks { m: 5, a: 2 }, CorpusPlan::Blocks { m: 6, a: 3 }] {
+        for plan in
+            [CorpusPlan::Blocks { m: 4, a: 1 }, CorpusPlan::Blocks { m: 5, a: 2 }, CorpusPlan::Blocks { m: 6, a: 3 }]
+        {
             let mut t = BatchTables::with_plan(Grouped::new(batch.clone(), &mut |_| {}), 3, plan, &mut |_| {});
             let mut scratch = ChunkScratch::default();
             let mut out = Vec::new();

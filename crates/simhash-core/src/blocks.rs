@@ -262,7 +262,8 @@ mod tests {
         assert!(matches!(probes(0, 0, 2, 64, MAX_RUNTIME_PROBES), Err(BlockError::TooManyProbes { .. })));
         assert!(matches!(probes(0, 0, 3, 18, MAX_PROBES), Err(BlockError::TooManyProbes { .. })));
         assert_eq!(probes(0, 2, 3, 17, MAX_PROBES).unwrap().len(), 35_443);
-        assert_eq!(probes(0, 2, 3, 64, MAX_RUNTIME_PROBES).unwrap().len(), (1 << 22) - 1); // r = 21 of 22 bits
+        assert_eq!(probes(0, 2, 3, 64, MAX_RUNTIME_PROBES).unwrap().len(), (1 << 22) - 1);
+        // r = 21 of 22 bits
     }
 
     #[test]

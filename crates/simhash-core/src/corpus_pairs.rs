@@ -51,7 +51,10 @@ enum Stage {
     /// A worker is grouping the batch and choosing the plan.
     Grouping,
     /// The workers are building the tables: `built[i]` once table `i` is back.
-    Building { prepared: Arc<Prepared>, built: Vec<Option<Indexed>> },
+    Building {
+        prepared: Arc<Prepared>,
+        built: Vec<Option<Indexed>>,
+    },
     Ready(Arc<BatchTables>),
     /// Only while moving from one to the other.
     Moving,
@@ -100,7 +103,12 @@ impl CorpusPairs {
     /// chunks looked up, by `threads`; with none, here (calling `cb`). With threads the
     /// plan's [`Progress::Phase`] comes from [`CorpusPairs::phase`] once known, and chunks
     /// are as big as for as many distinct fingerprints as rows. Panics if `k > 64`.
-    pub fn start_rows(rows: Vec<(i64, u64)>, k: u32, threads: LookupThreads, cb: &mut dyn FnMut(Progress)) -> CorpusPairs {
+    pub fn start_rows(
+        rows: Vec<(i64, u64)>,
+        k: u32,
+        threads: LookupThreads,
+        cb: &mut dyn FnMut(Progress),
+    ) -> CorpusPairs {
         assert!(k <= 64, "max distance {k} > 64");
         match threads.into_pool() {
             None => Self::start(Prepared::new(rows, k, cb), LookupThreads(None), cb),
@@ -223,8 +231,11 @@ impl CorpusPairs {
         if !matches!(&self.stage, Stage::Building { built, .. } if built.iter().all(Option::is_some)) {
             return;
         }
-        let Stage::Building { prepared, built, .. } = std::mem::replace(&mut self.stage, Stage::Moving) else { unreachable!() };
-        let prepared = Arc::try_unwrap(prepared).unwrap_or_else(|_| panic!("a worker still holds the batch after its last table"));
+        let Stage::Building { prepared, built, .. } = std::mem::replace(&mut self.stage, Stage::Moving) else {
+            unreachable!()
+        };
+        let prepared =
+            Arc::try_unwrap(prepared).unwrap_or_else(|_| panic!("a worker still holds the batch after its last table"));
         let tables = prepared.finish(built.into_iter().map(|t| t.expect("every table built")).collect());
         self.stage = Stage::Ready(Arc::new(tables));
         self.pump();
@@ -329,7 +340,9 @@ impl CorpusPairs {
         let CorpusPairs { stage, pool, .. } = self;
         drop(pool);
         match stage {
-            Stage::Ready(t) => Arc::try_unwrap(t).unwrap_or_else(|_| panic!("the workers hold the tables until joined")),
+            Stage::Ready(t) => {
+                Arc::try_unwrap(t).unwrap_or_else(|_| panic!("the workers hold the tables until joined"))
+            }
             _ => panic!("the tables are not built"),
         }
     }
@@ -452,12 +465,19 @@ mod timing_threads {
                 out.clear();
                 t.groups_near_chunk(c, &mut scratch, &mut out);
             }
-            println!("lookups alone, chunks of {size}: {:.1} ns per corpus row", t0.elapsed().as_nanos() as f64 / fps.len() as f64);
+            println!(
+                "lookups alone, chunks of {size}: {:.1} ns per corpus row",
+                t0.elapsed().as_nanos() as f64 / fps.len() as f64
+            );
         }
         drop(t);
         for threads in [0, 1, 2, 3, 0] {
             let t0 = std::time::Instant::now();
-            let mut p = CorpusPairs::start(Prepared::new(batch.clone(), 3, &mut |_| {}), LookupThreads::start(threads), &mut |_| {});
+            let mut p = CorpusPairs::start(
+                Prepared::new(batch.clone(), 3, &mut |_| {}),
+                LookupThreads::start(threads),
+                &mut |_| {},
+            );
             let rows = p.chunk_rows();
             let mut out = Vec::new();
             for c in corpus.chunks(rows) {
@@ -471,7 +491,11 @@ mod timing_threads {
                 p.feed(c);
             }
             p.drain_into(&mut out);
-            println!("{threads} threads: {:.1} ns per corpus row, {} pairs (batch grouped, tables built, corpus looked up)", t0.elapsed().as_nanos() as f64 / corpus.len() as f64, out.len());
+            println!(
+                "{threads} threads: {:.1} ns per corpus row, {} pairs (batch grouped, tables built, corpus looked up)",
+                t0.elapsed().as_nanos() as f64 / corpus.len() as f64,
+                out.len()
+            );
         }
     }
 }

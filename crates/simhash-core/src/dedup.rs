@@ -217,7 +217,14 @@ pub fn parse_fp_args<S: AsRef<str>>(args: &[S]) -> Result<DedupArgs, DedupError>
         return Err(DedupError::OptionsNotTaken);
     }
     let (max_distance, action, link_column) = parse_check(args, 1)?;
-    Ok(DedupArgs { fp_column: args[0].as_ref().to_owned(), text_column: None, max_distance, action, link_column, options })
+    Ok(DedupArgs {
+        fp_column: args[0].as_ref().to_owned(),
+        text_column: None,
+        max_distance,
+        action,
+        link_column,
+        options,
+    })
 }
 
 /// `max_distance, action [, link_column]`, the tail both dedup triggers share, starting at
@@ -322,7 +329,11 @@ pub fn check_query(q: &CheckQuery<'_>) -> String {
     let ctid = ["ctid".to_owned()];
     let keys: Vec<String> =
         if q.key_columns.is_empty() { &ctid[..] } else { q.key_columns }.iter().map(|c| format!("t.{c}")).collect();
-    let key_text = keys.iter().map(|c| format!("{c}::pg_catalog.text")).collect::<Vec<_>>().join(" OPERATOR(pg_catalog.||) ', ' OPERATOR(pg_catalog.||) ");
+    let key_text = keys
+        .iter()
+        .map(|c| format!("{c}::pg_catalog.text"))
+        .collect::<Vec<_>>()
+        .join(" OPERATOR(pg_catalog.||) ', ' OPERATOR(pg_catalog.||) ");
     let link_value = if q.with_link_value { keys[0].as_str() } else { "NULL" };
     let exclude = if q.exclude_ctid { " AND t.ctid OPERATOR(pg_catalog.<>) $2" } else { "" };
     format!(
@@ -531,7 +542,10 @@ mod tests {
     #[test]
     fn fp_trigger_args() {
         let ok = parse_fp_args(&["fp", "3", "reject"]).unwrap();
-        assert_eq!((ok.fp_column.as_str(), ok.text_column, ok.max_distance, ok.action), ("fp", None, 3, Action::Reject));
+        assert_eq!(
+            (ok.fp_column.as_str(), ok.text_column, ok.max_distance, ok.action),
+            ("fp", None, 3, Action::Reject)
+        );
         let link = parse_fp_args(&["fp", "2", "link", "dup_of"]).unwrap();
         assert_eq!(link.link_column.as_deref(), Some("dup_of"));
         assert_eq!(parse_fp_args(&["fp", "3", "link"]), Err(DedupError::LinkColumnMissing { position: 4 }));
@@ -540,10 +554,7 @@ mod tests {
             "a fourth argument (link column) is only allowed with action link, not skip"
         );
         assert_eq!(parse_fp_args(&["fp", "3", "skip", "{}"]), Err(DedupError::OptionsNotTaken));
-        assert_eq!(
-            parse_fp_args(&["fp", "body", "3", "reject"]),
-            Err(DedupError::MaxDistance("body".into()))
-        );
+        assert_eq!(parse_fp_args(&["fp", "body", "3", "reject"]), Err(DedupError::MaxDistance("body".into())));
         assert_eq!(
             parse_fp_args(&["fp", "3"]),
             Err(DedupError::ArgCount { got: 2, options: false, expected: DEDUP_FP_SIGNATURE })

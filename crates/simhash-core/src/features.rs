@@ -254,7 +254,12 @@ pub fn fingerprint_normalized(lexicon: &Lexicon, normalized: &str, rules: &Rules
 
 /// [`fingerprint_normalized`], calling `tick` between the pieces of a long text
 /// (see [`PIECE_BYTES`]): the SQL layer checks for query cancellation there.
-pub fn fingerprint_normalized_with(lexicon: &Lexicon, normalized: &str, rules: &Rules, tick: &mut dyn FnMut()) -> Option<u64> {
+pub fn fingerprint_normalized_with(
+    lexicon: &Lexicon,
+    normalized: &str,
+    rules: &Rules,
+    tick: &mut dyn FnMut(),
+) -> Option<u64> {
     thread_local! {
         static COUNTS: RefCell<Counts> = RefCell::default();
     }
@@ -316,7 +321,14 @@ trait Sink<'a> {
 /// Tokenize and filter (see [`extract`]), handing every feature occurrence to `sink`.
 /// A text longer than `piece` bytes is cut by jieba in pieces ([`piece_end`]), with a
 /// call to `tick` between two pieces; the tokens, and so the features, are the same.
-fn segment<'a, S: Sink<'a>>(lexicon: &Lexicon, normalized: &'a str, rules: &Rules, sink: &mut S, piece: usize, tick: &mut dyn FnMut()) {
+fn segment<'a, S: Sink<'a>>(
+    lexicon: &Lexicon,
+    normalized: &'a str,
+    rules: &Rules,
+    sink: &mut S,
+    piece: usize,
+    tick: &mut dyn FnMut(),
+) {
     match rules.tokenizer {
         Tokenizer::Jieba => {
             let drop_single_han = rules.single_han == 0.0;
@@ -325,7 +337,11 @@ fn segment<'a, S: Sink<'a>>(lexicon: &Lexicon, normalized: &'a str, rules: &Rule
             let add = |sink: &mut S, word: &'a str, is_word: bool| {
                 let word = word.trim_end_matches('.');
                 let class = if is_word {
-                    if is_single_han(word) { Class::SingleHan } else { Class::Word }
+                    if is_single_han(word) {
+                        Class::SingleHan
+                    } else {
+                        Class::Word
+                    }
                 } else if !has_word_char(word) {
                     return;
                 } else if is_number(word) {
@@ -352,7 +368,8 @@ fn segment<'a, S: Sink<'a>>(lexicon: &Lexicon, normalized: &'a str, rules: &Rule
             let mut pending: Option<(usize, usize)> = None;
             let mut start = 0;
             loop {
-                let end = if normalized.len() <= piece { normalized.len() } else { piece_end(normalized, start, piece) };
+                let end =
+                    if normalized.len() <= piece { normalized.len() } else { piece_end(normalized, start, piece) };
                 let tokens = lexicon.jieba.cut(&normalized[start..end], rules.hmm);
                 if start == 0 {
                     sink.reserve(tokens.len());
@@ -572,7 +589,10 @@ mod tests {
 
     fn weights(doc: &str, options: &Options) -> Vec<(String, f64)> {
         let norm = normalize(doc);
-        extract(Lexicon::global(), &norm, &options.into()).into_iter().map(|f| (f.text.into_owned(), f.weight)).collect()
+        extract(Lexicon::global(), &norm, &options.into())
+            .into_iter()
+            .map(|f| (f.text.into_owned(), f.weight))
+            .collect()
     }
 
     #[test]
@@ -654,7 +674,8 @@ mod tests {
     fn number_shapes() {
         let rules = Rules { numbers: Numbers::Shape, single_han: 1.0, ..(&Options::default()).into() };
         let norm = normalize("1998年 4.3亿 ١٩");
-        let got: Vec<String> = extract(Lexicon::global(), &norm, &rules).into_iter().map(|f| f.text.into_owned()).collect();
+        let got: Vec<String> =
+            extract(Lexicon::global(), &norm, &rules).into_iter().map(|f| f.text.into_owned()).collect();
         assert_eq!(got, ["0000", "年", "0.0", "亿", "00"]);
     }
 

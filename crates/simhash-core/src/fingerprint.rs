@@ -117,7 +117,11 @@ impl Fold {
 
     /// Bit `i` set iff the sum for bit `i` is positive.
     pub fn finish(&self) -> u64 {
-        self.acc.as_flattened().iter().enumerate().fold(0u64, |fp, (bit, &v)| if v > 0.0 { fp | (1u64 << bit) } else { fp })
+        self.acc
+            .as_flattened()
+            .iter()
+            .enumerate()
+            .fold(0u64, |fp, (bit, &v)| if v > 0.0 { fp | (1u64 << bit) } else { fp })
     }
 }
 

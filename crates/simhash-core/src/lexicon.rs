@@ -43,9 +43,7 @@ impl Lexicon {
     /// Build a lexicon: decompress and parse the IDF table, add the stop words, load jieba.
     pub fn load() -> Lexicon {
         let mut text = String::with_capacity(6_400_000);
-        flate2::read::GzDecoder::new(IDF_GZ)
-            .read_to_string(&mut text)
-            .expect("bundled IDF table is valid gzip UTF-8");
+        flate2::read::GzDecoder::new(IDF_GZ).read_to_string(&mut text).expect("bundled IDF table is valid gzip UTF-8");
         // In file order, stop words last: for a key given twice the last entry wins.
         let mut entries = Vec::with_capacity(280_000);
         let mut idfs = Vec::with_capacity(280_000);
@@ -136,7 +134,10 @@ impl Table {
                 Entry::Idf(v) => v.to_bits(),
                 Entry::StopWord => STOP_WORD,
             };
-            assert!(value != EMPTY && (value != STOP_WORD || entry == Entry::StopWord), "IDF with a reserved NaN payload");
+            assert!(
+                value != EMPTY && (value != STOP_WORD || entry == Entry::StopWord),
+                "IDF with a reserved NaN payload"
+            );
             let mut i = t.home(key);
             while t.slots[i].value != EMPTY && t.slots[i].key != key {
                 i = (i + 1) & (n - 1);
@@ -160,7 +161,9 @@ impl Table {
             let slot = self.slots[i];
             match slot.value {
                 EMPTY => return None,
-                v if slot.key == key => return Some(if v == STOP_WORD { Entry::StopWord } else { Entry::Idf(f64::from_bits(v)) }),
+                v if slot.key == key => {
+                    return Some(if v == STOP_WORD { Entry::StopWord } else { Entry::Idf(f64::from_bits(v)) })
+                }
                 _ => i = (i + 1) & mask,
             }
         }
@@ -210,7 +213,9 @@ mod tests {
         assert!((lex.median_idf - 11.0).abs() < 2.0, "median {}", lex.median_idf);
         assert_eq!(lex.lookup(hash_feature("的".as_bytes())), Some(Entry::StopWord));
         assert_eq!(lex.lookup(hash_feature(b"the")), Some(Entry::StopWord));
-        assert!(matches!(lex.lookup(hash_feature("劳动防护".as_bytes())), Some(Entry::Idf(v)) if (v - 13.900677652).abs() < 1e-9));
+        assert!(
+            matches!(lex.lookup(hash_feature("劳动防护".as_bytes())), Some(Entry::Idf(v)) if (v - 13.900677652).abs() < 1e-9)
+        );
     }
 
     #[test]

@@ -8,15 +8,15 @@
 
 pub mod batch;
 pub mod batch_corpus;
-pub mod corpus_pairs;
 pub mod blocks;
+pub mod corpus_pairs;
 pub mod dedup;
 pub mod features;
 pub mod fingerprint;
 pub mod hamming;
+pub mod lexicon;
 pub mod lookup_threads;
 pub mod nearest;
-pub mod lexicon;
 pub mod normalize;
 pub mod options;
 pub mod shard;

@@ -93,7 +93,8 @@ impl LookupThreads {
         let mut workers = Vec::new();
         for i in 0..threads {
             let (queue, done) = (Arc::clone(&queue), done.clone());
-            let spawned = std::thread::Builder::new().name(format!("simhash lookups {i}")).spawn(move || work(&queue, &done));
+            let spawned =
+                std::thread::Builder::new().name(format!("simhash lookups {i}")).spawn(move || work(&queue, &done));
             match spawned {
                 Ok(h) => workers.push(h),
                 Err(_) => break,
@@ -102,7 +103,14 @@ impl LookupThreads {
         if workers.is_empty() {
             return LookupThreads(None);
         }
-        LookupThreads(Some(Pool { jobs: Some(jobs), results, workers, next_seq: 0, next_out: 0, early: VecDeque::new() }))
+        LookupThreads(Some(Pool {
+            jobs: Some(jobs),
+            results,
+            workers,
+            next_seq: 0,
+            next_out: 0,
+            early: VecDeque::new(),
+        }))
     }
 
     /// Workers running.
@@ -130,8 +138,8 @@ fn work(queue: &Mutex<Receiver<Job>>, done: &Sender<Result<(u64, Done), String>>
             Err(_) => return,
         };
         let Ok(job) = job else { return }; // the queue is closed
-        // The job's Arc is dropped before the result is sent: once the last table is
-        // back, the caller holds the only reference to the batch.
+                                           // The job's Arc is dropped before the result is sent: once the last table is
+                                           // back, the caller holds the only reference to the batch.
         let result = std::panic::catch_unwind(AssertUnwindSafe(|| match job {
             Job::Prepare(rows, k) => (u64::MAX, Done::Prepared(Prepared::new(rows, k, &mut |_| {}))),
             // The lookups' fingerprint buffer is free while tables are built.

@@ -99,12 +99,8 @@ impl Nearest {
 
     /// The next probe, `(block, radius)`: the block probed least far, the first of them.
     pub fn next_probe(&self) -> (u32, u32) {
-        let (i, p) = self
-            .probed
-            .iter()
-            .enumerate()
-            .min_by_key(|(_, p)| p.map_or(0, |r| r + 1))
-            .expect("at least two blocks");
+        let (i, p) =
+            self.probed.iter().enumerate().min_by_key(|(_, p)| p.map_or(0, |r| r + 1)).expect("at least two blocks");
         (i as u32, p.map_or(0, |r| r + 1))
     }
 

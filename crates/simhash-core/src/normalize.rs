@@ -265,13 +265,36 @@ mod tests {
     fn segments_that_are_not_one_character() {
         for s in [
             // Combining marks after full-width letters and digits, and out of order.
-            "Ａ\u{301}", "中Ａ\u{301}\u{327}文", "１\u{308}", "，\u{301}", "e\u{301}\u{327}", "\u{327}\u{301}中",
+            "Ａ\u{301}",
+            "中Ａ\u{301}\u{327}文",
+            "１\u{308}",
+            "，\u{301}",
+            "e\u{301}\u{327}",
+            "\u{327}\u{301}中",
             // Hangul: L+V+T jamo compose, an LV syllable takes a following T jamo.
-            "\u{1100}\u{1161}\u{11A8}", "가\u{11A8}", "中가\u{11A8}中", "\u{11A8}가",
+            "\u{1100}\u{1161}\u{11A8}",
+            "가\u{11A8}",
+            "中가\u{11A8}中",
+            "\u{11A8}가",
             // Sigma, also from a compatibility character (MATHEMATICAL BOLD CAPITAL SIGMA).
-            "ΑΣ", "ΣΑ", "ＡΣ中", "Α\u{1D6BA}", "中\u{1D6BA}", "Σ\u{308}", "ς", "中ΑΣ，",
+            "ΑΣ",
+            "ΣΑ",
+            "ＡΣ中",
+            "Α\u{1D6BA}",
+            "中\u{1D6BA}",
+            "Σ\u{308}",
+            "ς",
+            "中ΑΣ，",
             // One character into several, lowercasing into two.
-            "…", "ﷺ", "㈱中", "\u{130}中", "ǅ", "\u{212B}", "Ⅻ", "ｶﾞ", "\u{FF9E}中",
+            "…",
+            "ﷺ",
+            "㈱中",
+            "\u{130}中",
+            "ǅ",
+            "\u{212B}",
+            "Ⅻ",
+            "ｶﾞ",
+            "\u{FF9E}中",
         ] {
             assert_eq!(normalize(s), reference(s), "{s:?}");
         }
@@ -292,7 +315,9 @@ mod tests {
     fn every_bmp_character_in_context() {
         let mut s = String::new();
         for c in (0..0x10000).filter_map(char::from_u32) {
-            for (before, after) in [("", ""), ("e", "\u{301}\u{327}"), ("\u{1100}", "\u{1161}"), ("가", "\u{11A8}Σ"), ("Σ", "中")] {
+            for (before, after) in
+                [("", ""), ("e", "\u{301}\u{327}"), ("\u{1100}", "\u{1161}"), ("가", "\u{11A8}Σ"), ("Σ", "中")]
+            {
                 s.clear();
                 s.push_str(before);
                 s.push(c);

@@ -221,7 +221,10 @@ mod tests {
         assert!(parse(r#"{"definition":"0","min_features":3}"#).unwrap_err().contains("min_features"));
         // The 0.x entry points' default.
         let raw: RawOptions = serde_json::from_str(r#"{"weighting":"tf"}"#).unwrap();
-        assert_eq!(raw.clone().validate(Definition::V0).unwrap(), Options { weighting: Weighting::Tf, ..Options::v0() });
+        assert_eq!(
+            raw.clone().validate(Definition::V0).unwrap(),
+            Options { weighting: Weighting::Tf, ..Options::v0() }
+        );
         assert_eq!(raw.validate(Definition::V1).unwrap().definition, Definition::V1);
     }
 

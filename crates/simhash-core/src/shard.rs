@@ -94,9 +94,7 @@ pub fn key_owners(fp: u64, k: u32, shards: u32) -> Vec<u32> {
 /// agree, None when they agree on none (then they are more than `k` apart).
 pub fn pair_owner(a: u64, b: u64, k: u32, shards: u32) -> Option<u32> {
     let m = k + 1;
-    (0..m)
-        .find(|&j| blocks::block_bits(a, j, m) == blocks::block_bits(b, j, m))
-        .map(|j| key_owner(a, j, k, shards))
+    (0..m).find(|&j| blocks::block_bits(a, j, m) == blocks::block_bits(b, j, m)).map(|j| key_owner(a, j, k, shards))
 }
 
 /// Connected components of a graph given by its edges, over arbitrary `i64` ids
@@ -236,7 +234,8 @@ mod tests {
     fn copies_per_row_match_the_formula() {
         // 16 shards, k = 3: s·(1 − (1 − 1/s)^4) = 3.64 copies per row.
         let n = 200_000u64;
-        let total: usize = (0..n).map(|i| key_owners(crate::fingerprint::hash_feature(&i.to_le_bytes()), 3, 16).len()).sum();
+        let total: usize =
+            (0..n).map(|i| key_owners(crate::fingerprint::hash_feature(&i.to_le_bytes()), 3, 16).len()).sum();
         let mean = total as f64 / n as f64;
         let expected = 16.0 * (1.0 - (15.0f64 / 16.0).powi(4));
         assert!((mean - expected).abs() < 0.02, "mean copies {mean}, expected {expected}");
@@ -271,7 +270,8 @@ mod tests {
         assert!(all.len() > 1000, "{} pairs: too few to test", all.len());
         let mut union = Vec::new();
         for s in 0..shards {
-            let mut d = Duplicates::new(rows.clone(), k, &mut |_| {}).keeping(move |a, b| pair_owner(a, b, k, shards) == Some(s));
+            let mut d = Duplicates::new(rows.clone(), k, &mut |_| {})
+                .keeping(move |a, b| pair_owner(a, b, k, shards) == Some(s));
             while let Some(p) = d.next_pair(&mut |_| {}) {
                 union.push(p);
             }

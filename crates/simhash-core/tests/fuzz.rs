@@ -42,13 +42,89 @@ fn config(divisor: u32) -> Config {
 
 /// Pieces where normalization, segmentation and case mapping have special cases.
 const PIECES: &[&str] = &[
-    "中共中央", "总书记", "国家主席", "江泽民", "发表", "1998年", "新年讲话", "的", "了", "，", "。", "、", "《", "》",
-    "ＡＢＣ", "１９９８", "ｶﾞ", "\u{301}", "\u{308}", "\u{327}", "\u{3099}", "\u{345}", "e\u{301}", "Σ", "ΟΔΟΣ", "ς",
-    "\u{130}", "ß", "ẞ", "ﬁ", "…", "㈱", "ﷺ", "Ⅻ", "\u{212B}", "\u{1D6BA}", "\u{1100}\u{1161}\u{11A8}", "가\u{11A8}",
-    "\0", "\u{7}", "\u{FEFF}", "\u{200D}", "\u{200B}", "\u{202E}", "\u{FFFE}", "\u{FFFF}", "\u{10FFFF}", "\u{E000}",
-    "\u{F0000}", "\u{E0001}", "\u{FFFD}", "👨\u{200D}👩\u{200D}👧", "🇨🇳", "\u{20000}", "\u{2A6DF}", "٣.١٤", "4.3",
-    "1.", ".", "..", "3.14.15", "a.b", "U.S.A.", " ", "\t", "\n", "\r\n", "\u{3000}", "\u{2028}", "the", "and",
-    "Hello", "WORLD", "computer", "naïve", "Ǆ", "ǅ", "İstanbul", "ΣΑΣ", "مرحبا", "שלום", "привет", "ภาษาไทย",
+    "中共中央",
+    "总书记",
+    "国家主席",
+    "江泽民",
+    "发表",
+    "1998年",
+    "新年讲话",
+    "的",
+    "了",
+    "，",
+    "。",
+    "、",
+    "《",
+    "》",
+    "ＡＢＣ",
+    "１９９８",
+    "ｶﾞ",
+    "\u{301}",
+    "\u{308}",
+    "\u{327}",
+    "\u{3099}",
+    "\u{345}",
+    "e\u{301}",
+    "Σ",
+    "ΟΔΟΣ",
+    "ς",
+    "\u{130}",
+    "ß",
+    "ẞ",
+    "ﬁ",
+    "…",
+    "㈱",
+    "ﷺ",
+    "Ⅻ",
+    "\u{212B}",
+    "\u{1D6BA}",
+    "\u{1100}\u{1161}\u{11A8}",
+    "가\u{11A8}",
+    "\0",
+    "\u{7}",
+    "\u{FEFF}",
+    "\u{200D}",
+    "\u{200B}",
+    "\u{202E}",
+    "\u{FFFE}",
+    "\u{FFFF}",
+    "\u{10FFFF}",
+    "\u{E000}",
+    "\u{F0000}",
+    "\u{E0001}",
+    "\u{FFFD}",
+    "👨\u{200D}👩\u{200D}👧",
+    "🇨🇳",
+    "\u{20000}",
+    "\u{2A6DF}",
+    "٣.١٤",
+    "4.3",
+    "1.",
+    ".",
+    "..",
+    "3.14.15",
+    "a.b",
+    "U.S.A.",
+    " ",
+    "\t",
+    "\n",
+    "\r\n",
+    "\u{3000}",
+    "\u{2028}",
+    "the",
+    "and",
+    "Hello",
+    "WORLD",
+    "computer",
+    "naïve",
+    "Ǆ",
+    "ǅ",
+    "İstanbul",
+    "ΣΑΣ",
+    "مرحبا",
+    "שלום",
+    "привет",
+    "ภาษาไทย",
 ];
 
 fn piece() -> impl Strategy<Value = String> {
@@ -86,14 +162,20 @@ fn json() -> impl Strategy<Value = Value> {
         any::<u64>().prop_map(Value::from),
         (-40i64..1100).prop_map(Value::from),
         any::<f64>().prop_map(Value::from), // NaN and infinities become null
-        proptest::sample::select(&["jieba", "ngram", "tf", "tfidf", "binary", "0", "1", "1.0", "0.3.0", "2", "", " 1 ", ".1", "1.", "NGRAM", "１"][..])
-            .prop_map(Value::from),
+        proptest::sample::select(
+            &[
+                "jieba", "ngram", "tf", "tfidf", "binary", "0", "1", "1.0", "0.3.0", "2", "", " 1 ", ".1", "1.",
+                "NGRAM", "１"
+            ][..]
+        )
+        .prop_map(Value::from),
         any::<String>().prop_map(Value::from),
     ];
     leaf.prop_recursive(4, 32, 6, move |inner| {
         prop_oneof![
             proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            proptest::collection::vec((key.clone(), inner), 0..6).prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            proptest::collection::vec((key.clone(), inner), 0..6)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
         ]
     })
 }
@@ -108,7 +190,12 @@ fn options_from(v: &Value, default: Definition) -> Option<Options> {
 /// Every valid option set: both definitions, both tokenizers (n from 1 to 32), the three
 /// weightings, min_features from 0 to 1000.
 fn valid_options() -> impl Strategy<Value = Options> {
-    (any::<bool>(), prop_oneof![Just(None), (1u32..=32).prop_map(Some)], 0usize..3, prop_oneof![Just(None), (0u32..=1000).prop_map(Some)])
+    (
+        any::<bool>(),
+        prop_oneof![Just(None), (1u32..=32).prop_map(Some)],
+        0usize..3,
+        prop_oneof![Just(None), (0u32..=1000).prop_map(Some)],
+    )
         .prop_map(|(v0, n, w, min)| {
             let weighting = ["tfidf", "tf", "binary"][w];
             let mut json = serde_json::json!({ "definition": if v0 { "0" } else { "1" }, "weighting": weighting });
