@@ -73,7 +73,7 @@ impl Lexicon {
     }
 
     /// Start loading the table slot of `hash` into the cache, so that a later
-    /// [`lookup`](Self::lookup) finds it there. See [`Table::prefetch`].
+    /// [`lookup`](Self::lookup) finds it there. See `Table::prefetch` (private).
     #[inline]
     pub fn prefetch(&self, hash: u64) {
         self.entries.prefetch(hash)
@@ -179,7 +179,7 @@ impl Table {
     /// weighing, whose stalls perf showed (throughput.rs PROFILE_SIMHASH measures the
     /// difference). Elsewhere a plain load, as before.
     ///
-    /// [`segment`]: super::segment
+    /// [`segment`]: fn@super::segment::segment
     #[inline]
     fn prefetch(&self, key: u64) {
         let slot = &self.slots[self.home(key)];

@@ -1,5 +1,5 @@
 //! The fingerprint of a text, `simhash(text)` (README, "Fingerprint definition"):
-//! [`normalize`] (NFKC, lowercase) → features ([`Rules`]: segment, filter, count,
+//! [`normalize`](fn@normalize) (NFKC, lowercase) → features ([`Rules`]: segment, filter, count,
 //! weigh) → [`fingerprint`] (the fold of the weighted feature hashes).
 //!
 //! The modules depend one way, from the text up: `normalize` and `chars` (character
@@ -59,7 +59,7 @@ pub fn simhash_rules(lexicon: &Lexicon, doc: &str, rules: &Rules) -> Option<u64>
     fingerprint_normalized(lexicon, &normalize(doc), rules)
 }
 
-/// Features of an already [`normalize`]d text, under `rules`.
+/// Features of an already [`normalize`](fn@normalize)d text, under `rules`.
 ///
 /// - jieba: jieba-rs `cut` (HMM as `rules.hmm`); Chinese words, Latin words and numbers
 ///   come out as tokens of their own (adjacent non-Han letter/digit tokens are glued back

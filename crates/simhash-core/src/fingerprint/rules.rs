@@ -127,7 +127,7 @@ impl Rules {
     }
 }
 
-/// What [`segment`](super::segment) does with a token.
+/// What [`segment`](fn@super::segment::segment) does with a token.
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub(super) enum Kind {
     /// A feature of its own.
