@@ -14,7 +14,7 @@ use crate::text::text_datum_to_utf8;
 /// The fingerprint of a text datum in the server encoding, `None` (SQL NULL) for a text
 /// the definition declines: the one definition the SQL functions and the insert
 /// triggers (trigger.rs) compute. A long text is segmented in pieces, with a check for
-/// cancellation between two (`simhash_core::features::PIECE_BYTES`).
+/// cancellation between two (`simhash_core::fingerprint::PIECE_BYTES`).
 ///
 /// # Safety
 /// `datum` must be a non-NULL `text` (or `varchar`) datum.
@@ -181,7 +181,7 @@ fn simhash_features_utf8(
             );
         }
     };
-    let normalized = simhash_core::normalize::normalize(doc);
+    let normalized = simhash_core::fingerprint::normalize(doc);
     let rows: Vec<(Vec<u8>, f64)> = simhash_core::extract(Lexicon::global(), &normalized, &rules)
         .into_iter()
         .map(|f| (f.text.as_bytes().to_vec(), f.weight))

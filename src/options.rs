@@ -3,7 +3,7 @@
 
 use pgrx::callconv::{Arg, ArgAbi};
 use pgrx::prelude::*;
-use simhash_core::options::RawOptions;
+use simhash_core::RawOptions;
 use simhash_core::{Definition, Options};
 
 /// A `jsonb` argument, kept as its datum until [`parse`] reads it.

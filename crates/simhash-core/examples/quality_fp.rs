@@ -14,8 +14,8 @@
 
 use std::io::{BufRead, Write};
 
-use simhash_core::features::{Numbers, Tf};
-use simhash_core::options::RawOptions;
+use simhash_core::fingerprint::{Numbers, Tf};
+use simhash_core::RawOptions;
 use simhash_core::{Lexicon, Options, Rules, Tokenizer, Weighting};
 
 fn parse_rules(spec: &str) -> Rules {

@@ -20,9 +20,8 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence};
 use serde_json::Value;
 use simhash_core::batch::{self, Progress};
-use simhash_core::fingerprint::Fold;
-use simhash_core::normalize::normalize;
-use simhash_core::options::RawOptions;
+use simhash_core::fingerprint::{normalize, Fold, MAX_MIN_FEATURES};
+use simhash_core::RawOptions;
 use simhash_core::{extract, fingerprint, hamming, hash_feature, simhash_text, Definition, Lexicon, Options, Rules};
 use unicode_normalization::UnicodeNormalization;
 
@@ -246,7 +245,7 @@ proptest! {
             prop_assert_eq!(&a, &b);
             for default in [Definition::V0, Definition::V1] {
                 if let Ok(o) = a.clone().validate(default) {
-                    prop_assert!(o.min_features <= simhash_core::options::MAX_MIN_FEATURES);
+                    prop_assert!(o.min_features <= MAX_MIN_FEATURES);
                     if o.definition == Definition::V0 {
                         prop_assert_eq!(o.min_features, 0);
                     }

@@ -59,7 +59,7 @@ impl Fold {
     /// Flipping the sign bit gives exactly `−weight`, and `s + (−w)` is exactly `s − w`,
     /// so every sum sees the same f64 operations in the same order as the definition.
     /// A 16 kB table of sign masks per hash byte, rather than a shift and an int→float
-    /// conversion per bit: 38 → 7.7 ns per feature on the corpus (throughput.rs BREAKDOWN).
+    /// conversion per bit, several times faster (throughput.rs BREAKDOWN measures it).
     #[inline]
     pub fn add(&mut self, hash: u64, weight: f64) {
         let w = weight.to_bits();
@@ -73,8 +73,8 @@ impl Fold {
 
     /// [`add`](Self::add) every feature of `features`, in order: bit for bit the same
     /// sums, with AVX-512 when the CPU has it (throughput.rs BREAKDOWN
-    /// `fold_ns_per_feature`: 10.4-10.7 -> 4.2 ns per feature, about 3 ms of a corpus
-    /// pass). An AVX2 version (16 ymm sums, which spill) gave 8.4-9.2 ns; not kept.
+    /// `fold_ns_per_feature` measures it). An AVX2 version (16 ymm sums, which spill)
+    /// gained too little to keep.
     #[inline]
     pub fn add_all(&mut self, features: impl Iterator<Item = (u64, f64)>) {
         #[cfg(target_arch = "x86_64")]

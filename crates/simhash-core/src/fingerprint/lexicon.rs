@@ -10,10 +10,11 @@ use std::sync::OnceLock;
 
 use jieba_rs::Jieba;
 
-use crate::fingerprint::hash_feature;
-use crate::normalize::normalize;
+use super::chars::alphanumeric_bmp;
+use super::fold::hash_feature;
+use super::normalize::normalize;
 
-static IDF_GZ: &[u8] = include_bytes!("../data/jieba_idf.txt.gz");
+static IDF_GZ: &[u8] = include_bytes!("../../data/jieba_idf.txt.gz");
 
 /// What the lexicon knows of a token, looked up by the token's feature hash.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -62,7 +63,7 @@ impl Lexicon {
         let entries = Table::new(&entries);
         // Built here, with the rest of the per-process data (and so, with preloading, once
         // in the postmaster): normalize's character table is, by the `normalize` calls above.
-        crate::features::alphanumeric_bmp();
+        alphanumeric_bmp();
         Lexicon { jieba: Jieba::new(), entries, median_idf }
     }
 
@@ -72,7 +73,7 @@ impl Lexicon {
     }
 
     /// Start loading the table slot of `hash` into the cache, so that a later
-    /// [`lookup`](Self::lookup) finds it there. See [`Table::prefetch`].
+    /// [`lookup`](Self::lookup) finds it there. See `Table::prefetch` (private).
     #[inline]
     pub fn prefetch(&self, hash: u64) {
         self.entries.prefetch(hash)
@@ -175,11 +176,10 @@ impl Table {
     /// in cache (`get` waits on one miss before the next). The x86 prefetch hint
     /// neither waits for the line nor holds up retirement. It replaced touching every
     /// distinct feature's slot (`black_box` loads) between the token loop and the
-    /// weighing, which perf put at 3.6% of `simhash_text` (the loads' stalls):
-    /// 144-156 -> 138-148 ms per corpus pass (throughput.rs PROFILE_SIMHASH=12, six
-    /// interleaved A/B runs). Elsewhere a plain load, as before.
+    /// weighing, whose stalls perf showed (throughput.rs PROFILE_SIMHASH measures the
+    /// difference). Elsewhere a plain load, as before.
     ///
-    /// [`segment`]: crate::features
+    /// [`segment`]: fn@super::segment::segment
     #[inline]
     fn prefetch(&self, key: u64) {
         let slot = &self.slots[self.home(key)];
@@ -216,6 +216,12 @@ mod tests {
         assert!(
             matches!(lex.lookup(hash_feature("劳动防护".as_bytes())), Some(Entry::Idf(v)) if (v - 13.900677652).abs() < 1e-9)
         );
+    }
+
+    #[test]
+    fn unknown_words_get_the_median_idf() {
+        let lex = Lexicon::global();
+        assert_eq!(lex.idf(hash_feature(b"qwxzvbnmunknown")), lex.median_idf);
     }
 
     #[test]

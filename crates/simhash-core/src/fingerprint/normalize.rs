@@ -14,8 +14,8 @@ const FULL: u16 = 0xD800;
 const NOT_BOUNDARY: u16 = 0xD801;
 
 /// Per-character facts for the fast path of [`normalize`], for the BMP: 128 kB, built
-/// once per process in 4-8 ms of CPU (throughput.rs `normalize_init_cpu_ms`), next to
-/// the lexicon's ~170 ms.
+/// once per process (throughput.rs `normalize_init_cpu_ms`), a small part of what
+/// loading the lexicon takes.
 ///
 /// A character `c` is a *boundary* when the first character of its NFKD form has
 /// canonical combining class 0 and NFKC_Quick_Check=Yes: nothing before `c` can then
@@ -112,11 +112,9 @@ enum Segment {
 /// and its combining marks, `…`) is normalized on its own. Lowercasing character by
 /// character is `str::to_lowercase` except for the final-sigma rule, which looks at
 /// the context of a `Σ`: a text whose NFKC form has one goes the whole-string way.
-/// On the People's Daily corpus (throughput.rs BREAKDOWN, interleaved runs):
-/// 400-440 MB/s when the text was split at ideographs only, which ran the NFKC
-/// iterator and allocated a lowercase String for every punctuation mark; 815-870 with
-/// the boundary table; 900-950 with the byte shortcuts below (~6 ms of the ~190 ms
-/// of `simhash_text` on the corpus).
+/// Splitting the text at ideographs only ran the NFKC iterator and allocated a
+/// lowercase String for every punctuation mark; the boundary table, then the byte
+/// shortcuts below, each made it markedly faster (throughput.rs BREAKDOWN measures it).
 pub fn normalize(doc: &str) -> Cow<'_, str> {
     if doc.is_ascii() {
         // ASCII is its own NFKC form.
@@ -201,8 +199,8 @@ pub fn normalize_pieces<'a>(doc: &'a str, piece: usize, tick: &mut dyn FnMut()) 
 /// The first character of `text` at or after byte `at` (rounded up to a character
 /// boundary) for which `is_cut` holds, with its byte offset; `None` if there is none.
 /// Where the long-text pieces of [`normalize_pieces`] and of jieba's segmentation
-/// (`features::piece_end`) end.
-pub(crate) fn find_from(text: &str, mut at: usize, is_cut: impl Fn(char) -> bool) -> Option<(usize, char)> {
+/// (`segment::piece_end`) end.
+pub(super) fn find_from(text: &str, mut at: usize, is_cut: impl Fn(char) -> bool) -> Option<(usize, char)> {
     if at >= text.len() {
         return None;
     }

@@ -1,0 +1,248 @@
+//! Cutting a normalized text into feature occurrences: jieba segmentation (in pieces for
+//! a long text) with non-Han words glued back together, or character n-grams.
+
+use std::borrow::Cow;
+
+use super::chars::is_alphanumeric;
+use super::fold::hash_feature;
+use super::lexicon::Lexicon;
+use super::normalize::find_from;
+use super::options::Tokenizer;
+use super::rules::{kind, Class, Kind, Rules};
+
+/// A normalized text longer than this is segmented in pieces of about this many bytes,
+/// with a call to the caller's `tick` between two pieces: jieba's time grows with the
+/// text, so a text of tens of megabytes would otherwise run long without a chance to
+/// cancel. Shorter texts (all paragraphs and articles) take the one-piece path.
+pub const PIECE_BYTES: usize = 64 * 1024;
+
+/// Where jieba-rs `cut` would cut anyway: it splits its input into runs of characters of
+/// its class `[CJK ideographs a-zA-Z0-9+#&._%-]`, which it segments with its dictionary,
+/// and emits every other character as a token of its own (`\r\n` as one). So right after
+/// a character outside that class, other than `\r`, the tokens of the text are the tokens
+/// of the part before followed by those of the part after. These are the ones taken:
+/// ASCII whitespace and punctuation outside the class, and the ideographic full stop.
+#[inline]
+fn is_piece_end(c: char) -> bool {
+    match c {
+        '\r' => false,
+        '+' | '#' | '&' | '.' | '_' | '%' | '-' => false,
+        '\u{3002}' => true,
+        c => c.is_ascii_whitespace() || c.is_ascii_punctuation(),
+    }
+}
+
+/// The end of the piece of `text` that starts at `start`: the end of the first piece end
+/// character ([`is_piece_end`]) at or after `start + piece`, or the end of the text.
+fn piece_end(text: &str, start: usize, piece: usize) -> usize {
+    find_from(text, start + piece, is_piece_end).map_or(text.len(), |(i, c)| i + c.len_utf8())
+}
+
+/// Where [`segment`] puts each feature occurrence.
+pub(super) trait Sink<'a> {
+    /// Start a text, with room for about `n` occurrences, forgetting any earlier ones:
+    /// [`segment`] calls it first, once per text, on every path (the thread's counts
+    /// are reused across texts).
+    fn reserve(&mut self, n: usize);
+    /// Room for about `n` more occurrences, keeping the earlier ones (the next piece).
+    fn grow(&mut self, n: usize);
+    /// One occurrence; `text` is only called for a feature not seen before.
+    fn add(&mut self, hash: u64, class: Class, text: impl FnOnce() -> Cow<'a, str>);
+}
+
+/// Tokenize and filter (see [`extract`](super::extract)), handing every feature
+/// occurrence to `sink`. A text longer than `piece` bytes is cut by jieba in pieces
+/// ([`piece_end`]), with a call to `tick` between two pieces; the tokens, and so the
+/// features, are the same.
+pub(super) fn segment<'a, S: Sink<'a>>(
+    lexicon: &Lexicon,
+    normalized: &'a str,
+    rules: &Rules,
+    sink: &mut S,
+    piece: usize,
+    tick: &mut dyn FnMut(),
+) {
+    match rules.tokenizer {
+        Tokenizer::Jieba => {
+            let add = |sink: &mut S, word: &'a str, is_word: bool| {
+                if let Some((class, feature)) = rules.feature(word, is_word) {
+                    let hash = hash_feature(feature.as_bytes());
+                    lexicon.prefetch(hash);
+                    sink.add(hash, class, || feature);
+                }
+            };
+            // jieba only keeps [a-zA-Z0-9] runs together, so "crème" comes out as
+            // "cr" "è" "me": glue adjacent tokens that are letters/digits of any
+            // non-Han script back into one word.
+            // Offsets are into `normalized`, so a word is glued across two pieces too.
+            let mut pending: Option<(usize, usize)> = None;
+            let mut start = 0;
+            loop {
+                let end =
+                    if normalized.len() <= piece { normalized.len() } else { piece_end(normalized, start, piece) };
+                let tokens = lexicon.jieba.cut(&normalized[start..end], rules.hmm);
+                if start == 0 {
+                    sink.reserve(tokens.len());
+                } else {
+                    tick();
+                    sink.grow(tokens.len());
+                }
+                for token in tokens {
+                    let word = token.word;
+                    let (byte_start, byte_end) = (start + token.byte_start, start + token.byte_end);
+                    let kind = kind(word);
+                    // A "." continues a word only between letters/digits, as in "4.3".
+                    if kind == Kind::NonHanWord || (word == "." && pending.is_some()) {
+                        pending = match pending {
+                            Some((start, end)) if end == byte_start => Some((start, byte_end)),
+                            Some((start, end)) => {
+                                add(sink, &normalized[start..end], false);
+                                Some((byte_start, byte_end))
+                            }
+                            None => Some((byte_start, byte_end)),
+                        };
+                        continue;
+                    }
+                    if let Some((start, end)) = pending.take() {
+                        add(sink, &normalized[start..end], false);
+                    }
+                    if kind == Kind::Word {
+                        add(sink, word, true);
+                    }
+                }
+                if end == normalized.len() {
+                    break;
+                }
+                start = end;
+            }
+            if let Some((start, end)) = pending {
+                add(sink, &normalized[start..end], false);
+            }
+        }
+        Tokenizer::Ngram(n) => {
+            let kept: String = normalized.chars().filter(|&c| is_alphanumeric(c)).collect();
+            let bounds: Vec<usize> = kept.char_indices().map(|(i, _)| i).chain([kept.len()]).collect();
+            let nchars = bounds.len() - 1;
+            // Also with no letter or digit at all: reserve empties the thread's reused
+            // counts, which would otherwise still hold the previous text's features.
+            let windows = if nchars > 0 { nchars.saturating_sub(n) + 1 } else { 0 };
+            sink.reserve(windows);
+            for w in 0..windows {
+                if w % (1 << 16) == (1 << 16) - 1 {
+                    tick();
+                }
+                let gram = &kept[bounds[w]..bounds[(w + n).min(nchars)]];
+                sink.add(hash_feature(gram.as_bytes()), Class::Word, || Cow::Owned(gram.to_owned()));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fingerprint::normalize::normalize;
+    use crate::fingerprint::weight::{Counts, WithTexts};
+    use crate::fingerprint::{extract, fingerprint_normalized, fingerprint_normalized_with, Options};
+
+    fn texts(doc: &str, options: &Options) -> Vec<(String, u32)> {
+        let norm = normalize(doc);
+        extract(Lexicon::global(), &norm, &options.into()).into_iter().map(|f| (f.text.into_owned(), f.count)).collect()
+    }
+
+    #[test]
+    fn jieba_words_latin_and_numbers() {
+        let got = texts("我爱北京天安门，I love Beijing 2008！", &Options::v0());
+        let words: Vec<&str> = got.iter().map(|(t, _)| t.as_str()).collect();
+        // 我 and i are stop words; punctuation and spaces are dropped.
+        assert_eq!(words, ["爱", "北京", "天安门", "love", "beijing", "2008"]);
+    }
+
+    #[test]
+    fn accented_and_other_script_words_stay_whole() {
+        let got = texts("Crème brûlée 和 Ünïcödé 4.3亿元 привет мир 2026.", &Options::v0());
+        let words: Vec<&str> = got.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(words, ["crème", "brûlée", "ünïcödé", "4.3", "亿元", "привет", "мир", "2026"]);
+    }
+
+    #[test]
+    fn ngrams_skip_punctuation_and_short_texts_are_one_feature() {
+        let o = Options::new(crate::Definition::V0, Tokenizer::Ngram(2), crate::Weighting::Tf);
+        assert_eq!(texts("ab, ab", &o), [("ab".to_string(), 2), ("ba".to_string(), 1)]);
+        assert_eq!(texts("中", &o), [("中".to_string(), 1)]);
+        assert!(texts("，。!", &o).is_empty());
+    }
+
+    #[test]
+    fn no_features_for_punctuation_and_stop_words() {
+        for o in [Options::v0(), Options::default()] {
+            assert!(texts("", &o).is_empty());
+            assert!(texts("，。！？ …", &o).is_empty());
+            assert!(texts("的 了 the and", &o).is_empty());
+        }
+    }
+
+    /// Every feature occurrence of `normalized` with jieba pieces of `piece` bytes, and the
+    /// number of ticks.
+    fn occurrences(normalized: &str, rules: &Rules, piece: usize) -> (Vec<(u64, u32, Class)>, Vec<String>, usize) {
+        let mut acc = WithTexts { counts: Counts::default(), texts: Vec::new() };
+        let mut ticks = 0;
+        segment(Lexicon::global(), normalized, rules, &mut acc, piece, &mut || ticks += 1);
+        (acc.counts.feats, acc.texts.into_iter().map(Cow::into_owned).collect(), ticks)
+    }
+
+    #[test]
+    fn long_texts_are_cut_in_pieces_with_the_same_features() {
+        let para = "中共中央总书记、国家主席江泽民发表1998年新年讲话。Crème brûlée 4.3亿元, привет\r\n";
+        let text = para.repeat(4000);
+        let doc = normalize(&text);
+        assert!(doc.len() > 4 * PIECE_BYTES);
+        for o in [Options::default(), Options::v0()] {
+            let rules = Rules::from(&o);
+            let (whole, texts, none) = occurrences(&doc, &rules, usize::MAX);
+            let (pieces, texts2, ticks) = occurrences(&doc, &rules, PIECE_BYTES);
+            assert_eq!(none, 0);
+            assert!(ticks >= 4, "{ticks}");
+            assert_eq!((whole, texts), (pieces, texts2));
+            let mut n = 0;
+            let fp = fingerprint_normalized_with(Lexicon::global(), &doc, &rules, &mut || n += 1);
+            assert_eq!(fp, fingerprint_normalized(Lexicon::global(), &doc, &rules));
+            assert_eq!(n, ticks);
+        }
+    }
+
+    /// The whole People's Daily corpus as one 5.5 MB text (when `make corpus` has fetched
+    /// it): 85 pieces, the same features as one `cut`.
+    #[test]
+    fn corpus_as_one_text_in_pieces() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/corpus/peoples_daily_199801.txt");
+        let Ok(text) = std::fs::read_to_string(path) else { return };
+        let doc = normalize(&text);
+        for o in [Options::default(), Options::v0()] {
+            let rules = Rules::from(&o);
+            let (whole, texts, _) = occurrences(&doc, &rules, usize::MAX);
+            let (pieces, texts2, ticks) = occurrences(&doc, &rules, PIECE_BYTES);
+            assert!(ticks > 50, "{ticks}");
+            assert!(whole == pieces && texts == texts2);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// Cutting at any piece size gives jieba's tokens, glued words and counts of the
+        /// whole text, so the same fingerprint bit for bit.
+        #[test]
+        fn pieces_do_not_change_features(
+            doc in "[a-zA-Z0-9中国经济发展改革开放的了人民日报新华社讲话江泽民é ü ж。，,.!?;:+#&_%\\-\t\r\n 　]{0,80}",
+            piece in 1usize..24,
+            v0: bool,
+        ) {
+            let doc = normalize(&doc);
+            let rules = Rules::from(&if v0 { Options::v0() } else { Options::default() });
+            let (whole, texts, _) = occurrences(&doc, &rules, usize::MAX);
+            let (pieces, texts2, _) = occurrences(&doc, &rules, piece);
+            proptest::prop_assert_eq!(&whole, &pieces);
+            proptest::prop_assert_eq!(texts, texts2);
+        }
+    }
+}
