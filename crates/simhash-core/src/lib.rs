@@ -8,24 +8,26 @@
 
 pub mod batch;
 pub mod batch_corpus;
-pub mod blocks;
 pub mod corpus_pairs;
-pub mod dedup;
 pub mod features;
 pub mod fingerprint;
-pub mod hamming;
 pub mod lexicon;
 pub mod lookup_threads;
-pub mod nearest;
 pub mod normalize;
 pub mod options;
+pub mod search;
 pub mod shard;
+pub mod trigger;
+
+/// Transitional: the pairs files (shard.rs) still name `crate::blocks`; the merge points
+/// them at `crate::search` and drops this alias.
+pub(crate) use search as blocks;
 
 pub use features::{extract, Feature, Rules};
 pub use fingerprint::{fingerprint, hash_feature};
-pub use hamming::hamming;
 pub use lexicon::Lexicon;
 pub use options::{Definition, Options, OptionsError, Tokenizer, Weighting};
+pub use search::hamming;
 
 /// Fingerprint of a document under `options`: normalize, extract weighted features, fold.
 /// `None` (SQL NULL) when the text has fewer than `options.min_features` features.
