@@ -7,7 +7,7 @@ use std::ffi::{c_void, CString};
 use std::ptr;
 
 use pgrx::pg_sys;
-use simhash_core::blocks as core_blocks;
+use simhash_core::search as core_blocks;
 
 const ACCESS_SHARE_LOCK: pg_sys::LOCKMODE = pg_sys::AccessShareLock as pg_sys::LOCKMODE;
 const NO_LOCK: pg_sys::LOCKMODE = pg_sys::NoLock as pg_sys::LOCKMODE;

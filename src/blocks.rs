@@ -1,9 +1,9 @@
 //! `simhash_block(fp, block, nblocks)`, `simhash_probes(query, block, nblocks, max_distance)`
 //! and `simhash_create_blocks(tbl, fp_column, nblocks)` (the latter in `sql/blocks.sql`).
-//! The bit arithmetic is in `simhash_core::blocks`.
+//! The bit arithmetic is in `simhash_core::search`.
 
 use pgrx::prelude::*;
-use simhash_core::blocks::{self, BlockError};
+use simhash_core::search::{self as blocks, BlockError};
 
 /// Raises a block-argument error: 22023 for a bad argument, 54000 for a ball too large.
 pub(crate) fn raise(err: BlockError) -> ! {

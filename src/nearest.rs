@@ -1,6 +1,6 @@
 //! `simhash_nearest(tbl, fp_column, query, n)`: the `n` rows of a table nearest `query` in
 //! Hamming distance, exactly, by multi-index hashing over the table's block indexes
-//! (`simhash_core::nearest` holds the search and its stopping rule; this is only glue).
+//! (`simhash_core::search` holds the search and its stopping rule; this is only glue).
 //!
 //! Each probe is one SPI query, `<block i> = ANY($1)`, on the block column or block
 //! expression the table indexes, which the planner runs as a btree index scan; the kept
@@ -14,8 +14,8 @@ use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::itemptr::{item_pointer_get_both, item_pointer_set_all};
 use pgrx::prelude::*;
 use pgrx::spi::SpiClient;
-use simhash_core::blocks as core_blocks;
-use simhash_core::nearest::{self as core_nearest, Nearest, Neighbour};
+use simhash_core::search as core_blocks;
+use simhash_core::search::{self as core_nearest, Nearest, Neighbour};
 
 use crate::block_index::{block_sets, is_a, Funcs};
 use crate::error::raise;

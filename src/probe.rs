@@ -13,7 +13,7 @@
 //! leaf page; without it, any entry at all sends the insert on to the check query.
 
 use pgrx::pg_sys;
-use simhash_core::{blocks as core_blocks, hamming};
+use simhash_core::{hamming, search as core_blocks};
 
 use crate::block_index::{covering, BlockIndex};
 

@@ -25,7 +25,7 @@ pub(crate) fn register_gucs() {
 /// True when `fp` and `query` differ in at most `max_distance` bits (0..=64).
 #[pg_extern(immutable, strict, parallel_safe)]
 fn simhash_near(fp: i64, query: i64, max_distance: i32) -> bool {
-    simhash_core::blocks::check_max_distance(max_distance).unwrap_or_else(|e| crate::blocks::raise(e));
+    simhash_core::search::check_max_distance(max_distance).unwrap_or_else(|e| crate::blocks::raise(e));
     simhash_core::hamming(fp as u64, query as u64) <= max_distance as u32
 }
 

@@ -18,7 +18,7 @@ use std::ptr;
 
 use pgrx::pg_sys;
 use pgrx::prelude::*;
-use simhash_core::blocks as core_blocks;
+use simhash_core::search as core_blocks;
 
 use crate::block_index::{block_sets, int4_const, is_a, list_ptrs, make_list, BlockSet, Funcs};
 

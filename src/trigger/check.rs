@@ -53,7 +53,7 @@ pub(super) enum Found {
 ///
 /// The query cannot be redirected by the inserter's `search_path`, which stays in force
 /// while it runs as the owner: every name in it is schema-qualified
-/// (`simhash_core::dedup::check_query`).
+/// (`simhash_core::trigger::check_query`).
 struct AsOwner {
     user: pg_sys::Oid,
     sec_context: i32,

@@ -9,7 +9,7 @@ use std::ffi::{CStr, CString};
 
 use pgrx::pg_sys;
 use pgrx::prelude::*;
-use simhash_core::dedup::{self, Action, CheckQuery, DedupError};
+use simhash_core::trigger::{self as dedup, Action, CheckQuery, DedupError};
 use simhash_core::{Definition, Options, Tokenizer, Weighting};
 
 use crate::block_index::{block_sets, covering, Funcs};

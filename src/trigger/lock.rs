@@ -1,9 +1,9 @@
 //! The dedup trigger's advisory locks: before its check, an inserter locks the keys of its
-//! new fingerprint (`simhash_core::dedup::lock_keys`), so two inserters of near-duplicates
+//! new fingerprint (`simhash_core::trigger::lock_keys`), so two inserters of near-duplicates
 //! always contend, and a transaction that locks many keys escalates to the table's key.
 
 use pgrx::pg_sys;
-use simhash_core::dedup;
+use simhash_core::trigger as dedup;
 
 use super::config::Config;
 

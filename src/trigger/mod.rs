@@ -20,7 +20,7 @@
 //!   cannot read a generated fingerprint: it fingerprints the text itself and writes the
 //!   (plain) fingerprint column, which the block columns are then generated from.
 //! - Concurrency (lock.rs): before the check, the inserter takes transaction-level advisory
-//!   locks on `simhash_core::dedup::lock_keys` (k + 1 pigeonhole blocks, ascending), so two
+//!   locks on `simhash_core::trigger::lock_keys` (k + 1 pigeonhole blocks, ascending), so two
 //!   near-duplicates always contend; the check then runs with a fresh snapshot (READ
 //!   COMMITTED) and sees the row of whoever held the lock. Under REPEATABLE READ and
 //!   SERIALIZABLE the transaction snapshot cannot see that row, so the check is repeated
@@ -51,7 +51,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use pgrx::pg_sys;
 use pgrx::prelude::*;
-use simhash_core::dedup::{self, Action};
+use simhash_core::trigger::{self as dedup, Action};
 use simhash_core::{Definition, Options};
 
 use crate::error::raise;

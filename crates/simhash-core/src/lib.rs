@@ -8,17 +8,19 @@
 
 pub mod batch;
 pub mod batch_corpus;
-pub mod blocks;
 pub mod corpus_pairs;
-pub mod dedup;
 pub mod fingerprint;
-pub mod hamming;
 pub mod lookup_threads;
-pub mod nearest;
+pub mod search;
 pub mod shard;
+pub mod trigger;
+
+/// Transitional: the pairs files (shard.rs) still name `crate::blocks`; the merge points
+/// them at `crate::search` and drops this alias.
+pub(crate) use search as blocks;
 
 pub use fingerprint::{
     extract, fingerprint, hash_feature, simhash_rules, simhash_text, simhash_text_with, Definition, Feature, Lexicon,
     Options, OptionsError, RawOptions, Rules, Tokenizer, Weighting,
 };
-pub use hamming::hamming;
+pub use search::hamming;

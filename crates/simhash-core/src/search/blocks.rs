@@ -8,8 +8,13 @@
 //! every value within Hamming radius `r` of the query's block therefore finds every row
 //! within distance `k`: the search is exact, the final `hamming(fp, q) <= k` only removes
 //! false candidates.
+//!
+//! This file holds the arithmetic of the blocks, their checks and the choice of a block
+//! set; the values probed around a block are Hamming balls (`ball`).
 
 use std::fmt;
+
+use super::ball::{ball, ball_size};
 
 /// Smallest and largest number of blocks a fingerprint may be cut into.
 pub const MIN_BLOCKS: i32 = 2;
@@ -24,8 +29,9 @@ pub const MAX_PROBES: u64 = 1 << 16;
 /// of sets with `n >= 3` have at most 22 bits, so every ball of theirs fits and such sets
 /// serve every k at run time. Lists this long (16 MB) occur only from k = 18 with 3 blocks,
 /// where a lookup costs as much as a scan anyway; up to k = 17 a 3-block list stays at or
-/// below 35,443 values. 3 blocks recall ~3x fewer rows than 4 at k = 7
-/// (tests/bench/search.sh: 6.2 ms vs 15.0 ms p50 at 10M rows).
+/// below 35,443 values. Serving 3 blocks at run time is worth it: at k = 7, say, their
+/// wider blocks fetch several times fewer candidates than 4 blocks do ([`candidate_fraction`];
+/// tests/bench/search.sh measures it).
 pub const MAX_RUNTIME_PROBES: u64 = 1 << 22;
 
 /// Invalid arguments, named after the SQL argument at fault.
@@ -108,63 +114,6 @@ pub fn probe_radius(k: u32, nblocks: u32) -> u32 {
     k / nblocks
 }
 
-/// Binomial coefficient C(n, k) (exact for n <= 64).
-fn binomial(n: u32, k: u32) -> u64 {
-    if k > n {
-        return 0;
-    }
-    let k = k.min(n - k);
-    let mut c: u128 = 1;
-    for i in 0..k {
-        c = c * (n - i) as u128 / (i + 1) as u128;
-    }
-    c as u64
-}
-
-/// V(r, w): number of `w`-bit values within Hamming distance `r` of a given one.
-pub fn ball_size(width: u32, radius: u32) -> u64 {
-    (0..=radius.min(width)).map(|d| binomial(width, d)).sum()
-}
-
-/// Every `width`-bit value within Hamming distance `radius` of `center`, nearest first
-/// (the center itself, then distance 1, ...). `width <= 32`.
-pub fn ball(center: u32, width: u32, radius: u32) -> Vec<u32> {
-    let mut out = Vec::with_capacity(ball_size(width, radius) as usize);
-    for d in 0..=radius.min(width) {
-        push_shell(&mut out, center, width, d);
-    }
-    out
-}
-
-/// Every `width`-bit value at exactly `radius` bits from `center`, by ascending mask of
-/// flipped bits; empty when `radius > width`. `width <= 32`. (The shells of radius 0, 1,
-/// ... make up the ball; exact nearest-neighbour search probes them one at a time.)
-pub fn shell(center: u32, width: u32, radius: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    push_shell(&mut out, center, width, radius);
-    out
-}
-
-fn push_shell(out: &mut Vec<u32>, center: u32, width: u32, radius: u32) {
-    debug_assert!(width <= 32);
-    if radius > width {
-        return;
-    }
-    if radius == 0 {
-        out.push(center);
-        return;
-    }
-    // Gosper's hack: every `width`-bit mask with exactly `radius` bits set, ascending.
-    let full: u64 = 1u64 << width;
-    let mut mask: u64 = (1u64 << radius) - 1;
-    while mask < full {
-        out.push(center ^ mask as u32);
-        let c = mask & mask.wrapping_neg();
-        let r = mask + c;
-        mask = (((r ^ mask) >> 2) / c) | r;
-    }
-}
-
 /// Probe values of block `block` of `nblocks` for a query and distance bound `k`, at most
 /// `limit` of them ([`MAX_PROBES`] or [`MAX_RUNTIME_PROBES`]).
 pub fn probes(query: u64, block: i32, nblocks: i32, k: i32, limit: u64) -> Result<Vec<u32>, BlockError> {
@@ -229,7 +178,7 @@ pub fn cheapest(costs: impl Iterator<Item = Option<f64>>) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hamming;
+    use crate::search::hamming;
     use proptest::prelude::*;
 
     #[test]
@@ -267,16 +216,6 @@ mod tests {
     }
 
     #[test]
-    fn ball_sizes() {
-        assert_eq!(ball_size(16, 0), 1);
-        assert_eq!(ball_size(16, 3), 1 + 16 + 120 + 560);
-        assert_eq!(ball_size(16, 16), 1 << 16);
-        assert_eq!(ball_size(16, 40), 1 << 16);
-        assert_eq!(ball(5, 16, 16).len(), 1 << 16);
-        assert_eq!(ball(0, 32, 1).len(), 33);
-    }
-
-    #[test]
     fn fits_any_k_iff_three_or_more_blocks() {
         assert!(!probes_fit_any_k(2));
         for n in 3..=16 {
@@ -303,16 +242,6 @@ mod tests {
     }
 
     proptest! {
-        #[test]
-        fn ball_matches_brute_force(center in 0u32..(1 << 10), width in 1u32..=10, radius in 0u32..=11) {
-            let center = center & ((1u32 << width) - 1);
-            let mut got = ball(center, width, radius);
-            got.sort_unstable();
-            let want: Vec<u32> = (0..(1u32 << width)).filter(|&v| (v ^ center).count_ones() <= radius).collect();
-            prop_assert_eq!(got.len() as u64, ball_size(width, radius));
-            prop_assert_eq!(got, want);
-        }
-
         #[test]
         fn blocks_reassemble(fp: u64, n in 2u32..=16) {
             let mut back = 0u64;

@@ -1,6 +1,6 @@
 //! Exact k-nearest-neighbour search in Hamming space by multi-index hashing (Norouzi,
 //! Punjani and Fleet, "Fast Search in Hamming Space with Multi-Index Hashing", CVPR 2012),
-//! over the block indexes of `blocks`.
+//! over the block indexes of [`blocks`](super::blocks).
 //!
 //! The search probes the blocks in rounds of growing radius r = 0, 1, 2, ...: in round r,
 //! block 0, then block 1, ..., each with the values at exactly r bits from the query's
@@ -16,8 +16,9 @@
 //! paper's rule, stop when the n-th distance is < m·(r+1); checking after every block
 //! stops up to m−1 probes sooner.
 
-use crate::blocks::{block_value, block_width, shell};
-use crate::hamming;
+use super::ball::{binomial, shell};
+use super::blocks::{block_value, block_width};
+use super::hamming::hamming;
 
 /// Largest `n` of one search (the kept rows are a sorted vector).
 pub const MAX_N: i32 = 10_000;
@@ -111,12 +112,7 @@ impl Nearest {
 
     /// Number of block values of probe `(block, radius)`: C(width, radius).
     pub fn probe_size(&self, block: u32, radius: u32) -> u64 {
-        let w = block_width(block, self.nblocks);
-        if radius > w {
-            return 0;
-        }
-        let k = radius.min(w - radius);
-        (0..k).fold(1u128, |c, i| c * (w - i) as u128 / (i + 1) as u128) as u64
+        binomial(block_width(block, self.nblocks), radius)
     }
 
     /// Records that probe `(block, radius)` has been run and all its rows offered.
@@ -194,7 +190,6 @@ pub fn search_with(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::blocks::ball;
     use proptest::prelude::*;
     use std::collections::HashMap;
 
@@ -232,21 +227,6 @@ mod tests {
 
     fn mih(rows: &[(u64, u64)], query: u64, nblocks: u32, n: usize) -> (Vec<Neighbour>, usize) {
         mih_rows(rows, query, nblocks, n, 1e6)
-    }
-
-    #[test]
-    fn shells_partition_the_ball() {
-        for (width, center) in [(8u32, 0x5au32), (13, 0x1abc), (16, 0xffff)] {
-            for r in 0..=width {
-                let mut union: Vec<u32> = (0..=r).flat_map(|d| shell(center, width, d)).collect();
-                let mut b = ball(center, width, r);
-                union.sort_unstable();
-                b.sort_unstable();
-                assert_eq!(union, b);
-                assert!(shell(center, width, r).iter().all(|&v| (v ^ center).count_ones() == r));
-            }
-            assert!(shell(center, width, width + 1).is_empty());
-        }
     }
 
     #[test]

@@ -1,0 +1,24 @@
+//! The PostgreSQL-free half of the insert triggers (`simhash_dedup_trigger`,
+//! `simhash_dedup_fp_trigger`, `simhash_update_trigger`; the SQL layer's `src/trigger/`).
+//!
+//! - `args`: the trigger arguments, checked, and the errors that name what is wrong.
+//! - `lock`: the advisory-lock keys that make concurrent inserts of near-duplicates contend
+//!   (`k + 1` pigeonhole blocks), and the table-wide key of many-row inserts.
+//! - `check`: the text of the check query, the nearest existing row within the bound.
+//! - `precheck`: the cost model that picks the block set of the index pre-check, which lets
+//!   most inserts skip the check query, or none.
+//!
+//! The submodules are private; this module re-exports their API.
+
+mod args;
+mod check;
+mod lock;
+mod precheck;
+
+pub use args::{
+    is_options, parse_action, parse_args, parse_fp_args, parse_max_distance, parse_update_args, Action, DedupArgs,
+    DedupError, UpdateArgs, DEDUP_FP_SIGNATURE, DEDUP_SIGNATURE, UPDATE_SIGNATURE,
+};
+pub use check::{check_query, CheckQuery};
+pub use lock::{lock_blocks, lock_keys, table_lock_key};
+pub use precheck::{choose_precheck, precheck_cost, ENTRY_COST, FALLBACK_COST};
