@@ -6,19 +6,16 @@
 //! The pipeline of `simhash(text)` (README, "Fingerprint definition"):
 //! [`normalize`] → [`features`] (segment, filter, weight) → [`fingerprint`].
 
-pub mod batch;
-pub mod batch_corpus;
 pub mod blocks;
-pub mod corpus_pairs;
 pub mod dedup;
 pub mod features;
 pub mod fingerprint;
 pub mod hamming;
 pub mod lexicon;
-pub mod lookup_threads;
 pub mod nearest;
 pub mod normalize;
 pub mod options;
+pub mod pairs;
 pub mod shard;
 
 pub use features::{extract, Feature, Rules};
@@ -26,6 +23,8 @@ pub use fingerprint::{fingerprint, hash_feature};
 pub use hamming::hamming;
 pub use lexicon::Lexicon;
 pub use options::{Definition, Options, OptionsError, Tokenizer, Weighting};
+pub use pairs::{Advance, CorpusPairs, Duplicates, LookupThreads, Prepared, Progress};
+pub use shard::Components;
 
 /// Fingerprint of a document under `options`: normalize, extract weighted features, fold.
 /// `None` (SQL NULL) when the text has fewer than `options.min_features` features.
