@@ -8,7 +8,7 @@
 //!   a time ([`CorpusPairs`]), looked up by the caller or by [`LookupThreads`].
 //!
 //! Both group identical fingerprints first, cut the 64 bits into blocks and key tables on
-//! some of them ([`tables`]), choose the number of blocks with a cost model ([`plan`]),
+//! some of them (module `tables`), choose the number of blocks with a cost model ([`plan()`]),
 //! and report to the caller through [`Progress`].
 
 mod all;

@@ -25,7 +25,7 @@ pub struct ChunkScratch {
 }
 
 /// The batch side: its rows grouped by fingerprint and the plan's tables. Memory:
-/// [`bytes_per_batch_row`]; it never grows with the corpus.
+/// [`super::bytes_per_batch_row`]; it never grows with the corpus.
 pub struct BatchTables {
     g: Grouped,
     k: u32,
