@@ -3,8 +3,8 @@
 //!
 //! Only glue: the query runs through an SPI cursor in batches (each batch's tuple table
 //! freed before the next), the rows go into Rust-owned vectors, and
-//! `simhash_core::batch` does the work (for a batch against a corpus, partly in worker
-//! threads of `simhash_core::lookup_threads`, which never call into PostgreSQL). Every
+//! `simhash_core::pairs` does the work (for a batch against a corpus, partly in worker
+//! threads of `simhash_core::LookupThreads`, which never call into PostgreSQL). Every
 //! allocation of the search is a Rust `Vec`, so an error or a cancellation (a Rust panic
 //! unwinding to pgrx's guard) frees it; no palloc'd state outlives the call except the
 //! result rows. `simhash_duplicates` streams: its search state lives in the SRF's
@@ -15,9 +15,7 @@ use std::time::Duration;
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::prelude::*;
-use simhash_core::batch::{self, Progress};
-use simhash_core::corpus_pairs::{Advance, CorpusPairs};
-use simhash_core::lookup_threads::LookupThreads;
+use simhash_core::pairs::{self as batch, Advance, CorpusPairs, LookupThreads, Progress};
 
 /// Rows fetched per SPI batch: bounds the tuple memory held at once to a few MB.
 const FETCH_ROWS: i64 = 50_000;
@@ -262,7 +260,7 @@ pub(crate) fn stream(
 
 /// Every `(batch row, corpus row)` pair within `max_distance`, both queries returning
 /// `(id bigint, fp bigint)`: the batch is read into memory and put into permuted tables
-/// (`simhash_core::batch_corpus`), then the corpus streams through a cursor, one fetch
+/// (`simhash_core::pairs::BatchTables`), then the corpus streams through a cursor, one fetch
 /// at a time, each row looked up in the tables. Value per call like the one-query
 /// form, called through the SQL function `simhash_duplicates(batch, corpus, ...)`;
 /// pairs come out in the corpus query's row order, looked up a chunk of corpus rows at a

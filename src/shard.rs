@@ -74,7 +74,7 @@ fn simhash_owned_duplicates(
     let rows = crate::batch::read_rows(F, "fingerprints", fingerprints);
     let mut progress = crate::batch::progress(F);
     let owner = shard as u32;
-    let pairs = simhash_core::batch::Duplicates::new(rows, k, &mut progress)
+    let pairs = simhash_core::Duplicates::new(rows, k, &mut progress)
         .keeping(move |a, b| shard::pair_owner(a, b, k, s) == Some(owner));
     TableIterator::new(crate::batch::stream(pairs, progress))
 }

@@ -3,24 +3,24 @@
 //! Everything here is plain Rust and is tested with `cargo test -p simhash-core`;
 //! the pgrx crate at the repository root only turns these functions into SQL.
 //!
-//! The pipeline of `simhash(text)` (README, "Fingerprint definition") is [`fingerprint`](mod@fingerprint):
-//! normalize → features (segment, filter, weight) → fold.
+//! Data flows one way, one concept per module (docs/development.md, "Layout"):
+//! - [`fingerprint`](mod@fingerprint): text → normalize → features (segment, filter, weight) → fold → 64 bits
+//!   (docs/fingerprint.md);
+//! - [`search`]: Hamming distance, pigeonhole blocks and probes (recall), exact nearest neighbours;
+//! - [`pairs`]: every pair within k, of one set (all pairs, clusters) or of a batch against a corpus;
+//! - [`trigger`]: the dedup trigger's arguments, lock keys and pre-check;
+//! - [`shard`]: routing block keys to shards, on top of `search` and `pairs`.
 
-pub mod batch;
-pub mod batch_corpus;
-pub mod corpus_pairs;
 pub mod fingerprint;
-pub mod lookup_threads;
+pub mod pairs;
 pub mod search;
 pub mod shard;
 pub mod trigger;
-
-/// Transitional: the pairs files (shard.rs) still name `crate::blocks`; the merge points
-/// them at `crate::search` and drops this alias.
-pub(crate) use search as blocks;
 
 pub use fingerprint::{
     extract, fingerprint, hash_feature, simhash_rules, simhash_text, simhash_text_with, Definition, Feature, Lexicon,
     Options, OptionsError, RawOptions, Rules, Tokenizer, Weighting,
 };
+pub use pairs::{Advance, CorpusPairs, Duplicates, LookupThreads, Prepared, Progress};
 pub use search::hamming;
+pub use shard::Components;

@@ -3,7 +3,7 @@
 //! pairs gathered from every shard.
 //!
 //! **Key routing.** For a distance bound `k`, a fingerprint is cut into `k + 1` blocks
-//! ([`blocks::block_bits`]); two fingerprints within `k` agree bit for bit on at least one
+//! ([`search::block_bits`]); two fingerprints within `k` agree bit for bit on at least one
 //! of them (pigeonhole). Key `j` of `fp` is `(j, block j of fp)`, and its owner is a fixed
 //! hash of the key modulo the shard count ([`key_owner`]). A copy of `(id, fp)` goes to
 //! the owner of each key ([`key_owners`], distinct shards), so any two fingerprints within
@@ -23,7 +23,8 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::blocks;
+use crate::search;
+use crate::pairs::UnionFind;
 
 /// Largest distance bound keys can be cut for: `k + 1` blocks of at least one bit.
 pub const MAX_KEY_DISTANCE: u32 = 63;
@@ -76,7 +77,7 @@ pub fn key_owner(fp: u64, block: u32, k: u32, shards: u32) -> u32 {
     let mut buf = [0u8; 10];
     buf[0] = m as u8;
     buf[1] = block as u8;
-    buf[2..10].copy_from_slice(&blocks::block_bits(fp, block, m).to_le_bytes());
+    buf[2..10].copy_from_slice(&search::block_bits(fp, block, m).to_le_bytes());
     (xxhash_rust::xxh3::xxh3_64(&buf) % shards as u64) as u32
 }
 
@@ -94,11 +95,11 @@ pub fn key_owners(fp: u64, k: u32, shards: u32) -> Vec<u32> {
 /// agree, None when they agree on none (then they are more than `k` apart).
 pub fn pair_owner(a: u64, b: u64, k: u32, shards: u32) -> Option<u32> {
     let m = k + 1;
-    (0..m).find(|&j| blocks::block_bits(a, j, m) == blocks::block_bits(b, j, m)).map(|j| key_owner(a, j, k, shards))
+    (0..m).find(|&j| search::block_bits(a, j, m) == search::block_bits(b, j, m)).map(|j| key_owner(a, j, k, shards))
 }
 
 /// Connected components of a graph given by its edges, over arbitrary `i64` ids
-/// (union-find with path halving). Memory, from the structures' sizes: the id → index map
+/// (the crate's one union-find). Memory, from the structures' sizes: the id → index map
 /// about 29 B per id (16-byte buckets and a control byte, at most 7/8 full), ids and
 /// parents 12 B (up to twice that while the vectors grow), the sorted result 16 B and the
 /// per-root tables 12 B: about 60 B per distinct id.
@@ -106,7 +107,7 @@ pub fn pair_owner(a: u64, b: u64, k: u32, shards: u32) -> Option<u32> {
 pub struct Components {
     index: HashMap<i64, u32>,
     ids: Vec<i64>,
-    parent: Vec<u32>,
+    sets: UnionFind,
 }
 
 impl Components {
@@ -119,86 +120,32 @@ impl Components {
         let i = *self.index.entry(id).or_insert(next);
         if i == next {
             self.ids.push(id);
-            self.parent.push(i);
+            self.sets.push();
         }
         i
-    }
-
-    fn find(&mut self, mut x: u32) -> u32 {
-        while self.parent[x as usize] != x {
-            let p = self.parent[self.parent[x as usize] as usize];
-            self.parent[x as usize] = p;
-            x = p;
-        }
-        x
     }
 
     /// Adds the edge `a`–`b` (a self-loop adds `a` alone, in a component of its own).
     pub fn add(&mut self, a: i64, b: i64) {
         let (i, j) = (self.node(a), self.node(b));
-        let (ri, rj) = (self.find(i), self.find(j));
-        if ri != rj {
-            self.parent[ri.max(rj) as usize] = ri.min(rj);
-        }
+        self.sets.union(i, j);
     }
 
     /// `(component, id)` for every id in a component of two or more ids, `component` the
     /// component's smallest id, as `simhash_clusters` numbers them; sorted.
     pub fn into_sorted(mut self) -> Vec<(i64, i64)> {
-        let n = self.ids.len();
-        let mut min_id = vec![i64::MAX; n];
-        let mut size = vec![0u32; n];
-        for i in 0..n as u32 {
-            let r = self.find(i) as usize;
-            min_id[r] = min_id[r].min(self.ids[i as usize]);
-            size[r] += 1;
-        }
-        let mut out: Vec<(i64, i64)> = (0..n as u32)
-            .filter_map(|i| {
-                let r = self.find(i) as usize;
-                (size[r] >= 2).then(|| (min_id[r], self.ids[i as usize]))
-            })
-            .collect();
+        let ids = &self.ids;
+        let mut out = self.sets.components(|i| std::iter::once(ids[i]), &mut || {});
         out.sort_unstable();
         out
     }
-}
-
-/// Components by brute force, for tests here and in [`crate::batch`]: every id of an edge
-/// labelled with the smallest id it is connected to, by relaxing the edges until nothing
-/// changes; `(component, id)` for the components of two or more ids, sorted, as
-/// [`Components::into_sorted`].
-#[cfg(test)]
-pub(crate) fn brute_components(edges: &[(i64, i64)]) -> Vec<(i64, i64)> {
-    let mut label: std::collections::BTreeMap<i64, i64> = edges.iter().flat_map(|&(a, b)| [(a, a), (b, b)]).collect();
-    loop {
-        let mut changed = false;
-        for &(a, b) in edges {
-            let m = label[&a].min(label[&b]);
-            for x in [a, b] {
-                if label[&x] != m {
-                    label.insert(x, m);
-                    changed = true;
-                }
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
-    let mut size: HashMap<i64, usize> = HashMap::new();
-    for &l in label.values() {
-        *size.entry(l).or_default() += 1;
-    }
-    let mut v: Vec<(i64, i64)> = label.into_iter().filter(|(_, l)| size[l] >= 2).map(|(id, l)| (l, id)).collect();
-    v.sort_unstable();
-    v
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::hamming;
+    use crate::pairs::test_support::brute_components;
     use proptest::prelude::*;
 
     #[test]
@@ -255,7 +202,7 @@ mod tests {
     /// with identical ones, at k = 3 over 5 shards.
     #[test]
     fn owned_pairs_partition_the_pairs() {
-        use crate::batch::{duplicates, Duplicates};
+        use crate::pairs::{duplicates, Duplicates};
         let mut rows = Vec::new();
         for c in 0..300u64 {
             let centre = crate::fingerprint::hash_feature(&c.to_le_bytes());

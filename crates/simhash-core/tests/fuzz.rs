@@ -10,7 +10,7 @@
 //!
 //! The unit tests next to the code already cover: normalize against whole-string NFKC and
 //! lowercase on a chosen alphabet, and its idempotence on `\PC` text; the sign-table fold
-//! against the definition for finite weights; `batch::duplicates` and `clusters` against
+//! against the definition for finite weights; `pairs::duplicates` and `clusters` against
 //! brute force on planted fingerprints with unique ids. These extend them to arbitrary
 //! input rather than repeat them.
 
@@ -19,8 +19,8 @@ use std::collections::BTreeMap;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence};
 use serde_json::Value;
-use simhash_core::batch::{self, Progress};
 use simhash_core::fingerprint::{normalize, Fold, MAX_MIN_FEATURES};
+use simhash_core::pairs::{self, Progress};
 use simhash_core::RawOptions;
 use simhash_core::{extract, fingerprint, hamming, hash_feature, simhash_text, Definition, Lexicon, Options, Rules};
 use unicode_normalization::UnicodeNormalization;
@@ -271,10 +271,10 @@ proptest! {
         prop_assert_eq!(fingerprint(feats.iter().copied()), all.finish());
     }
 
-    /// `batch::duplicates` and `clusters` against brute force with repeated ids (which
+    /// `pairs::duplicates` and `clusters` against brute force with repeated ids (which
     /// never pair), extreme ids and fingerprints, and many identical fingerprints.
     #[test]
-    fn batch_with_repeated_ids(
+    fn all_pairs_with_repeated_ids(
         rows in proptest::collection::vec(
             (prop_oneof![-3i64..4, Just(i64::MIN), Just(i64::MAX)],
              prop_oneof![Just(0u64), Just(u64::MAX), Just(1u64 << 63), (0u64..6).prop_map(|x| x * 0x0101_0101_0101_0101), any::<u64>()],
@@ -292,7 +292,7 @@ proptest! {
             }
         }
         want.sort_unstable();
-        prop_assert_eq!(batch::duplicates(rows.clone(), k, &mut |_: Progress| {}), want);
+        prop_assert_eq!(pairs::duplicates(rows.clone(), k, &mut |_: Progress| {}), want);
 
         // Clusters need unique ids: number the rows.
         let rows: Vec<(i64, u64)> = rows.iter().enumerate().map(|(i, &(_, fp))| (i as i64 * 7 - 50, fp)).collect();
@@ -313,7 +313,7 @@ proptest! {
         }
         let mut want: Vec<(i64, i64)> = parent.keys().map(|&id| (id, root(&parent, id))).collect();
         want.sort_unstable_by_key(|&(id, c)| (c, id));
-        prop_assert_eq!(batch::clusters(rows, k, &mut |_: Progress| {}), want);
+        prop_assert_eq!(pairs::clusters(rows, k, &mut |_: Progress| {}), want);
     }
 }
 

@@ -18,8 +18,7 @@ mod blocks;
 mod hamming;
 mod nearest;
 
-// For the pairs plans' table counts: unused until the merge points them here.
-#[allow(unused_imports)]
+// Also the pairs plans' table counts.
 pub(crate) use ball::binomial;
 pub use ball::{ball, ball_size, shell};
 pub use blocks::{

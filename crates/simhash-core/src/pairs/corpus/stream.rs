@@ -1,21 +1,23 @@
 //! The pairs of a batch and a corpus, streamed: the corpus fed a chunk at a time, each
-//! chunk looked up in the batch's tables ([`crate::batch_corpus`]) by the caller or by
-//! worker threads ([`crate::lookup_threads`]), its pairs handed out one at a time in the
+//! chunk looked up in the batch's tables (`BatchTables`) by the caller or by
+//! worker threads ([`LookupThreads`]), its pairs handed out one at a time in the
 //! order the chunks were fed.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::batch::Progress;
-use crate::batch_corpus::{chunk_rows, BatchTables, ChunkScratch, Indexed, Prepared};
-use crate::lookup_threads::{Chunk, Done, LookupThreads, Pool};
+use super::super::Progress;
+use super::index::Indexed;
+use super::prepared::Prepared;
+use super::tables::{chunk_rows, BatchTables, ChunkScratch};
+use super::threads::{Chunk, Done, LookupThreads, Pool};
 
 /// Streams the pairs of a batch and a corpus fed a chunk at a time:
 /// [`CorpusPairs::feed`] chunks while [`CorpusPairs::wants_chunk`], [`CorpusPairs::advance`]
 /// to the oldest chunk looked up, and take its pairs from [`CorpusPairs::next_pending`]
 /// until it returns `None`. The chunks are looked up by the caller in `feed`, or with
-/// worker threads ([`CorpusPairs::start`], [`crate::lookup_threads`]) by them while the
+/// worker threads ([`CorpusPairs::start`], [`LookupThreads`]) by them while the
 /// caller reads the next ones; the workers build the tables too, while the caller reads
 /// the first chunks. The pairs come chunk by chunk in the order fed, corpus row by corpus
 /// row in a chunk's order; for one corpus row, group of identical batch fingerprints by
@@ -32,7 +34,7 @@ pub struct CorpusPairs {
     fps: Vec<u64>,
     /// Chunks fed and not yet handed to the lookups (tables not built yet, or the workers
     /// busy), then chunks looked up by the caller, waiting for `advance`.
-    waiting: VecDeque<Chunk>,
+    pub(super) waiting: VecDeque<Chunk>,
     chunk_rows: usize,
     /// The chunk whose pairs [`CorpusPairs::next_pending`] hands out.
     current: Chunk,
@@ -216,7 +218,7 @@ impl CorpusPairs {
     }
 
     /// Hands waiting chunks to the workers while they have room, once the tables are built.
-    fn pump(&mut self) {
+    pub(super) fn pump(&mut self) {
         if let (Stage::Ready(t), Some(pool)) = (&self.stage, &mut self.pool) {
             while pool.in_flight() < pool.workers() + 1 {
                 let Some(c) = self.waiting.pop_front() else { break };
@@ -348,154 +350,22 @@ impl CorpusPairs {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::batch_corpus::tests::{brute, nop, planted};
-
-    #[test]
-    fn streams_one_corpus_row_at_a_time() {
-        let b = vec![(1, 0u64), (2, 0), (3, 1)];
-        let mut p = CorpusPairs::new(BatchTables::new(b, 1, &mut nop));
-        p.feed(&[(10, 0), (11, u64::MAX), (12, 1)]);
-        assert!(!p.wants_chunk(), "inline: one chunk at a time");
-        assert_eq!(p.next_pending(), None, "not current before advance");
-        assert_eq!(p.advance(Duration::ZERO), Advance::Ready);
-        let mut got = Vec::new();
-        while let Some(x) = p.next_pending() {
-            got.push(x);
-        }
-        assert_eq!(p.advance(Duration::ZERO), Advance::Idle);
-        // Corpus row by corpus row, in the chunk's order.
-        assert_eq!(got.iter().map(|x| x.1).collect::<Vec<_>>(), vec![10, 10, 10, 12, 12, 12]);
-        got.sort_unstable();
-        assert_eq!(got, vec![(1, 10, 0), (1, 12, 1), (2, 10, 0), (2, 12, 1), (3, 10, 1), (3, 12, 0)]);
-        p.feed(&[(13, u64::MAX)]);
-        assert_eq!(p.advance(Duration::ZERO), Advance::Ready);
-        assert_eq!(p.next_pending(), None);
-        assert_eq!((p.emitted, p.fed), (6, 4));
-    }
-
-    #[test]
-    fn threads_keep_the_order_of_chunks() {
-        // Chunks of one row each, 3 workers: the pairs come out exactly as inline, chunk by
-        // chunk in the order fed, whichever worker finishes first.
-        let (b, c) = planted(21, 2_000, 3_000, 3);
-        // The batch grouped and the tables built by the workers while the first chunks are
-        // fed (start_rows), or only the tables (start).
-        let run = |threads: usize, grouped_here: bool| {
-            let mut p = if grouped_here {
-                CorpusPairs::start(Prepared::new(b.clone(), 3, &mut nop), LookupThreads::start(threads), &mut nop)
-            } else {
-                CorpusPairs::start_rows(b.clone(), 3, LookupThreads::start(threads), &mut nop)
-            };
-            assert_eq!(p.threads(), threads);
-            let got = p.feed_all(&c, 1);
-            let phase = p.phase();
-            assert_eq!(phase.is_some(), threads > 0 && !grouped_here, "{phase:?}: the workers' plan, reported once");
-            if let Some(msg) = phase {
-                assert_eq!(msg, Prepared::new(b.clone(), 3, &mut nop).describe());
-            }
-            (got, p.work)
-        };
-        let inline = run(0, true);
-        assert!(inline.0.len() > 500, "{}", inline.0.len());
-        assert_eq!(run(0, false), inline);
-        assert_eq!(run(3, true), inline);
-        assert_eq!(run(2, false), inline);
-        let mut sorted = inline.0.clone();
-        sorted.sort_unstable();
-        assert_eq!(sorted, brute(&b, &c, 3));
-    }
-
-    #[test]
-    fn workers_with_no_tables_to_build() {
-        // Brute force (a tiny batch) and an empty batch: no table for the workers to build.
-        for (nb, k) in [(3, 3), (0, 3), (40, 9)] {
-            let (b, c) = planted(29, nb, 500, 4);
-            let prepared = Prepared::new(b.clone(), k, &mut nop);
-            let mut p = CorpusPairs::start(prepared, LookupThreads::start(2), &mut nop);
-            assert!(p.tables().is_some(), "ready at once");
-            let mut q = CorpusPairs::start_rows(b.clone(), k, LookupThreads::start(2), &mut nop);
-            let mut got_q = q.feed_all(&c, 64);
-            got_q.sort_unstable();
-            assert_eq!(got_q, brute(&b, &c, k), "{nb} batch rows, k={k}, grouped by a worker");
-            let mut got = p.feed_all(&c, 64);
-            got.sort_unstable();
-            assert_eq!(got, brute(&b, &c, k), "{nb} batch rows, k={k}");
-        }
-    }
-
-    #[test]
-    fn a_panicking_worker_is_an_error_not_a_hang() {
-        let (b, c) = planted(23, 100, 100, 3);
-        let mut p = CorpusPairs::with_threads(BatchTables::new(b, 3, &mut nop), 2);
-        p.feed(&c);
-        p.waiting.push_back(Chunk { panic_for_test: true, ..Chunk::default() });
-        p.pump();
-        let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let mut out = Vec::new();
-            p.drain_into(&mut out);
-        }));
-        let msg = got.expect_err("the worker's panic reaches the caller");
-        let msg = msg.downcast_ref::<String>().cloned().unwrap_or_default();
-        assert!(msg.contains("a lookup thread panicked: poisoned for the test"), "{msg}");
-    }
+/// Every `(batch_id, corpus_id, distance)` within `k`, collected and sorted: for tests
+/// and small inputs. Panics if `k > 64`.
+pub fn batch_vs_corpus(
+    batch: impl IntoIterator<Item = (i64, u64)>,
+    corpus: impl IntoIterator<Item = (i64, u64)>,
+    k: u32,
+    cb: &mut dyn FnMut(Progress),
+) -> Vec<(i64, i64, u32)> {
+    collect(CorpusPairs::new(BatchTables::new(batch, k, cb)), corpus)
 }
 
-#[cfg(test)]
-mod timing_threads {
-    use super::*;
-    use crate::batch_corpus::timing::mix;
-
-    /// `cargo test --release -p simhash-core corpus_pairs::timing_threads -- --ignored --nocapture`:
-    /// a 1M batch against a 4M corpus at k = 3, grouped, built and looked up, by the caller
-    /// and by worker threads.
-    #[test]
-    #[ignore]
-    fn threads_at_1m() {
-        let batch: Vec<(i64, u64)> = (0..1_000_000u64).map(|i| (i as i64, mix(i, 1))).collect();
-        let corpus: Vec<(i64, u64)> = (0..4_000_000u64).map(|i| (i as i64, mix(i + (1 << 40), 1))).collect();
-        let t = BatchTables::new(batch.clone(), 3, &mut |_| {});
-        let fps: Vec<u64> = corpus.iter().map(|r| r.1).collect();
-        for size in [t.chunk_rows(), 1 << 17, 1 << 19, t.chunk_rows()] {
-            let (mut scratch, mut out) = (ChunkScratch::default(), Vec::new());
-            let t0 = std::time::Instant::now();
-            for c in fps.chunks(size) {
-                out.clear();
-                t.groups_near_chunk(c, &mut scratch, &mut out);
-            }
-            println!(
-                "lookups alone, chunks of {size}: {:.1} ns per corpus row",
-                t0.elapsed().as_nanos() as f64 / fps.len() as f64
-            );
-        }
-        drop(t);
-        for threads in [0, 1, 2, 3, 0] {
-            let t0 = std::time::Instant::now();
-            let mut p = CorpusPairs::start(
-                Prepared::new(batch.clone(), 3, &mut |_| {}),
-                LookupThreads::start(threads),
-                &mut |_| {},
-            );
-            let rows = p.chunk_rows();
-            let mut out = Vec::new();
-            for c in corpus.chunks(rows) {
-                while !p.wants_chunk() {
-                    if p.advance(Duration::from_secs(60)) == Advance::Ready {
-                        while let Some(x) = p.next_pending() {
-                            out.push(x);
-                        }
-                    }
-                }
-                p.feed(c);
-            }
-            p.drain_into(&mut out);
-            println!(
-                "{threads} threads: {:.1} ns per corpus row, {} pairs (batch grouped, tables built, corpus looked up)",
-                t0.elapsed().as_nanos() as f64 / corpus.len() as f64,
-                out.len()
-            );
-        }
-    }
+/// `corpus` fed to `pairs` in chunks of an odd size, its pairs collected and sorted.
+pub(super) fn collect(mut pairs: CorpusPairs, corpus: impl IntoIterator<Item = (i64, u64)>) -> Vec<(i64, i64, u32)> {
+    let corpus: Vec<(i64, u64)> = corpus.into_iter().collect();
+    // Chunks of an odd size, so chunk and lookahead boundaries fall everywhere.
+    let mut out = pairs.feed_all(&corpus, 37);
+    out.sort_unstable();
+    out
 }

@@ -21,14 +21,16 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::batch_corpus::{BatchTables, ChunkScratch, Indexed, Prepared};
+use super::index::Indexed;
+use super::prepared::Prepared;
+use super::tables::{BatchTables, ChunkScratch};
 
 /// A chunk of corpus rows `(id, fp)` and, once looked up, its matches `(row, group,
 /// distance)`. The caller fills `rows` in place (the SQL layer fetches into it), and the
 /// lookups take the fingerprints apart where they run, so handing a chunk over copies
 /// nothing.
 #[derive(Default)]
-pub(crate) struct Chunk {
+pub(super) struct Chunk {
     pub rows: Vec<(i64, u64)>,
     pub matches: Vec<(u32, u32, u32)>,
     /// For each match, its group's first batch id and number of rows, looked up with the
@@ -43,7 +45,7 @@ pub(crate) struct Chunk {
 }
 
 impl Chunk {
-    pub(crate) fn look_up(&mut self, tables: &BatchTables, scratch: &mut ChunkScratch, fps: &mut Vec<u64>) {
+    pub(super) fn look_up(&mut self, tables: &BatchTables, scratch: &mut ChunkScratch, fps: &mut Vec<u64>) {
         #[cfg(test)]
         assert!(!self.panic_for_test, "poisoned for the test");
         fps.clear();
@@ -65,7 +67,7 @@ enum Job {
 }
 
 /// What a worker hands back.
-pub(crate) enum Done {
+pub(super) enum Done {
     Prepared(Prepared),
     Built(usize, Indexed),
     LookedUp(Chunk),
@@ -75,10 +77,10 @@ pub(crate) enum Done {
     Pending,
 }
 
-/// Worker threads for [`crate::corpus_pairs::CorpusPairs::start`], started before the
+/// Worker threads for [`super::CorpusPairs::start`], started before the
 /// tables exist, so that the caller starts them once, in whatever state threads must be
 /// born in.
-pub struct LookupThreads(pub(crate) Option<Pool>);
+pub struct LookupThreads(pub(super) Option<Pool>);
 
 impl LookupThreads {
     /// `threads` workers (0: none, the caller does the work itself). A worker that cannot
@@ -122,7 +124,7 @@ impl LookupThreads {
         self.len() == 0
     }
 
-    pub(crate) fn into_pool(self) -> Option<Pool> {
+    pub(super) fn into_pool(self) -> Option<Pool> {
         self.0
     }
 }
@@ -156,7 +158,7 @@ fn work(queue: &Mutex<Receiver<Job>>, done: &Sender<Result<(u64, Done), String>>
     }
 }
 
-pub(crate) struct Pool {
+pub(super) struct Pool {
     /// `None` once closed (in `drop`).
     jobs: Option<Sender<Job>>,
     /// `(sequence number, result)` of each job (`u64::MAX` for a table), or the message of a
@@ -172,24 +174,24 @@ pub(crate) struct Pool {
 }
 
 impl Pool {
-    pub(crate) fn workers(&self) -> usize {
+    pub(super) fn workers(&self) -> usize {
         self.workers.len()
     }
 
     /// Lookups submitted and not yet handed out.
-    pub(crate) fn in_flight(&self) -> usize {
+    pub(super) fn in_flight(&self) -> usize {
         (self.next_seq - self.next_out) as usize
     }
 
-    pub(crate) fn prepare(&mut self, rows: Vec<(i64, u64)>, k: u32) {
+    pub(super) fn prepare(&mut self, rows: Vec<(i64, u64)>, k: u32) {
         self.send(Job::Prepare(rows, k));
     }
 
-    pub(crate) fn build(&mut self, i: usize, prepared: Arc<Prepared>) {
+    pub(super) fn build(&mut self, i: usize, prepared: Arc<Prepared>) {
         self.send(Job::Build(i, prepared));
     }
 
-    pub(crate) fn look_up(&mut self, chunk: Chunk, tables: Arc<BatchTables>) {
+    pub(super) fn look_up(&mut self, chunk: Chunk, tables: Arc<BatchTables>) {
         self.send(Job::LookUp(self.next_seq, chunk, tables));
         self.next_seq += 1;
     }
@@ -204,7 +206,7 @@ impl Pool {
     /// The batch prepared or a table built (as soon as one is), or the oldest lookup
     /// submitted once done; waits at most `wait`. `building` says whether the batch is
     /// being prepared or its tables built.
-    pub(crate) fn take(&mut self, wait: Duration, building: bool) -> Done {
+    pub(super) fn take(&mut self, wait: Duration, building: bool) -> Done {
         loop {
             if let Some(i) = self.early.iter().position(|e| e.0 == self.next_out) {
                 self.next_out += 1;
