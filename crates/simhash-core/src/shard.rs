@@ -23,8 +23,8 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::search;
 use crate::pairs::UnionFind;
+use crate::search;
 
 /// Largest distance bound keys can be cut for: `k + 1` blocks of at least one bit.
 pub const MAX_KEY_DISTANCE: u32 = 63;
