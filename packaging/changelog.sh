@@ -5,20 +5,27 @@
 #   changelog.sh CHANGELOG.md PACKAGE VERSION "Name <email>"
 set -euo pipefail
 md=$1 package=$2 version=$3 maintainer=$4
-[ -f "$md" ] || { echo "changelog.sh: $md does not exist; the package's changelog is made from it" >&2; exit 1; }
+[ -f "$md" ] || { echo "changelog.sh: $md does not exist; the package's changelog is made from it (SIMHASH_CHANGELOG=FILE names another)" >&2; exit 1; }
 
-found=0 out=""
+found=0 out="" last_date="" same_date=0
 section() { # VERSION DATE ENTRIES: one Debian changelog stanza
     local when
-    when=$(date -u -R -d "$2 00:00:00 UTC") || { echo "changelog.sh: bad date '$2' for $1 in $md" >&2; exit 1; }
+    # Debian wants each entry newer than the one below it; releases of one day (newest first
+    # here) get 23:59, 23:58, ...
+    if [ "$2" = "$last_date" ]; then same_date=$((same_date + 1)); else same_date=0 last_date=$2; fi
+    when=$(date -u -d "$2 23:59:00 UTC" +%s) || { echo "changelog.sh: bad date '$2' for $1 in $md" >&2; exit 1; }
+    when=$(date -u -R -d "@$((when - 60 * same_date))")
     printf '%s (%s) unstable; urgency=medium\n\n%s\n -- %s  %s\n\n' "$package" "$1" "$3" "$maintainer" "$when"
 }
+stanza=$(mktemp)
+trap 'rm -f "$stanza"' EXIT
 v="" d="" entries=""
 flush() {
     [ -n "$v" ] || return 0
     [ -n "$entries" ] || { echo "changelog.sh: section $v of $md has no '- ' entries" >&2; exit 1; }
     if dpkg --compare-versions "$v" le "$version"; then
-        out+=$(section "$v" "$d" "$entries")$'\n\n'
+        section "$v" "$d" "$entries" >"$stanza"
+        out+=$(<"$stanza")$'\n\n'
         [ "$v" = "$version" ] && found=1
     fi
     return 0

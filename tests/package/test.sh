@@ -32,6 +32,9 @@ check() { # NAME COMMAND...: run, count, keep going
 die() { echo "test-deb: $*" >&2; echo "$passed passed, $((failed + 1)) failed"; exit 1; }
 installed() { dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed"; }
 psql() { command psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+dpkg() { # postgresql-common's triggers talk; shown only when dpkg fails
+    command dpkg "$@" >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log"; return 1; }
+}
 
 [ "$(id -u)" = 0 ] || die "needs root (dpkg -i, servers run as postgres)"
 installed && die "$package is installed already; this test installs and removes it: dpkg -r $package first"
@@ -44,7 +47,7 @@ rm -rf "$work"; mkdir -p "$work"
 
 cleanup() {
     bash tests/harness/cluster.sh stop package
-    installed && dpkg --purge "$package" >/dev/null
+    installed && dpkg --purge "$package"
 }
 trap cleanup EXIT
 
@@ -55,9 +58,9 @@ contents() {
     bad=$(awk '$2 != "root/root" { print "owner: " $0 } $1 ~ /^d/ && $1 != "drwxr-xr-x" { print "mode: " $0 }
                $1 ~ /^-/ && $1 != "-rw-r--r--" { print "mode: " $0 }' <<<"$listing")
     [ -z "$bad" ] || { echo "$bad"; return 1; }
-    expected=("./$lib/simhash.so" "./$ext/simhash.control" "./$ext/simhash--$version.sql"
+    expected=(".$lib/simhash.so" ".$ext/simhash.control" ".$ext/simhash--$version.sql"
               "./usr/share/doc/$package/copyright" "./usr/share/doc/$package/changelog.gz")
-    for f in sql/simhash--*--*.sql; do expected+=("./$ext/$(basename "$f")"); done
+    for f in sql/simhash--*--*.sql; do expected+=(".$ext/$(basename "$f")"); done
     for f in "${expected[@]}"; do
         grep -q " $f\$" <<<"$listing" || { echo "missing from the package: $f"; return 1; }
     done
@@ -101,14 +104,14 @@ upgrade() {
     local doc="１２月３１日，中共中央总书记、国家主席江泽民发表１９９８年新年讲话《迈向充满希望的新世纪》。"
     local v fp
     [ -n "$prev_deb" ] || return 1
-    dpkg -i "$prev_deb" >/dev/null || return 1
+    dpkg -i "$prev_deb" || return 1
     createdb upgrade &&
     psql -d upgrade -c "CREATE EXTENSION simhash" \
          -c "CREATE TABLE docs(id int PRIMARY KEY, body text, fp bigint)" &&
     psql -d upgrade -v doc="$doc" <<<"INSERT INTO docs VALUES (1, :'doc', simhash(:'doc'))" || return 1
     v=$(psql -d upgrade -Atc "SELECT extversion FROM pg_extension WHERE extname = 'simhash'")
     [ "$v" = "$prev_version" ] || { echo "installed $prev_version's package, CREATE EXTENSION gave $v"; return 1; }
-    dpkg -i "$deb" >/dev/null || return 1
+    dpkg -i "$deb" || return 1
     psql -d upgrade -c "ALTER EXTENSION simhash UPDATE" || return 1
     v=$(psql -d upgrade -Atc "SELECT extversion FROM pg_extension WHERE extname = 'simhash'")
     echo "extension version: $prev_version, after the update $v"
@@ -120,7 +123,7 @@ upgrade() {
 check "upgrade: $prev_version's package, then $version's over it, ALTER EXTENSION simhash UPDATE" upgrade
 
 # --- installcheck: the regression suite against the installed files.
-[ "$(dpkg-query -W -f='${Version}' "$package" 2>/dev/null)" = "$version" ] || dpkg -i "$deb" >/dev/null
+[ "$(dpkg-query -W -f='${Version}' "$package" 2>/dev/null)" = "$version" ] || dpkg -i "$deb"
 installcheck() {
     regress_db_create || return 1
     psql -d simhash_regress -Atc "SELECT 'installed extension ' || extversion FROM pg_extension WHERE extname = 'simhash'"
@@ -131,7 +134,7 @@ check "installcheck: pg_regress ($(regress_tests | wc -l) files) on the packaged
 # --- Removal leaves nothing behind.
 bash tests/harness/cluster.sh stop package
 removal() {
-    dpkg -r "$package" >/dev/null || return 1
+    dpkg -r "$package" || return 1
     installed && { echo "$package still installed after dpkg -r"; return 1; }
     find /usr -xdev | sort >"$work/usr-after.txt"
     diff "$work/usr-before.txt" "$work/usr-after.txt" || { echo "files under /usr differ before the install and after dpkg -r"; return 1; }
