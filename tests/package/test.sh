@@ -53,7 +53,7 @@ trap cleanup EXIT
 
 # --- The package file itself.
 contents() {
-    local listing bad expected f size
+    local listing bad expected f size depends
     listing=$(dpkg-deb -c "$deb") || return 1
     bad=$(awk '$2 != "root/root" { print "owner: " $0 } $1 ~ /^d/ && $1 != "drwxr-xr-x" { print "mode: " $0 }
                $1 ~ /^-/ && $1 != "-rw-r--r--" { print "mode: " $0 }' <<<"$listing")
@@ -67,7 +67,9 @@ contents() {
     size=$(stat -c %s "$deb")
     echo "package: $(basename "$deb"), $((size / 1024)) KiB, $(grep -c '^-' <<<"$listing") files"
     [ "$size" -lt $((20 * 1024 * 1024)) ] || { echo "package is over 20 MB"; return 1; }
-    dpkg-deb -f "$deb" Depends | tee /dev/stderr | grep -Eq '(^|, )postgresql-15(,|$)' || { echo "Depends lacks postgresql-15"; return 1; }
+    depends=$(dpkg-deb -f "$deb" Depends)
+    echo "Depends: $depends"
+    grep -Eq '(^|, )postgresql-15(,|$)' <<<"$depends" || { echo "Depends lacks postgresql-15"; return 1; }
     dpkg-deb -x "$deb" "$work/x"
     if readelf -S "$work/x/$lib/simhash.so" | grep -q '\.symtab'; then echo "simhash.so is not stripped"; return 1; fi
     # The control file names this version (pgrx fills @CARGO_VERSION@ in).
