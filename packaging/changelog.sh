@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes the Debian changelog of PACKAGE at VERSION to stdout, from the project's
 # CHANGELOG.md: every "## <version> (<YYYY-MM-DD>)" section up to and including VERSION,
-# newest first, each "- change" line an entry. Fails if VERSION has no section.
+# newest first, each "- change" line an entry; "## Unreleased" is skipped. Fails if VERSION
+# has no section.
 #   changelog.sh CHANGELOG.md PACKAGE VERSION "Name <email>"
 set -euo pipefail
 md=$1 package=$2 version=$3 maintainer=$4
@@ -37,6 +38,9 @@ while IFS= read -r line || [ -n "$line" ]; do
     elif [[ $line =~ ^-\ +(.*)$ && -n $v ]]; then
         # One entry, wrapped to Debian's 80 columns: "  * " then "    " continuations.
         entries+=$(fold -s -w 74 <<<"${BASH_REMATCH[1]}" | sed -e 's/ *$//' -e '1s/^/  * /' -e '2,$s/^/    /')$'\n'
+    elif [[ $line =~ ^##\ +[Uu]nreleased\ *$ ]]; then
+        flush   # changes not released yet belong to no package version
+        v="" d="" entries=""
     elif [[ $line =~ ^##\  ]]; then
         echo "changelog.sh: heading '$line' in $md is not '## <version> (<YYYY-MM-DD>)'" >&2; exit 1
     fi
