@@ -5,9 +5,11 @@
 #   make quality  how well fingerprints find reposts: definitions 1 and 0 and a Python jieba baseline
 #   make fuzz     long fuzzing: core property tests (up to 1,000,000 cases each), 1,000,000 random SQL calls
 #   make install  install into the system PostgreSQL 15
+#   make deb      target/deb/postgresql-15-simhash_<version>_amd64.deb (packaging/build-deb.sh)
+#   make test-deb the package: lintian, upgrade from the previous release, installcheck, removal
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
 
-.PHONY: all deps install test test-unit test-sql demo bench quality fuzz corpus clean
+.PHONY: all deps install deb test-deb test test-unit test-sql demo bench quality fuzz corpus clean
 
 all: test
 
@@ -19,6 +21,12 @@ corpus:
 
 install: deps
 	cargo pgrx install --release --pg-config $(PG_CONFIG)
+
+deb: deps
+	@bash packaging/build-deb.sh
+
+test-deb: deb corpus
+	@bash tests/package/test.sh
 
 test: deps corpus
 	@bash tests/harness/run_tests.sh

@@ -7,7 +7,8 @@ PG_MAJOR=15
 PGRX_VERSION=0.18.1   # pgrx 0.19 needs rustc 1.96; this machine has 1.95.
 PG_CONFIG=/usr/lib/postgresql/$PG_MAJOR/bin/pg_config
 
-packages=(postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR libclang-dev clang sudo pkg-config bc)
+packages=(postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR libclang-dev clang sudo pkg-config bc
+          dpkg-dev binutils lintian jq)   # the last four: make deb and make test-deb
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

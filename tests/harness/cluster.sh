@@ -12,12 +12,16 @@
 #   cluster.sh kill NAME           kill -9 the postmaster and every child of it, as a crash would
 #   cluster.sh restart NAME        start NAME's existing data directory again (crash recovery)
 #   cluster.sh env NAME            print PGHOST/PGPORT/PGUSER exports for NAME
+#
+# SIMHASH_SYSTEM_PG=1: servers run on the system's own binaries and so on the extension files
+# installed in /usr (tests/package/test.sh tests a package that way); `install` refuses then.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 pg_major=15
 sys_bin=/usr/lib/postgresql/$pg_major/bin
 pgroot=$root/target/pgroot
 bin=$pgroot/usr/lib/postgresql/$pg_major/bin
+[ "${SIMHASH_SYSTEM_PG:-0}" = 1 ] && bin=$sys_bin
 run=${SIMHASH_RUN_DIR:-$root/target/run}
 port=5432   # Unix socket only; the socket lives in each cluster's own directory.
 
@@ -26,6 +30,7 @@ shift
 
 case $cmd in
 install)
+    [ "${SIMHASH_SYSTEM_PG:-0}" = 1 ] && { echo "cluster.sh: install goes to target/pgroot, not with SIMHASH_SYSTEM_PG=1" >&2; exit 2; }
     if [ ! -x "$bin/postgres" ]; then
         mkdir -p "$pgroot/usr/lib/postgresql" "$pgroot/usr/share/postgresql"
         cp -a /usr/lib/postgresql/$pg_major "$pgroot/usr/lib/postgresql/"

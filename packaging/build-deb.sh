@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# `make deb`: builds target/deb/postgresql-15-simhash_<version>_amd64.deb, the extension for
+# Debian 12's PostgreSQL 15, from a release build (<version>: Cargo.toml's).
+#
+#   packaging/build-deb.sh [SRC]
+#
+# SRC is the source tree to package (default: this one); tests/package/test.sh passes a git
+# worktree of the previous release. Whatever SRC is, the package goes to THIS tree's
+# target/deb/, and its packaging (changelog from this tree's CHANGELOG.md, or
+# $SIMHASH_CHANGELOG; copyright; control) is this tree's.
+#
+# The build is the harness's own (tests/harness/cluster.sh install, release), so after
+# `make test` nothing is compiled again: the extension's files are taken from the private
+# PostgreSQL copy it installs into (target/pgroot), by name, so a stale file left there by
+# another version is never packaged.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+src=$(cd "${1:-$root}" && pwd)
+. "$here/versions.sh"
+
+package=postgresql-15-simhash
+pg_major=15
+version=$(cargo_version "$src/Cargo.toml")
+maintainer="simhash maintainers <maintainers@users.noreply.a-seed-c7ce3d3b.example>"
+out=$root/target/deb
+deb=$out/${package}_${version}_amd64.deb
+stage=$out/stage-$version
+libdir=usr/lib/postgresql/$pg_major/lib
+extdir=usr/share/postgresql/$pg_major/extension
+docdir=usr/share/doc/$package
+
+mkdir -p "$out"
+# The changelog first: a missing CHANGELOG.md fails before a long build, not after.
+changelog=$(bash "$here/changelog.sh" "${SIMHASH_CHANGELOG:-$root/CHANGELOG.md}" "$package" "$version" "$maintainer")
+
+echo "deb: release build of $version (tests/harness/cluster.sh install)"
+env -u SIMHASH_DEBUG bash "$src/tests/harness/cluster.sh" install
+pgroot=$src/target/pgroot
+
+rm -rf "$stage"
+install -d -m 0755 "$stage/DEBIAN" "$stage/$libdir" "$stage/$extdir" "$stage/$docdir"
+# What a release holds: the library, the control file, its install script, and every
+# upgrade script in sql/ (pgrx installs those matching simhash--*--*.sql).
+install -m 0644 "$pgroot/$libdir/simhash.so" "$stage/$libdir/"
+install -m 0644 "$pgroot/$extdir/simhash.control" "$pgroot/$extdir/simhash--$version.sql" "$stage/$extdir/"
+for f in "$src"/sql/simhash--*--*.sql; do
+    [ -e "$f" ] && install -m 0644 "$pgroot/$extdir/$(basename "$f")" "$stage/$extdir/"
+done
+# Debian's strip for a shared object: no symbol table, notes or comments; the dynamic
+# symbols PostgreSQL looks up (Pg_magic_func, the *_wrapper functions) stay.
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/$libdir/simhash.so"
+
+gzip -9n <<<"$changelog" >"$stage/$docdir/changelog.gz"
+install -m 0644 "$here/copyright" "$stage/$docdir/copyright"
+chmod 0644 "$stage/$docdir/changelog.gz"
+
+# Depends: the server, and the shared libraries the library links (dpkg-shlibdeps reads
+# them from the ELF file; it wants a debian/control to exist).
+shlib_tmp=$(mktemp -d)
+trap 'rm -rf "$shlib_tmp"' EXIT
+mkdir "$shlib_tmp/debian"
+printf 'Source: simhash\n\nPackage: %s\nArchitecture: amd64\n' "$package" >"$shlib_tmp/debian/control"
+shlibs=$(cd "$shlib_tmp" && dpkg-shlibdeps -O "$stage/$libdir/simhash.so" | sed -n 's/^shlibs:Depends=//p')
+depends="postgresql-$pg_major${shlibs:+, $shlibs}"
+
+size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
+sed -e "s|@VERSION@|$version|" -e "s|@MAINTAINER@|$maintainer|" -e "s|@INSTALLED_SIZE@|$size|" \
+    -e "s|@DEPENDS@|$depends|" "$here/control.in" >"$stage/DEBIAN/control"
+(cd "$stage" && find usr -type f | sort | xargs md5sum) >"$stage/DEBIAN/md5sums"
+chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums"
+find "$stage" -type d -exec chmod 0755 {} +
+
+dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
+rm -rf "$stage"
+echo "deb: $deb ($(du -h "$deb" | cut -f1))"

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# `make test-deb`: the Debian package on this machine's own PostgreSQL 15 (run after `make deb`,
+# as root, on a machine where simhash is not installed in /usr):
+#   - the package's contents, size, Depends, and META.json's version;
+#   - lintian: no error;
+#   - upgrade: the previous release's package (packaging/previous-deb.sh), CREATE EXTENSION and a
+#     stored row, then this package over it and ALTER EXTENSION simhash UPDATE;
+#   - installcheck: tests/pg_regress on a server run from the system binaries, on a fresh
+#     CREATE EXTENSION at this version, set up as `make test` does (tests/harness/regress_db.sh);
+#   - dpkg -r leaves no file behind under /usr.
+# Leaves the system as it found it. Ends with one line "N passed, N failed".
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+. packaging/versions.sh
+. tests/harness/regress_db.sh
+package=postgresql-15-simhash
+ext=/usr/share/postgresql/15/extension
+lib=/usr/lib/postgresql/15/lib
+version=$(cargo_version Cargo.toml)
+deb=target/deb/${package}_${version}_amd64.deb
+work=target/deb/test
+export SIMHASH_SYSTEM_PG=1   # cluster.sh: servers on /usr's binaries and extension files
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "--- ok: $1"; }
+fail() { failed=$((failed + 1)); echo "--- FAILED: $1"; }
+check() { # NAME COMMAND...: run, count, keep going
+    local name=$1; shift
+    echo "=== $name"
+    if "$@"; then ok "$name"; else fail "$name"; fi
+}
+die() { echo "test-deb: $*" >&2; echo "$passed passed, $((failed + 1)) failed"; exit 1; }
+installed() { dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed"; }
+psql() { command psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+dpkg() { # postgresql-common's triggers talk; shown only when dpkg fails
+    command dpkg "$@" >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log"; return 1; }
+}
+
+[ "$(id -u)" = 0 ] || die "needs root (dpkg -i, servers run as postgres)"
+installed && die "$package is installed already; this test installs and removes it: dpkg -r $package first"
+for f in "$ext"/simhash.control "$ext"/simhash--*.sql "$lib"/simhash.so; do
+    [ -e "$f" ] && die "$f is in /usr but no package owns it (a source install?): remove simhash's files from $ext and $lib first"
+done
+[ -s "$deb" ] || die "$deb not found: make deb"
+[ -s target/corpus/peoples_daily_199801.txt ] || die "no corpus: make corpus"
+rm -rf "$work"; mkdir -p "$work"
+
+cleanup() {
+    bash tests/harness/cluster.sh stop package
+    installed && dpkg --purge "$package"
+}
+trap cleanup EXIT
+
+# --- The package file itself.
+contents() {
+    local listing bad expected f size depends
+    listing=$(dpkg-deb -c "$deb") || return 1
+    bad=$(awk '$2 != "root/root" { print "owner: " $0 } $1 ~ /^d/ && $1 != "drwxr-xr-x" { print "mode: " $0 }
+               $1 ~ /^-/ && $1 != "-rw-r--r--" { print "mode: " $0 }' <<<"$listing")
+    [ -z "$bad" ] || { echo "$bad"; return 1; }
+    expected=(".$lib/simhash.so" ".$ext/simhash.control" ".$ext/simhash--$version.sql"
+              "./usr/share/doc/$package/copyright" "./usr/share/doc/$package/changelog.gz")
+    for f in sql/simhash--*--*.sql; do expected+=(".$ext/$(basename "$f")"); done
+    for f in "${expected[@]}"; do
+        grep -q " $f\$" <<<"$listing" || { echo "missing from the package: $f"; return 1; }
+    done
+    size=$(stat -c %s "$deb")
+    echo "package: $(basename "$deb"), $((size / 1024)) KiB, $(grep -c '^-' <<<"$listing") files"
+    [ "$size" -lt $((20 * 1024 * 1024)) ] || { echo "package is over 20 MB"; return 1; }
+    depends=$(dpkg-deb -f "$deb" Depends)
+    echo "Depends: $depends"
+    grep -Eq '(^|, )postgresql-15(,|$)' <<<"$depends" || { echo "Depends lacks postgresql-15"; return 1; }
+    dpkg-deb -x "$deb" "$work/x"
+    if readelf -S "$work/x/$lib/simhash.so" | grep -q '\.symtab'; then echo "simhash.so is not stripped"; return 1; fi
+    # The control file names this version (pgrx fills @CARGO_VERSION@ in).
+    grep -q "^default_version = '$version'" "$work/x/$ext/simhash.control" || { echo "control file: default_version is not $version"; return 1; }
+}
+check "package contents, size, Depends, stripped library" contents
+
+meta_version() {
+    local v
+    v=$(jq -r '.version + " " + .provides.simhash.version' META.json) || return 1
+    [ "$v" = "$version $version" ] || { echo "META.json says $v, Cargo.toml $version"; return 1; }
+}
+check "META.json version is Cargo.toml's ($version)" meta_version
+
+run_lintian() {
+    lintian --fail-on error --info "$deb" | tee "$work/lintian.txt"
+    local rc=${PIPESTATUS[0]}
+    echo "lintian: $(grep -c '^E:' "$work/lintian.txt") errors, $(grep -c '^W:' "$work/lintian.txt") warnings"
+    return "$rc"
+}
+check "lintian: no error" run_lintian
+
+# --- Upgrade from the previous release's package.
+echo "=== previous release's package (packaging/previous-deb.sh)"
+if prev_deb=$(bash packaging/previous-deb.sh); then ok "previous release's package: $(basename "$prev_deb")"
+else fail "previous release's package"; prev_deb=; fi
+prev_version=$(dpkg-deb -f "$prev_deb" Version 2>/dev/null)
+find /usr -xdev | sort >"$work/usr-before.txt"   # before anything is installed
+
+bash tests/harness/cluster.sh start package || die "could not start a server on /usr/lib/postgresql/15/bin"
+eval "$(bash tests/harness/cluster.sh env package)"
+
+upgrade() {
+    local doc="１２月３１日，中共中央总书记、国家主席江泽民发表１９９８年新年讲话《迈向充满希望的新世纪》。"
+    local v fp
+    [ -n "$prev_deb" ] || return 1
+    dpkg -i "$prev_deb" || return 1
+    createdb upgrade &&
+    psql -d upgrade -c "CREATE EXTENSION simhash" \
+         -c "CREATE TABLE docs(id int PRIMARY KEY, body text, fp bigint)" &&
+    psql -d upgrade -v doc="$doc" <<<"INSERT INTO docs VALUES (1, :'doc', simhash(:'doc'))" || return 1
+    v=$(psql -d upgrade -Atc "SELECT extversion FROM pg_extension WHERE extname = 'simhash'")
+    [ "$v" = "$prev_version" ] || { echo "installed $prev_version's package, CREATE EXTENSION gave $v"; return 1; }
+    dpkg -i "$deb" || return 1
+    psql -d upgrade -c "ALTER EXTENSION simhash UPDATE" || return 1
+    v=$(psql -d upgrade -Atc "SELECT extversion FROM pg_extension WHERE extname = 'simhash'")
+    echo "extension version: $prev_version, after the update $v"
+    [ "$v" = "$version" ] || { echo "after ALTER EXTENSION simhash UPDATE the version is $v, not $version"; return 1; }
+    # Fingerprints are a stored contract: the new library gives the stored row the same one.
+    fp=$(psql -d upgrade -Atc "SELECT simhash(body) = fp AND fp IS NOT NULL FROM docs WHERE id = 1")
+    [ "$fp" = t ] || { echo "simhash() on the stored row after the update: '$fp', not the stored fingerprint"; return 1; }
+}
+check "upgrade: $prev_version's package, then $version's over it, ALTER EXTENSION simhash UPDATE" upgrade
+
+# --- installcheck: the regression suite against the installed files.
+[ "$(dpkg-query -W -f='${Version}' "$package" 2>/dev/null)" = "$version" ] || dpkg -i "$deb"
+installcheck() {
+    regress_db_create || return 1
+    psql -d simhash_regress -Atc "SELECT 'installed extension ' || extversion FROM pg_extension WHERE extname = 'simhash'"
+    regress_run "$root/$work/regress"
+}
+check "installcheck: pg_regress ($(regress_tests | wc -l) files) on the packaged install" installcheck
+
+# --- Removal leaves nothing behind.
+bash tests/harness/cluster.sh stop package
+removal() {
+    dpkg -r "$package" || return 1
+    installed && { echo "$package still installed after dpkg -r"; return 1; }
+    find /usr -xdev | sort >"$work/usr-after.txt"
+    diff "$work/usr-before.txt" "$work/usr-after.txt" || { echo "files under /usr differ before the install and after dpkg -r"; return 1; }
+}
+check "dpkg -r $package leaves no file behind under /usr" removal
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
