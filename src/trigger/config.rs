@@ -12,9 +12,9 @@ use pgrx::prelude::*;
 use simhash_core::dedup::{self, Action, CheckQuery, DedupError};
 use simhash_core::{Definition, Options, Tokenizer, Weighting};
 
-use crate::block_index::{block_sets, covering, Funcs};
+use super::precheck::PreCheck;
 use crate::error::raise;
-use crate::probe::PreCheck;
+use crate::search::{block_sets, covering, Funcs};
 
 /// A NUL-terminated copy of a Rust string (identifiers from trigger arguments can't hold NUL).
 pub(super) fn cstring(s: &str) -> CString {
@@ -72,7 +72,7 @@ pub(super) fn bad_args(e: DedupError, func: &str) -> ! {
 /// its jsonb (ERROR 22023 on a bad one), else `default`'s defaults, as `simhash(doc)`.
 pub(super) fn options(json: Option<&str>, default: Definition) -> Options {
     match json {
-        Some(json) => crate::options::parse_str(json, default),
+        Some(json) => crate::fingerprint::options::parse_str(json, default),
         None => Options::new(default, Tokenizer::Jieba, Weighting::Tfidf),
     }
 }
@@ -206,7 +206,7 @@ pub(super) struct Config {
     pub link_type: Option<(bool, i16)>,
     pub query_insert: String,
     pub query_update: String,
-    /// The block indexes scanned before the check query (probe.rs), if some set is cheaper
+    /// The block indexes scanned before the check query (precheck.rs), if some set is cheaper
     /// to scan than the query is to run (`dedup::choose_precheck`).
     pub precheck: Option<PreCheck>,
 }
