@@ -166,7 +166,7 @@ pub unsafe extern "C-unwind" fn simhash_weighted(fcinfo: pg_sys::FunctionCallInf
 #[pg_extern(immutable, strict, parallel_safe)]
 fn simhash_features_utf8(
     doc: &[u8],
-    options: super::options::JsonbArg,
+    options: crate::fingerprint::options::JsonbArg,
 ) -> TableIterator<'static, (name!(feature, Vec<u8>), name!(weight, f64))> {
     let rules = simhash_core::Rules::from(&super::options::parse(&options, Definition::V0));
     // convert_to(doc, 'UTF8') in the SQL wrapper has already converted to UTF-8, whatever
