@@ -30,7 +30,7 @@
 //!   the planner support function (search/support.rs) turns into block-index probes. It is
 //!   prepared once per backend and trigger, and forgotten when the table's relcache entry
 //!   is invalidated (ALTER TABLE, new indexes, VACUUM, ...), so renamed or re-added columns
-//!   are picked up (config.rs).
+//!   are picked up (config.rs, cache.rs).
 //! - Privileges (check.rs, `AsOwner`): the check query runs with the table owner's user id
 //!   under a security-restricted operation, as PostgreSQL's foreign-key checks do, so a
 //!   role with only INSERT can use every action; the query is fully schema-qualified,
@@ -42,6 +42,7 @@
 //!   covering block indexes at 1M rows it took insert throughput from 0.44 to about 0.8 of
 //!   fingerprint maintenance alone (README.md, Performance).
 
+mod cache;
 mod check;
 mod config;
 mod lock;
@@ -56,8 +57,9 @@ use simhash_core::dedup::{self, Action};
 use simhash_core::{Definition, Options};
 
 use crate::error::raise;
+use cache::entry;
 use check::{check, Found, Match};
-use config::{bad_args, entry, fp_and_text, options, trigger_args, Column};
+use config::{bad_args, fp_and_text, options, trigger_args, Column};
 
 /// Rows skipped by `simhash_dedup_trigger(..., 'skip')` in this session (see
 /// `simhash_dedup_skipped`). A backend runs one query at a time, so Relaxed is enough.
