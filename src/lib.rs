@@ -1,20 +1,17 @@
 //! The SQL layer of the `simhash` extension: only glue between PostgreSQL and
 //! `simhash-core`, which holds the algorithms and is tested without a server.
 //!
-//! One file per SQL concept:
-//! - `batch.rs`: `simhash_duplicates(...)` and `simhash_clusters(...)`;
-//! - `fingerprint.rs`: `simhash(...)` and `simhash_features(...)`;
-//! - `definition0.rs`: `simhash_v0(...)` and the `_v0` triggers (0.x's definition);
-//! - `distance.rs`: `hamming(a, b)` and the `<~>` operator;
-//! - `blocks.rs`: `simhash_block`, `simhash_probes`, `simhash_create_blocks`;
-//! - `search.rs`: `simhash_near`, the `~=` operator and the `simhash.max_distance` GUC;
-//! - `support.rs`: the planner support function that rewrites them into block probes;
-//! - `nearest.rs`: `simhash_nearest`, exact nearest neighbours through the block indexes;
+//! One folder per SQL concept, its SQL in the `sql/` folder of the same name:
+//! - `fingerprint/`: `simhash(...)`, `simhash_features(...)`, definition 0's `simhash_v0(...)`,
+//!   the `options jsonb` argument and `text` datums ⇄ UTF-8;
+//! - `search/`: `hamming` and `<~>`, the block functions, `simhash_near` and `~=` with their
+//!   planner support function, and `simhash_nearest`;
+//! - `pairs/`: `simhash_duplicates(...)` (all pairs, and batch against corpus) and
+//!   `simhash_clusters(...)`;
 //! - `trigger/`: `simhash_update_trigger`, `simhash_dedup_trigger` and
-//!   `simhash_dedup_fp_trigger` (insert triggers);
-//! - `shard.rs`: key routing over shards and `simhash_components` (with sql/shard.sql);
-//! - `options.rs`: the `options jsonb` argument;
-//! - `text.rs`: `text` datums in the server encoding ⇄ UTF-8.
+//!   `simhash_dedup_fp_trigger` (insert triggers), with the dedup trigger's index pre-check;
+//! - `shard.rs`: key routing over shards and `simhash_components` (with sql/shard/shard.sql);
+//! - `error.rs`: ERRORs with a DETAIL and a HINT.
 
 use pgrx::prelude::*;
 
@@ -44,27 +41,18 @@ macro_rules! with_definition {
         #[pg_guard]
         pub unsafe extern "C-unwind" fn $name(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
             // SAFETY: the fmgr calls this with a valid fcinfo, and every CREATE FUNCTION
-            // naming this symbol (sql/*.sql, the 0.x install scripts) declares the
+            // naming this symbol (sql/*/*.sql, the 0.x install scripts) declares the
             // arguments that `$body` requires.
             unsafe { $body(fcinfo, $definition) }
         }
     };
 }
 
-mod batch;
-mod block_index;
-mod blocks;
-mod definition0;
-mod distance;
 mod error;
 mod fingerprint;
-mod nearest;
-mod options;
-mod probe;
+mod pairs;
 mod search;
 mod shard;
-mod support;
-mod text;
 mod trigger;
 
 /// Called when the library is loaded. Under `shared_preload_libraries = 'simhash'`
@@ -74,8 +62,7 @@ mod trigger;
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
     search::register_gucs();
-    batch::register_gucs();
-    nearest::register_gucs();
+    pairs::register_gucs();
     // After every GUC is defined: reserving the prefix drops the placeholders of the ones
     // not yet defined, so a `SET simhash.x` made before the library loaded would be lost.
     // SAFETY: called from _PG_init, in the backend's main thread, with a static C string.

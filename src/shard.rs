@@ -2,7 +2,7 @@
 //! functions `simhash_key_owner`, `simhash_key_owners` and `simhash_pair_owner`, whose
 //! hash is a contract (`simhash_core::shard`), and `simhash_components(pairs)`, the
 //! connected components of pairs gathered from every shard. The coordinator's trigger,
-//! the repair function and the per-shard pair function are SQL (sql/shard.sql); the
+//! the repair function and the per-shard pair function are SQL (sql/shard/shard.sql); the
 //! shards' dedup trigger is `simhash_dedup_fp_trigger` (trigger/mod.rs).
 
 use pgrx::prelude::*;
@@ -53,7 +53,7 @@ fn simhash_pair_owner(fp1: i64, fp2: i64, max_distance: i32, shards: i32) -> Opt
 /// is a key it owns (`simhash_pair_owner`). Run on every shard over its key rows, the
 /// union has every pair once. A pair of fingerprints is decided once for all its rows,
 /// before any is emitted; streamed like `simhash_duplicates` (called through
-/// `simhash_owned_duplicates` in sql/shard.sql).
+/// `simhash_owned_duplicates` in sql/shard/shard.sql).
 #[pg_extern(name = "simhash_owned_duplicates_stream", volatile, parallel_unsafe)]
 fn simhash_owned_duplicates(
     fingerprints: &str,
@@ -71,12 +71,12 @@ fn simhash_owned_duplicates(
             None,
         );
     }
-    let rows = crate::batch::read_rows(F, "fingerprints", fingerprints);
-    let mut progress = crate::batch::progress(F);
+    let rows = crate::pairs::read_rows(F, "fingerprints", fingerprints);
+    let mut progress = crate::pairs::progress(F);
     let owner = shard as u32;
     let pairs = simhash_core::Duplicates::new(rows, k, &mut progress)
         .keeping(move |a, b| shard::pair_owner(a, b, k, s) == Some(owner));
-    TableIterator::new(crate::batch::stream(pairs, progress))
+    TableIterator::new(crate::pairs::stream(pairs, progress))
 }
 
 /// Rows fetched per SPI batch.
@@ -121,7 +121,7 @@ fn simhash_components(pairs: &str) -> TableIterator<'static, (name!(id, i64), na
 }
 
 pgrx::extension_sql_file!(
-    "../sql/shard.sql",
+    "../sql/shard/shard.sql",
     name = "shard",
     requires = [
         simhash_key_owner,

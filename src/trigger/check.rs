@@ -9,7 +9,8 @@ use std::ffi::CStr;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 
-use super::config::{cstring, keep_plan, Config};
+use super::cache::keep_plan;
+use super::config::{cstring, Config};
 use super::lock::lock;
 use crate::error::raise;
 

@@ -5,14 +5,14 @@
 //! and `simhash_dedup_query(tbl, VARIADIC args)` shows the check query a trigger runs.
 //!
 //! The fingerprint is `simhash(text, options)`: the options argument, always the last and
-//! recognized by beginning with `{`, is JSON text read as `simhash`'s jsonb (options.rs).
+//! recognized by beginning with `{`, is JSON text read as `simhash`'s jsonb (fingerprint/options.rs).
 //! Each trigger has two C symbols sharing one body, which differ in the definition used
-//! when the options name none, as in fingerprint.rs: `simhash_update_trigger` and
+//! when the options name none, as in fingerprint/simhash.rs: `simhash_update_trigger` and
 //! `simhash_dedup_trigger` (definition 0), the symbols of 0.x's functions, which a
 //! database at 0.3.0 calls until `ALTER EXTENSION simhash UPDATE` and 1.0.0 keeps as
-//! `simhash_update_trigger_v0()` / `simhash_dedup_trigger_v0()` (sql/definition0.sql), so
+//! `simhash_update_trigger_v0()` / `simhash_dedup_trigger_v0()` (sql/fingerprint/definition0.sql), so
 //! triggers created under 0.x keep definition 0; and their `_v1` twins (definition 1),
-//! declared by 1.0.0's sql/trigger.sql. A text the definition gives no fingerprint (fewer
+//! declared by 1.0.0's sql/trigger/trigger.sql. A text the definition gives no fingerprint (fewer
 //! features than its minimum) is treated like a NULL text.
 //!
 //! Design (README.md, "Deduplicating on insert", has the user-facing version):
@@ -27,24 +27,26 @@
 //!   with the latest snapshot, as PostgreSQL's foreign-key checks do, and a match there is
 //!   a serialization failure (40001).
 //! - The check (check.rs) is one SPI query, `simhash_near(fp, $1, k)` on the table, which
-//!   the planner support function (support.rs) turns into block-index probes. It is
+//!   the planner support function (search/support.rs) turns into block-index probes. It is
 //!   prepared once per backend and trigger, and forgotten when the table's relcache entry
 //!   is invalidated (ALTER TABLE, new indexes, VACUUM, ...), so renamed or re-added columns
-//!   are picked up (config.rs).
+//!   are picked up (config.rs, cache.rs).
 //! - Privileges (check.rs, `AsOwner`): the check query runs with the table owner's user id
 //!   under a security-restricted operation, as PostgreSQL's foreign-key checks do, so a
 //!   role with only INSERT can use every action; the query is fully schema-qualified,
 //!   since the inserter's search_path stays in force. DETAIL and skip's DEBUG1 message
 //!   name the matching row's key only when the inserting user may read it
 //!   (`may_see_key`, the rule of BuildIndexValueDescription).
-//! - Before it, the index pre-check (probe.rs) scans the block indexes directly and skips
+//! - Before it, the index pre-check (precheck.rs) scans the block indexes directly and skips
 //!   the query when no index entry can be a match, which is nearly every insert: with
 //!   covering block indexes at 1M rows it took insert throughput from 0.44 to about 0.8 of
 //!   fingerprint maintenance alone (README.md, Performance).
 
+mod cache;
 mod check;
 mod config;
 mod lock;
+mod precheck;
 
 use std::ffi::CStr;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -55,8 +57,9 @@ use simhash_core::trigger::{self as dedup, Action};
 use simhash_core::{Definition, Options};
 
 use crate::error::raise;
+use cache::entry;
 use check::{check, Found, Match};
-use config::{bad_args, entry, fp_and_text, options, trigger_args, Column};
+use config::{bad_args, fp_and_text, options, trigger_args, Column};
 
 /// Rows skipped by `simhash_dedup_trigger(..., 'skip')` in this session (see
 /// `simhash_dedup_skipped`). A backend runs one query at a time, so Relaxed is enough.
@@ -373,7 +376,7 @@ function_info_v1!(pg_finfo_simhash_dedup_query);
 #[unsafe(no_mangle)]
 #[pg_guard]
 pub unsafe extern "C-unwind" fn simhash_dedup_query(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: declared STRICT (regclass, text[]) in sql/trigger.sql; the relation is opened
+    // SAFETY: declared STRICT (regclass, text[]) in sql/trigger/trigger.sql; the relation is opened
     // with AccessShareLock for the duration of the call.
     unsafe {
         let relid = pg_sys::Oid::from(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0).value() as u32);
@@ -393,4 +396,8 @@ pub unsafe extern "C-unwind" fn simhash_dedup_query(fcinfo: pg_sys::FunctionCall
     }
 }
 
-pgrx::extension_sql_file!("../../sql/trigger.sql", name = "trigger", requires = [simhash_dedup_skipped, "search"]);
+pgrx::extension_sql_file!(
+    "../../sql/trigger/trigger.sql",
+    name = "trigger",
+    requires = [simhash_dedup_skipped, "search"]
+);

@@ -1,7 +1,7 @@
--- simhash_create_blocks (src/blocks.rs): STORED generated block columns plus one btree index
--- each, in the form the planner support function (src/support.rs) recognizes. With
+-- simhash_create_blocks (src/search/blocks.rs): STORED generated block columns plus one btree index
+-- each, in the form the planner support function (src/search/support.rs) recognizes. With
 -- include_fingerprint, each index also carries the fingerprint (INCLUDE), so the dedup
--- trigger's index pre-check (src/probe.rs) tests candidates on the index leaf.
+-- trigger's index pre-check (src/trigger/precheck.rs) tests candidates on the index leaf.
 
 CREATE FUNCTION simhash_create_blocks(tbl regclass, fp_column name, nblocks int DEFAULT 4,
                                       include_fingerprint boolean DEFAULT false)

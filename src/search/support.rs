@@ -20,7 +20,7 @@ use pgrx::pg_sys;
 use pgrx::prelude::*;
 use simhash_core::search as core_blocks;
 
-use crate::block_index::{block_sets, int4_const, is_a, list_ptrs, make_list, BlockSet, Funcs};
+use super::block_index::{block_sets, int4_const, is_a, list_ptrs, make_list, BlockSet, Funcs};
 
 // Built-in catalog OIDs (pg_operator.dat / pg_proc.dat; fixed across releases).
 const INT4_EQ_OP: u32 = pg_sys::Int4EqualOperator; // int4 = int4
@@ -35,7 +35,7 @@ function_info_v1!(pg_finfo_simhash_support);
 #[unsafe(no_mangle)]
 #[pg_guard]
 pub unsafe extern "C-unwind" fn simhash_support(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: declared STRICT `(internal)` in sql/search.sql and only attached as SUPPORT,
+    // SAFETY: declared STRICT `(internal)` in sql/search/search.sql and only attached as SUPPORT,
     // so the planner passes a non-NULL pointer to a support request Node.
     let req: *mut pg_sys::Node = unsafe { pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0).cast_mut_ptr() };
     // SAFETY: `req` is a valid Node (see above); reading its tag is always allowed.
@@ -149,7 +149,7 @@ unsafe fn rewrite_with(
             return None;
         }
         // k: a constant (checked now), or an expression evaluated at run time.
-        let guc_k = crate::search::MAX_DISTANCE.get();
+        let guc_k = super::near::MAX_DISTANCE.get();
         let const_k = match args.get(2) {
             None => None,
             Some(&k) if is_a(k, pg_sys::NodeTag::T_Const) => {
@@ -157,7 +157,7 @@ unsafe fn rewrite_with(
                     return None;
                 }
                 let k = int4_const(k)?;
-                core_blocks::check_max_distance(k).unwrap_or_else(|e| crate::blocks::raise(e));
+                core_blocks::check_max_distance(k).unwrap_or_else(|e| super::blocks::raise(e));
                 Some(k)
             }
             Some(&k) => {
@@ -210,7 +210,7 @@ unsafe fn rewrite_with(
                 (Some(q), Some(k)) if !(*q).constisnull => {
                     let q = (*q).constvalue.value() as i64;
                     let probes = core_blocks::probes(q as u64, i as i32, set.n, k, core_blocks::MAX_PROBES)
-                        .unwrap_or_else(|e| crate::blocks::raise(e));
+                        .unwrap_or_else(|e| super::blocks::raise(e));
                     int4_array_const(&probes)
                 }
                 _ => func_call(

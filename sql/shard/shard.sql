@@ -203,7 +203,7 @@ COMMENT ON FUNCTION simhash_shard_repair(regclass, name, name, regclass, int, in
     'After a crash between shard commits: deletes orphaned key rows and writes missing ones; reports each, and documents whose restored keys met a near-duplicate';
 
 -- simhash_owned_duplicates: an inlinable SQL function around the value-per-call C
--- function, as simhash_duplicates (sql/batch.sql), so that LIMIT stops the search.
+-- function, as simhash_duplicates (sql/pairs/pairs.sql), so that LIMIT stops the search.
 CREATE FUNCTION simhash_owned_duplicates(fingerprints text, max_distance int, shard int, shards int)
     RETURNS TABLE(id1 bigint, id2 bigint, distance int)
     STABLE PARALLEL UNSAFE

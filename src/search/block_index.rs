@@ -1,7 +1,7 @@
 //! Which indexes of a table serve as block indexes of a fingerprint column: generated
 //! block columns with a btree index, and btree expression indexes on
 //! `simhash_block(fp, i, n)`. The planner rewrite (support.rs) matches its probes to them;
-//! the dedup trigger (trigger.rs, probe.rs) scans them directly.
+//! the dedup trigger (trigger/, its pre-check in trigger/precheck.rs) scans them directly.
 
 use std::ffi::{c_void, CString};
 use std::ptr;
@@ -145,7 +145,7 @@ pub(crate) struct BlockIndex {
 }
 
 /// Whether every index of a block set carries the fingerprint, so that the dedup
-/// trigger's pre-check can test its entries on the index (probe.rs).
+/// trigger's pre-check can test its entries on the index (trigger/precheck.rs).
 pub(crate) fn covering(indexes: &[BlockIndex]) -> bool {
     indexes.iter().all(|i| i.fp_attno.is_some())
 }

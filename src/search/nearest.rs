@@ -17,7 +17,7 @@ use pgrx::spi::SpiClient;
 use simhash_core::search as core_blocks;
 use simhash_core::search::{self as core_nearest, Nearest, Neighbour};
 
-use crate::block_index::{block_sets, is_a, Funcs};
+use super::block_index::{block_sets, is_a, Funcs};
 use crate::error::raise;
 
 /// `simhash.nearest_scan_fallback`: whether `simhash_nearest` may answer by a sequential
@@ -188,7 +188,7 @@ fn offer_rows(
 }
 
 /// The `n` rows of `tbl` nearest `query` in Hamming distance on `fp_column`, by ascending
-/// (distance, ctid). Declared in sql/nearest.sql.
+/// (distance, ctid). Declared in sql/search/nearest.sql.
 #[pg_extern(sql = false)]
 fn simhash_nearest(
     tbl: pg_sys::Oid,
@@ -273,4 +273,4 @@ fn scan_args(query: i64, n: i32) -> [pgrx::datum::DatumWithOid<'static>; 2] {
     [query.into(), n.into()]
 }
 
-pgrx::extension_sql_file!("../sql/nearest.sql", name = "nearest", requires = ["search"]);
+pgrx::extension_sql_file!("../../sql/search/nearest.sql", name = "nearest", requires = ["search"]);

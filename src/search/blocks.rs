@@ -1,5 +1,5 @@
 //! `simhash_block(fp, block, nblocks)`, `simhash_probes(query, block, nblocks, max_distance)`
-//! and `simhash_create_blocks(tbl, fp_column, nblocks)` (the latter in `sql/blocks.sql`).
+//! and `simhash_create_blocks(tbl, fp_column, nblocks)` (the latter in `sql/search/blocks.sql`).
 //! The bit arithmetic is in `simhash_core::search`.
 
 use pgrx::prelude::*;
@@ -35,4 +35,4 @@ fn simhash_probes(query: i64, block: i32, nblocks: i32, max_distance: i32) -> Ve
     probes.into_iter().map(|v| v as i32).collect()
 }
 
-pgrx::extension_sql_file!("../sql/blocks.sql", name = "blocks", requires = [simhash_block]);
+pgrx::extension_sql_file!("../../sql/search/blocks.sql", name = "blocks", requires = [simhash_block]);

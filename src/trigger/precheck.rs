@@ -5,7 +5,7 @@
 //! Sound because an index holds an entry for every row version, visible to us or not
 //! (dead, uncommitted, committed after our snapshot): if no entry of a complete block set
 //! is within the bound, no row is, under any snapshot, so the check query would find
-//! nothing. The advisory locks are taken first (trigger.rs), so the entries of a concurrent
+//! nothing. The advisory locks are taken first (lock.rs), so the entries of a concurrent
 //! inserter of a near-duplicate are already in the index. Under SERIALIZABLE the btree scan
 //! takes the same predicate locks on the leaf pages it reads as the query's index scans do.
 //!
@@ -15,7 +15,7 @@
 use pgrx::pg_sys;
 use simhash_core::{hamming, search as core_blocks};
 
-use crate::block_index::{covering, BlockIndex};
+use crate::search::{covering, BlockIndex};
 
 /// The block set the pre-check scans.
 pub(crate) struct PreCheck {
@@ -39,7 +39,7 @@ impl PreCheck {
     /// # Safety
     /// `heap` must be the trigger's open relation, in a transaction with an active
     /// snapshot; `self.indexes` must be valid, non-partial btree indexes of it whose first
-    /// column is block `i` of `self.nblocks` of the fingerprint column (block_index.rs)
+    /// column is block `i` of `self.nblocks` of the fingerprint column (search/block_index.rs)
     /// and whose `fp_attno`, if any, is an int8 column of the index.
     pub unsafe fn may_match(&self, heap: pg_sys::Relation, fp: i64, k: i32) -> bool {
         for (block, index) in self.indexes.iter().enumerate() {

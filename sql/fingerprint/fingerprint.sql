@@ -1,4 +1,4 @@
--- Fingerprint functions (src/fingerprint.rs). Hand-written C-language declarations:
+-- Fingerprint functions (src/fingerprint/simhash.rs). Hand-written C-language declarations:
 -- their Rust bodies read the text datum in place and handle non-UTF8 server encodings.
 -- The `_v1` C symbols default to definition 1; the 0.x symbols (`simhash_text`,
 -- `simhash_text_options`) keep definition 0 for databases not yet updated to 1.0.0.

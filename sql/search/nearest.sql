@@ -1,4 +1,4 @@
--- simhash_nearest (src/nearest.rs): the n rows of a table nearest a query fingerprint,
+-- simhash_nearest (src/search/nearest.rs): the n rows of a table nearest a query fingerprint,
 -- exactly, through the table's block indexes (multi-index hashing). Rows are identified
 -- by ctid: join back with JOIN t ON t.ctid = nn.ctid in the same statement (README.md,
 -- "Nearest neighbours"). STABLE: its queries see the caller's snapshot.

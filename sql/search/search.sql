@@ -1,4 +1,4 @@
--- Near-duplicate search (src/search.rs, src/support.rs): the ~= operator and the planner
+-- Near-duplicate search (src/search/near.rs, src/search/support.rs): the ~= operator and the planner
 -- support function that rewrites simhash_near / ~= into btree block probes.
 
 CREATE FUNCTION simhash_support(internal) RETURNS internal

@@ -1,7 +1,7 @@
 -- Insert triggers (src/trigger/; README.md, "Deduplicating on insert"): keep a fingerprint column current,
 -- and reject, skip or link near-duplicates as they are written. The `_v1` C symbols default to
 -- definition 1; the 0.x symbols (`simhash_update_trigger`, `simhash_dedup_trigger`) keep definition 0
--- for 0.x's functions, in a database not yet updated and as the `_v0` functions (sql/definition0.sql).
+-- for 0.x's functions, in a database not yet updated and as the `_v0` functions (sql/fingerprint/definition0.sql).
 
 CREATE FUNCTION simhash_update_trigger() RETURNS trigger
     LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_update_trigger_v1';

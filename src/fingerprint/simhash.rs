@@ -4,16 +4,16 @@
 //! The three `simhash` variants are version-1 C functions written by hand rather than
 //! `#[pg_extern]`s: pgrx's `&str` argument copies every detoasted document and
 //! accepts only UTF-8, where these read the datum in place and convert other server
-//! encodings (see `text.rs`). Their `CREATE FUNCTION`s are in `sql/fingerprint.sql`.
+//! encodings (see `text.rs`). Their `CREATE FUNCTION`s are in `sql/fingerprint/fingerprint.sql`.
 
 use pgrx::prelude::*;
 use simhash_core::{Definition, Lexicon, Options};
 
-use crate::text::text_datum_to_utf8;
+use super::text::text_datum_to_utf8;
 
 /// The fingerprint of a text datum in the server encoding, `None` (SQL NULL) for a text
 /// the definition declines: the one definition the SQL functions and the insert
-/// triggers (trigger.rs) compute. A long text is segmented in pieces, with a check for
+/// triggers (trigger/) compute. A long text is segmented in pieces, with a check for
 /// cancellation between two (`simhash_core::fingerprint::PIECE_BYTES`).
 ///
 /// # Safety
@@ -60,8 +60,8 @@ unsafe fn simhash_doc_options(fcinfo: pg_sys::FunctionCallInfo, definition: Defi
     // SAFETY: STRICT with (text, jsonb) arguments (caller), so both are non-NULL datums of
     // those types. The options are parsed before the text is read.
     unsafe {
-        let json = crate::options::JsonbArg::from_raw(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 1));
-        let options = crate::options::parse(&json, definition);
+        let json = super::options::JsonbArg::from_raw(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 1));
+        let options = super::options::parse(&json, definition);
         result(fcinfo, simhash_of_text_datum(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0), &options))
     }
 }
@@ -161,14 +161,14 @@ pub unsafe extern "C-unwind" fn simhash_weighted(fcinfo: pg_sys::FunctionCallInf
 }
 
 /// The features `simhash(doc, options)` folds, as UTF-8 bytes; `simhash_features(text, jsonb)`
-/// in sql/fingerprint.sql converts them to the server encoding. Definition 0 unless the
+/// in sql/fingerprint/fingerprint.sql converts them to the server encoding. Definition 0 unless the
 /// options name one, as in 0.x: 1.0's `simhash_features` passes `{"definition": "1"} || options`.
 #[pg_extern(immutable, strict, parallel_safe)]
 fn simhash_features_utf8(
     doc: &[u8],
-    options: crate::options::JsonbArg,
+    options: crate::fingerprint::options::JsonbArg,
 ) -> TableIterator<'static, (name!(feature, Vec<u8>), name!(weight, f64))> {
-    let rules = simhash_core::Rules::from(&crate::options::parse(&options, Definition::V0));
+    let rules = simhash_core::Rules::from(&super::options::parse(&options, Definition::V0));
     // convert_to(doc, 'UTF8') in the SQL wrapper has already converted to UTF-8, whatever
     // the server encoding: these bytes are never in the server encoding.
     let doc = match std::str::from_utf8(doc) {
@@ -189,4 +189,8 @@ fn simhash_features_utf8(
     TableIterator::new(rows)
 }
 
-pgrx::extension_sql_file!("../sql/fingerprint.sql", name = "fingerprint", requires = [simhash_features_utf8]);
+pgrx::extension_sql_file!(
+    "../../sql/fingerprint/fingerprint.sql",
+    name = "fingerprint",
+    requires = [simhash_features_utf8]
+);

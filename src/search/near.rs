@@ -1,6 +1,6 @@
 //! `simhash_near(fp, query, max_distance)`, the `fp ~= query` operator and the
 //! `simhash.max_distance` GUC it reads. Both functions carry the planner support function
-//! of `support.rs` (attached in `sql/search.sql`), which turns them into btree block probes.
+//! of `support.rs` (attached in `sql/search/search.sql`), which turns them into btree block probes.
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::prelude::*;
@@ -25,7 +25,7 @@ pub(crate) fn register_gucs() {
 /// True when `fp` and `query` differ in at most `max_distance` bits (0..=64).
 #[pg_extern(immutable, strict, parallel_safe)]
 fn simhash_near(fp: i64, query: i64, max_distance: i32) -> bool {
-    simhash_core::search::check_max_distance(max_distance).unwrap_or_else(|e| crate::blocks::raise(e));
+    simhash_core::search::check_max_distance(max_distance).unwrap_or_else(|e| super::blocks::raise(e));
     simhash_core::hamming(fp as u64, query as u64) <= max_distance as u32
 }
 
@@ -43,7 +43,7 @@ fn simhash_near_guc(fp: i64, query: i64) -> bool {
 }
 
 pgrx::extension_sql_file!(
-    "../sql/search.sql",
+    "../../sql/search/search.sql",
     name = "search",
     requires = [simhash_near, simhash_near_guc, simhash_max_distance, "blocks"]
 );

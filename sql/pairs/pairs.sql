@@ -1,5 +1,5 @@
 -- simhash_duplicates: a SQL function around the value-per-call C function
--- simhash_duplicates_stream (src/batch.rs). A set-returning function in FROM runs to
+-- simhash_duplicates_stream (src/pairs/all_pairs.rs). A set-returning function in FROM runs to
 -- its end into a tuplestore before the first row is read; this SQL function is inlined
 -- into the calling query (LANGUAGE sql, STABLE, not STRICT, no SET: PostgreSQL's
 -- conditions for inlining a set-returning function), and it calls the C function in a
@@ -16,7 +16,7 @@ COMMENT ON FUNCTION simhash_duplicates(text, int) IS
     'Every pair of rows of a query returning (id bigint, fp bigint) within max_distance bits, once, id1 < id2; streamed: distance-0 pairs first, by fingerprint, then the others as found';
 
 -- The two-query form: every (batch row, corpus row) pair within max_distance, the batch
--- in memory, the corpus streamed through a cursor (src/batch.rs). Inlined for the same
+-- in memory, the corpus streamed through a cursor (src/pairs/corpus.rs). Inlined for the same
 -- reason as above. simhash_duplicates('q', 3) still resolves to the one-query form: 3 is
 -- an integer, not text; with two string literals this form is chosen.
 CREATE FUNCTION simhash_duplicates(batch text, corpus text, max_distance int DEFAULT 3)

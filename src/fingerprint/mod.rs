@@ -1,0 +1,13 @@
+//! Fingerprints (sql/fingerprint/):
+//! - `simhash.rs`: `simhash(doc [, options])`, `simhash(features, weights)` and
+//!   `simhash_features(doc [, options])`;
+//! - `definition0.rs`: `simhash_v0(doc [, options])` and the `_v0` triggers (0.x's definition);
+//! - `options.rs`: the `options jsonb` argument (and the triggers' options, as JSON text);
+//! - `text.rs`: `text` datums in the server encoding ⇄ UTF-8.
+
+mod definition0;
+pub(crate) mod options;
+mod simhash;
+mod text;
+
+pub(crate) use simhash::simhash_of_text_datum;

@@ -1,0 +1,127 @@
+//! Reading the `(id bigint, fp bigint)` rows of the pair functions' queries through an SPI
+//! cursor in batches, each batch's tuple table freed before the next, into Rust-owned
+//! vectors.
+
+use pgrx::prelude::*;
+
+/// Rows fetched per SPI batch: bounds the tuple memory held at once to a few MB.
+pub(super) const FETCH_ROWS: i64 = 50_000;
+
+/// Runs `query` and returns its `(id, fp)` rows. ERROR 42804 unless it returns exactly
+/// two bigint columns, 22004 on a NULL id; rows with a NULL fingerprint are skipped.
+/// `what` names the query in messages ("fingerprints", "batch").
+pub(crate) fn read_rows(func: &str, what: &str, query: &str) -> Vec<(i64, u64)> {
+    Spi::connect(|client| {
+        let mut cursor = client.open_cursor(query, &[]);
+        let mut rows = Vec::new();
+        let mut null_fps = 0u64;
+        let mut checked = false;
+        loop {
+            let n = cursor.fetch(FETCH_ROWS).unwrap_or_else(|e| error!("{func}: {e}")).len();
+            if take_fetched(func, what, n, &mut rows, &mut null_fps, &mut checked) == 0 {
+                break;
+            }
+            check_for_interrupts!();
+        }
+        let what = if what == "fingerprints" { String::new() } else { format!("{what} ") };
+        notice!("{func}: read {} {what}rows ({null_fps} with a NULL fingerprint ignored)", rows.len());
+        rows
+    })
+}
+
+/// Right after a cursor FETCH of `n` rows: appends the fetched `(id, fp)` rows to `rows`
+/// (NULL fingerprints counted in `null_fps`, not appended), frees the tuple table, and
+/// returns `n`. On the first call (`checked` false) checks the columns: ERROR 42804
+/// unless exactly two bigint columns; a NULL id is ERROR 22004.
+pub(super) fn take_fetched(
+    func: &str,
+    what: &str,
+    n: usize,
+    rows: &mut Vec<(i64, u64)>,
+    null_fps: &mut u64,
+    checked: &mut bool,
+) -> usize {
+    // SAFETY: the caller's `fetch` just set SPI_tuptable (a FETCH always builds one, with
+    // the portal's tuple descriptor, even for zero rows) and it holds `n` tuples. The
+    // SpiTupleTable borrowing it is gone; we free it here and nothing else does, and we
+    // free it before every ERROR raised while it is live. heap_deform_tuple writes one
+    // value and one null flag per attribute of `desc`: exactly two (checked on the first
+    // fetch; every fetch of a portal has its descriptor), the length of `values`, `nulls`.
+    unsafe {
+        let table = pg_sys::SPI_tuptable;
+        if table.is_null() {
+            return 0;
+        }
+        let desc = (*table).tupdesc;
+        if !*checked {
+            let types_ok = (*desc).natts == 2
+                && pg_sys::SPI_gettypeid(desc, 1) == pg_sys::INT8OID
+                && pg_sys::SPI_gettypeid(desc, 2) == pg_sys::INT8OID;
+            if !types_ok {
+                pg_sys::SPI_freetuptable(table);
+                crate::error::raise(
+                    PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH,
+                    format!("{func}: the {what} query must return two bigint columns (id, fp)"),
+                    None,
+                    Some("Cast them, e.g. SELECT id::bigint, fp FROM t."),
+                );
+            }
+            *checked = true;
+        }
+        let vals = std::slice::from_raw_parts((*table).vals, n);
+        rows.reserve(n);
+        // One heap_deform_tuple per row, not two SPI_getbinval: every call into PostgreSQL
+        // sets up pgrx's error guard (a sigsetjmp), 20M of them for a 10M-row corpus.
+        let mut values = [pg_sys::Datum::from(0usize); 2];
+        let mut nulls = [false; 2];
+        for &tuple in vals {
+            if let Some((id, fp)) = int8_pair(tuple) {
+                rows.push((id, fp as u64));
+                continue;
+            }
+            pg_sys::heap_deform_tuple(tuple, desc, values.as_mut_ptr(), nulls.as_mut_ptr());
+            if nulls[0] {
+                pg_sys::SPI_freetuptable(table);
+                ereport!(
+                    ERROR,
+                    PgSqlErrorCode::ERRCODE_NULL_VALUE_NOT_ALLOWED,
+                    format!("{func}: the {what} query returned a NULL id")
+                );
+            }
+            if nulls[1] {
+                *null_fps += 1;
+                continue;
+            }
+            rows.push((values[0].value() as i64, values[1].value() as i64 as u64));
+        }
+        pg_sys::SPI_freetuptable(table);
+    }
+    n
+}
+
+/// The two `bigint` values of a tuple of two `bigint` columns, read in place when it has
+/// no NULL (the common case); `None` sends the caller to `heap_deform_tuple`. Each call
+/// into PostgreSQL costs pgrx's error guard: reading a 10M-row corpus against a 1-row
+/// batch took 566-572 ms with one heap_deform_tuple per row, 449-450 with this (the
+/// sequential read `SELECT count(*), sum(fp)`: 445-447).
+///
+/// # Safety
+/// `tuple` is a valid heap tuple whose descriptor is exactly two `int8` attributes.
+unsafe fn int8_pair(tuple: pg_sys::HeapTuple) -> Option<(i64, i64)> {
+    // SAFETY: the caller's contract: `tuple` and its header are valid for `t_len` bytes.
+    // int8 is 8 bytes, passed by value and 'd'-aligned, and the data area starts at
+    // `t_hoff`, which is MAXALIGNed: without NULLs and with both attributes stored (the
+    // tuple may predate a column), they are the 16 bytes at `t_hoff`, within `t_len`.
+    // Unaligned reads, so no alignment is assumed of the tuple itself.
+    unsafe {
+        let h = (*tuple).t_data;
+        let hoff = usize::from((*h).t_hoff);
+        let stored = u32::from((*h).t_infomask2) & pg_sys::HEAP_NATTS_MASK;
+        if u32::from((*h).t_infomask) & pg_sys::HEAP_HASNULL != 0 || stored < 2 || ((*tuple).t_len as usize) < hoff + 16
+        {
+            return None;
+        }
+        let data = h.cast::<u8>().add(hoff);
+        Some((data.cast::<i64>().read_unaligned(), data.add(8).cast::<i64>().read_unaligned()))
+    }
+}
