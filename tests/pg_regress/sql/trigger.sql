@@ -229,7 +229,7 @@ SELECT (SELECT count(*) FROM trig_bulk) + count(*) = 2000 AS all_accounted
 FROM corpus c WHERE c.id <= 2000 AND NOT EXISTS (SELECT 1 FROM trig_bulk b WHERE b.id = c.id)
   AND EXISTS (SELECT 1 FROM trig_bulk b WHERE hamming(b.fp, simhash(c.body)) <= 3);
 
--- 10. The index pre-check (src/probe.rs) decides as the check query does. The same rows,
+-- 10. The index pre-check (src/trigger/precheck.rs) decides as the check query does. The same rows,
 -- corpus paragraphs interleaved with copies edited in 1 to 6 places (distances 0 to about
 -- 20), go through skip triggers at k = 1, 3 and 6 into tables whose block indexes carry
 -- the fingerprint (candidates tested on the index), tables with plain block indexes (any
