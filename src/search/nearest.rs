@@ -91,7 +91,7 @@ fn target(tbl: pg_sys::Oid, fp_column: &CStr, ext_schema: pg_sys::Oid) -> Target
         let nsp = pg_sys::get_namespace_name((*(*rel).rd_rel).relnamespace);
         let name = format!("{}.{relname}", quote(CStr::from_ptr(nsp)));
         let from = format!("ONLY {name}");
-        if relkind != pg_sys::RELKIND_RELATION as u8 && relkind != pg_sys::RELKIND_MATVIEW as u8 {
+        if relkind != pg_sys::RELKIND_RELATION && relkind != pg_sys::RELKIND_MATVIEW {
             pg_sys::relation_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
             raise(
                 PgSqlErrorCode::ERRCODE_WRONG_OBJECT_TYPE,
@@ -257,7 +257,7 @@ fn simhash_nearest(
             let keys: Vec<i32> = s.probe_keys(block, radius).into_iter().map(|k| k as i32).collect();
             let bound = s.max_useful_distance() as i32;
             let args = probe_args(keys, query, bound);
-            offer_rows(&client, &statements[block as usize], &args, &mut s);
+            offer_rows(client, &statements[block as usize], &args, &mut s);
             s.probed(block, radius);
         }
         s.into_results()
