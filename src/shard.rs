@@ -1,4 +1,4 @@
-//! Scaling out over postgres_fdw shards (README.md, "Scaling out"): the key-routing
+//! Scaling out over postgres_fdw shards (docs/scaling-out.md): the key-routing
 //! functions `simhash_key_owner`, `simhash_key_owners` and `simhash_pair_owner`, whose
 //! hash is a contract (`simhash_core::shard`), and `simhash_components(pairs)`, the
 //! connected components of pairs gathered from every shard. The coordinator's trigger,

@@ -1,4 +1,4 @@
--- Scaling out over postgres_fdw shards (src/shard.rs; README.md, "Scaling out").
+-- Scaling out over postgres_fdw shards (src/shard.rs; docs/scaling-out.md).
 --
 -- A document table on the coordinator, hash-partitioned on its id with postgres_fdw
 -- foreign tables as partitions, and a key table, list-partitioned on `shard`, whose

@@ -40,7 +40,7 @@
 //! - Before it, the index pre-check (precheck.rs) scans the block indexes directly and skips
 //!   the query when no index entry can be a match, which is nearly every insert: with
 //!   covering block indexes at 1M rows it took insert throughput from 0.44 to about 0.8 of
-//!   fingerprint maintenance alone (README.md, Performance).
+//!   fingerprint maintenance alone (docs/performance.md, "Insert triggers").
 
 mod cache;
 mod check;
@@ -345,7 +345,7 @@ with_definition! {
     /// `simhash_dedup_fp_trigger()` since 1.1.0, used as `BEFORE INSERT ... FOR EACH ROW
     /// EXECUTE FUNCTION simhash_dedup_fp_trigger('fp', '3', 'reject')`: the dedup trigger
     /// for rows that bring their fingerprint, such as the key rows of a sharded table
-    /// (README.md, "Scaling out").
+    /// (docs/scaling-out.md).
     pg_finfo_simhash_dedup_fp_trigger, simhash_dedup_fp_trigger => dedup_fp_trigger, Definition::V1
 }
 with_definition! {

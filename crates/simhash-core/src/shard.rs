@@ -1,4 +1,4 @@
-//! Scaling out over shards (README.md, "Scaling out"): which shard owns a fingerprint's
+//! Scaling out over shards (docs/scaling-out.md): which shard owns a fingerprint's
 //! pigeonhole block keys, which shard reports a pair, and the connected components of
 //! pairs gathered from every shard.
 //!

@@ -5,7 +5,7 @@
 //!
 //! Cases per property: `SIMHASH_FUZZ_CASES`, 512 by default (`cargo test -p simhash-core`,
 //! so `make test`), a quarter of that for the text pipeline's; `make fuzz` runs 1,000,000
-//! (README, Robustness testing). A failure is
+//! (docs/development.md, "Robustness testing"). A failure is
 //! shrunk and saved in `tests/fuzz.proptest-regressions`, replayed first on later runs.
 //!
 //! The unit tests next to the code already cover: normalize against whole-string NFKC and
@@ -220,7 +220,7 @@ fn any_options() -> impl Strategy<Value = Options> {
 }
 
 /// What `simhash_text` must return: the fold of `extract`'s features in order, or `None`
-/// with fewer than `min_features` of them (README, Fingerprint definition).
+/// with fewer than `min_features` of them (docs/fingerprint.md).
 fn by_definition(doc: &str, options: &Options) -> Option<u64> {
     let normalized = normalize(doc);
     let feats = extract(Lexicon::global(), &normalized, &Rules::from(options));

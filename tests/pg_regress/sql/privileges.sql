@@ -1,4 +1,4 @@
--- Privileges (issue 11, part 3; README.md, "Privileges and security"):
+-- Privileges (issue 11, part 3; docs/security.md):
 -- 1. the dedup trigger's check runs with the table owner's rights, so a role with only
 --    INSERT can load a table that has the trigger, under reject, skip and link;
 -- 2. DETAIL (and skip's DEBUG1 message) names the existing row's key only to a user who

@@ -1,4 +1,4 @@
-//! The fingerprint of a text, `simhash(text)` (README, "Fingerprint definition"):
+//! The fingerprint of a text, `simhash(text)` (docs/fingerprint.md):
 //! [`normalize`](fn@normalize) (NFKC, lowercase) → features ([`Rules`]: segment, filter, count,
 //! weigh) → [`fingerprint`] (the fold of the weighted feature hashes).
 //!

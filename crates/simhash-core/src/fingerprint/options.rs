@@ -20,7 +20,7 @@ pub struct RawOptions {
     pub min_features: Option<u32>,
 }
 
-/// Which fingerprint definition (README, "Fingerprint definition"). A stored fingerprint
+/// Which fingerprint definition (docs/fingerprint.md). A stored fingerprint
 /// is only comparable with fingerprints of the same definition.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Definition {
@@ -125,7 +125,7 @@ impl Options {
 
 pub const DEFAULT_NGRAM_N: u32 = 3;
 pub const MAX_NGRAM_N: u32 = 32;
-/// Definition 1's short-text policy (README, "Short texts"), the fewest features that
+/// Definition 1's short-text policy (README, "Short texts"; docs/quality.md, "The short-text bound"), the fewest features that
 /// kept `make quality`'s corpus precision at k = 3 at 95% or more: 5 gave 90.9%, 6 95.5%.
 pub const DEFAULT_MIN_FEATURES: u32 = 6;
 pub const MAX_MIN_FEATURES: u32 = 1000;

@@ -85,7 +85,7 @@ impl From<&Options> for Rules {
         };
         match o.definition {
             Definition::V0 => v0,
-            // Chosen with `make quality` (README, "How similar is similar"): against 0.x's
+            // Chosen with `make quality` (docs/quality.md): against 0.x's
             // rules, dropping numbers took recall on changed figures from 0.17 to 1.00, and
             // dropping single characters mean recall at k = 3 over 9 edits from 0.53 to 0.56
             // (paragraphs); saturating counts lost recall (1 + ln c: 0.48, BM25: 0.49,
