@@ -84,9 +84,10 @@ for t in "${integration[@]}"; do
 done
 
 wants fmt && step "format (cargo fmt --all --check)" cargo fmt --all --check
-# The root crate with the features its build uses: pgrx's default, pg15 (Cargo.toml).
+# The root crate with the features its build uses: the default, pg15 (Cargo.toml).
+# --keep-going: a crate that fails does not hide the warnings of the others.
 wants clippy && step "lint (cargo clippy --workspace --all-targets -- -D warnings)" \
-    cargo clippy -q --workspace --all-targets -- -D warnings
+    cargo clippy -q --workspace --all-targets --keep-going -- -D warnings
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
