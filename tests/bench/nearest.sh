@@ -52,8 +52,7 @@ queries() {
         done
     done
 } >"$tmp/queries.sql"
-psql -At -f "$tmp/queries.sql" | tr -d '\n' |
-    grep -o '"Planning Time": [0-9.]*\|"Execution Time": [0-9.]*' | awk '{print $3}' | paste - - |
+explain_times "$tmp/queries.sql" |
     awk -v s="$SEQ_Q" -v q="$((Q / 2))" '{
         i = (NR - 1) % (s + q); b = int((NR - 1) / (s + q))
         printf "%s %s %s %.3f\n", (b < 2 ? 1 : 10), (b % 2 ? "random" : "near"), (i < s ? "seq" : "mih"), $1 + $2 }' >"$tmp/latencies"

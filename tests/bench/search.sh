@@ -44,8 +44,7 @@ measure() { # LABEL
             done
         done
     } >"$tmp/lookups.sql"
-    psql -At -f "$tmp/lookups.sql" | tr -d '\n' |
-        grep -o '"Planning Time": [0-9.]*\|"Execution Time": [0-9.]*' | awk '{print $3}' | paste - - |
+    explain_times "$tmp/lookups.sql" |
         awk -v s="$SEQ_Q" -v q="$Q" '{
             i = (NR - 1) % (s + q); k = (NR <= s + q) ? 3 : 7
             printf "%s %s %.3f %.3f\n", k, (i < s ? "seq" : "index"), $1 + $2, $2 }' >"$tmp/latencies"

@@ -12,6 +12,8 @@
 #   ratio A B                   A / B with 2 decimals (every bench prints its ratios so),
 #                               "-" when B is 0
 #   pct P                       the P-th fraction (0.5, 0.99) of the numbers on stdin
+#   explain_times FILE          runs the SQL of FILE: "planning_ms execution_ms" per
+#                               EXPLAIN (ANALYZE, FORMAT JSON) in it
 #   row NAME VALUE BASELINE RATIO   one "name value baseline ratio" line of a bench;
 #                               the name column is $row_width (default 40) wide
 #   check NAME GOT WANT         prints "ok   NAME: GOT", or "FAIL NAME: got GOT, expected
@@ -42,6 +44,10 @@ secs() {
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.2f\n", a / b }'; }
 pct() { sort -g | awk -v p="$1" '{ a[NR] = $1 } END { i = int((NR - 1) * p + 0.5) + 1; print a[i] }'; }
+explain_times() {
+    psql -At -f "$1" | tr -d '\n' |
+        grep -o '"Planning Time": [0-9.]*\|"Execution Time": [0-9.]*' | awk '{print $3}' | paste - -
+}
 row() { printf "%-${row_width:-40}s %14s %14s %10s\n" "$@"; }
 
 check() {
