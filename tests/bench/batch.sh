@@ -41,12 +41,8 @@ if [ "$pj" != "$p1" ]; then echo "MISMATCH: self-join found $pj pairs, simhash_d
 # Cancellation: how long past a statement_timeout the 10M search keeps running, once while
 # it reads rows through the cursor (timeout 1 s) and once while it searches (timeout at
 # 3/4 of its measured run time, past the reading phase).
-cancel() { # cancel TIMEOUT_SECONDS: seconds from the timeout to the error
-    local t0
-    t0=$(now)
-    q -c "SET statement_timeout = '$(echo "$1 * 1000 / 1" | bc)ms';
-       SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM b10m', 3)" >/dev/null 2>&1 || true
-    echo "$(since "$t0") - $1" | bc
+cancel() { # cancel TIMEOUT_SECONDS
+    cancel_delay "$(echo "$1 * 1000 / 1" | bc)" "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM b10m', 3)"
 }
 late_timeout=$(echo "scale=1; $t10 * 3 / 4" | bc)
 c_read=$(cancel 1); c_search=$(cancel "$late_timeout")

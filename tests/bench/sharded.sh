@@ -25,7 +25,6 @@ install_extension
 source "$h/shards.sh"
 shards_start $P $S
 shards_schema $P $S $K reject
-c() { PGOPTIONS="-c client_min_messages=warning" on $P-c "$@"; }
 csecs() { num "$(secs c -c "$1")"; }   # csecs SQL: seconds of SQL on the coordinator
 num() { awk -v a="$1" 'BEGIN {printf "%.3f", a}'; }
 row_width=52

@@ -24,15 +24,9 @@ first_ms=$(echo "$out" | grep -oE '^Time: [0-9.]+' | awk '{print $2}')
 hwm_kb=$(echo "$out" | tail -1)
 base_kb=$(q -c "SELECT 1" -c "SELECT (regexp_match(pg_read_file('/proc/self/status'), 'VmHWM:\s*(\d+)'))[1]" | tail -1)
 
-cancel() { # cancel TIMEOUT_MS SQL: seconds from the timeout to the error
-    local t0
-    t0=$(now)
-    q -c "SET statement_timeout = '$1ms'" -c "$2" >/dev/null 2>&1 || true
-    echo "$(since "$t0") - $1 / 1000" | bc -l
-}
 best() { # best N TIMEOUT_MS SQL: smallest and largest of N cancel delays, "min max"
     local i v all=()
-    for i in $(seq "$1"); do v=$(cancel "$2" "$3"); all+=("$v"); done
+    for i in $(seq "$1"); do v=$(cancel_delay "$2" "$3"); all+=("$v"); done
     printf '%s\n' "${all[@]}" | sort -n | sed -n '1p;$p' | tr '\n' ' '
 }
 big="repeat('中共中央总书记、国家主席江泽民发表1998年新年讲话。', 700000)"   # 51 MB

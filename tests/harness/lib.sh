@@ -14,6 +14,8 @@
 #   pct P                       the P-th fraction (0.5, 0.99) of the numbers on stdin
 #   explain_times FILE          runs the SQL of FILE: "planning_ms execution_ms" per
 #                               EXPLAIN (ANALYZE, FORMAT JSON) in it
+#   cancel_delay TIMEOUT_MS SQL seconds from a statement_timeout of TIMEOUT_MS to the end
+#                               of SQL (how promptly it is cancelled)
 #   row NAME VALUE BASELINE RATIO   one "name value baseline ratio" line of a bench;
 #                               the name column is $row_width (default 40) wide
 #   check NAME GOT WANT         prints "ok   NAME: GOT", or "FAIL NAME: got GOT, expected
@@ -44,6 +46,12 @@ secs() {
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.2f\n", a / b }'; }
 pct() { sort -g | awk -v p="$1" '{ a[NR] = $1 } END { i = int((NR - 1) * p + 0.5) + 1; print a[i] }'; }
+cancel_delay() {
+    local t0
+    t0=$(now)
+    q -c "SET statement_timeout = '$1ms'" -c "$2" >/dev/null 2>&1 || true
+    echo "$(since "$t0") - $1 / 1000" | bc -l
+}
 explain_times() {
     psql -At -f "$1" | tr -d '\n' |
         grep -o '"Planning Time": [0-9.]*\|"Execution Time": [0-9.]*' | awk '{print $3}' | paste - -

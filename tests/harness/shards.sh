@@ -6,6 +6,7 @@
 #   shards_schema PREFIX N K ACTION the tables below, K the distance bound of the keys
 #   shards_stop PREFIX N
 #   on NAME [psql args...]          psql on cluster NAME
+#   c [psql args...]                psql on the coordinator $P-c, notices off
 #
 # Every shard i holds:
 #   docs(id bigint PRIMARY KEY, body text, fp bigint, dup_of bigint), 4 block indexes;
@@ -22,6 +23,8 @@ on() { # on NAME [psql args...]
     local name=$1; shift
     in_cluster "$name" psql "$@"
 }
+
+c() { PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning" on "$P-c" "$@"; }
 
 shards_start() { # PREFIX N
     local i

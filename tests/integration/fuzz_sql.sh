@@ -30,7 +30,8 @@ psql -c "CREATE TABLE fuzz_outcome(target text, sqlstate text, calls bigint)"
 
 start=$(now)
 batches=$(( (inputs + batch - 1) / batch ))
-# Batch b has seed b / (batches + 1): the same inputs on every run of the same size.
+# Batch b has seed b / (batches + 1): the same inputs on every run of the same size. Each
+# runs in a child bash, which has no psql wrapper: its flags are spelled out.
 seq 0 $((batches - 1)) | xargs -P "$jobs" -I{} bash -c '
     n=$(( {} == '"$batches"' - 1 ? '"$inputs"' - {} * '"$batch"' : '"$batch"' ))
     psql -X -q -v ON_ERROR_STOP=1 -c "INSERT INTO fuzz_outcome

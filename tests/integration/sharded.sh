@@ -24,7 +24,6 @@ source "$(dirname "$0")/../harness/lib.sh"
 # shellcheck source=../harness/shards.sh
 source "$h/shards.sh"
 P=shardtest N=3 K=3
-c() { PGOPTIONS="-c client_min_messages=warning" on $P-c "$@"; }
 
 shards_start $P $N
 shards_schema $P $N $K reject
