@@ -1,5 +1,7 @@
 # The one entry point. Every target bootstraps what it needs (.ci/bootstrap.sh).
-#   make test     every test suite; non-zero exit on any failure
+#   make test     every test suite, then cargo fmt --check and clippy; non-zero exit on any failure
+#                 T="search crash": only those (pg_regress files, tests/integration scripts,
+#                 or core, fmt, clippy); an unknown name lists the valid ones
 #   make demo     throwaway cluster + People's Daily corpus + near-duplicates, in plain SQL
 #   make bench    benchmarks, each figure next to its baseline from the same run
 #   make quality  how well fingerprints find reposts: definitions 1 and 0 and a Python jieba baseline
@@ -29,7 +31,7 @@ test-deb: deb corpus
 	@bash tests/package/test.sh
 
 test: deps corpus
-	@bash tests/harness/run_tests.sh
+	@bash tests/harness/run_tests.sh $(T)
 
 test-unit: deps
 	cargo test -p simhash-core

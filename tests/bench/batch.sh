@@ -6,63 +6,49 @@
 #   name  value  baseline  ratio
 # External anchor, not measured here: seomoz simhash-cpp find_all, 1.6 s for 1M at k=3.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-h=$root/tests/harness
-[ "${SKIP_INSTALL:-0}" = 1 ] || bash "$h/cluster.sh" install
-bash "$h/cluster.sh" start batchbench "shared_buffers = 1GB" "work_mem = 256MB" "max_parallel_workers_per_gather = 0"
-trap 'bash "$h/cluster.sh" stop batchbench' EXIT
-eval "$(bash "$h/cluster.sh" env batchbench)"
-q() { psql -X -q -v ON_ERROR_STOP=1 -At -c "SET client_min_messages = warning" -c "$1"; }
-now() { date +%s.%N; }
-# secs SQL: wall-clock seconds of one statement; its single result goes to $out.
-out=$(mktemp)
-secs() { local t0; t0=$(now); q "$1" >"$out"; echo "$(now) - $t0" | bc; }
+source "$(dirname "$0")/../harness/lib.sh"
+install_extension
+own_cluster batchbench "shared_buffers = 1GB" "work_mem = 256MB" "max_parallel_workers_per_gather = 0"
 
-q "CREATE EXTENSION simhash"
+q -c "CREATE EXTENSION simhash"
 # Rows g: 7 of every 10 random; the other 3 are copies of one base with 0, 1 and 2 bits
 # flipped, so each group holds pairs at distance 1..3.
 gen() { # gen TABLE N
-    q "CREATE UNLOGGED TABLE $1 AS SELECT g AS id,
+    q -c "CREATE UNLOGGED TABLE $1 AS SELECT g AS id,
          CASE WHEN g % 10 >= 3 THEN hashint8extended(g, 0)
               ELSE hashint8extended(g / 10, 1)
                    # CASE WHEN g % 10 >= 1 THEN 1::bigint << (hashint8extended(g, 2) & 31)::int ELSE 0 END
                    # CASE WHEN g % 10 >= 2 THEN 1::bigint << (32 + (hashint8extended(g, 3) & 31))::int ELSE 0 END
          END AS fp
        FROM generate_series(1::bigint, $2) g"
-    q "VACUUM ANALYZE $1"
+    q -c "VACUUM ANALYZE $1"
 }
 gen b1m 1000000
 gen b10m 10000000
 
-t1=$(secs "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM b1m', 3)"); p1=$(cat "$out")
-t6=$(secs "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM b1m', 6)"); p6=$(cat "$out")
-t10=$(secs "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM b10m', 3)"); p10=$(cat "$out")
+t1=$(secs q -c "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM b1m', 3)"); p1=$(cat "$tmp/out")
+t6=$(secs q -c "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM b1m', 6)"); p6=$(cat "$tmp/out")
+t10=$(secs q -c "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM b10m', 3)"); p10=$(cat "$tmp/out")
 
-ti=$(secs "CREATE INDEX ON b1m (((fp >> 48) & 65535)); CREATE INDEX ON b1m (((fp >> 32) & 65535));
+ti=$(secs q -c "CREATE INDEX ON b1m (((fp >> 48) & 65535)); CREATE INDEX ON b1m (((fp >> 32) & 65535));
            CREATE INDEX ON b1m (((fp >> 16) & 65535)); CREATE INDEX ON b1m ((fp & 65535)); ANALYZE b1m")
-tj=$(secs "SELECT count(*) FROM b1m a JOIN b1m b ON a.id < b.id
+tj=$(secs q -c "SELECT count(*) FROM b1m a JOIN b1m b ON a.id < b.id
              AND (((a.fp >> 48) & 65535) = ((b.fp >> 48) & 65535) OR ((a.fp >> 32) & 65535) = ((b.fp >> 32) & 65535)
                OR ((a.fp >> 16) & 65535) = ((b.fp >> 16) & 65535) OR (a.fp & 65535) = (b.fp & 65535))
-             AND bit_count((a.fp # b.fp)::bit(64)) <= 3"); pj=$(cat "$out")
+             AND bit_count((a.fp # b.fp)::bit(64)) <= 3"); pj=$(cat "$tmp/out")
 if [ "$pj" != "$p1" ]; then echo "MISMATCH: self-join found $pj pairs, simhash_duplicates $p1" >&2; exit 1; fi
 
 # Cancellation: how long past a statement_timeout the 10M search keeps running, once while
 # it reads rows through the cursor (timeout 1 s) and once while it searches (timeout at
 # 3/4 of its measured run time, past the reading phase).
-cancel() { # cancel TIMEOUT_SECONDS: seconds from the timeout to the error
-    local t0 t
-    t0=$(now)
-    q "SET statement_timeout = '$(echo "$1 * 1000 / 1" | bc)ms';
-       SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM b10m', 3)" >/dev/null 2>&1 || true
-    t=$(echo "$(now) - $t0" | bc)
-    echo "$t - $1" | bc
+cancel() { # cancel TIMEOUT_SECONDS
+    cancel_delay "$(echo "$1 * 1000 / 1" | bc)" "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM b10m', 3)"
 }
 late_timeout=$(echo "scale=1; $t10 * 3 / 4" | bc)
 c_read=$(cancel 1); c_search=$(cancel "$late_timeout")
 
-ratio() { echo "scale=1; $2 / $1" | bc; }
 printf '%-34s %10s %10s %8s\n' name value baseline ratio
-printf '%-34s %10.2f %10.2f %7sx\n' "duplicates_1M_k3_s ($p1 pairs)" "$t1" "$tj" "$(ratio "$t1" "$tj")"
+printf '%-34s %10.2f %10.2f %7sx\n' "duplicates_1M_k3_s ($p1 pairs)" "$t1" "$tj" "$(ratio "$tj" "$t1")"
 printf '%-34s %10.2f %10s %8s\n' "duplicates_10M_k3_s ($p10 pairs)" "$t10" - -
 printf '%-34s %10.2f %10s %8s\n' "duplicates_1M_k6_s ($p6 pairs)" "$t6" - -
 printf '%-34s %10.2f %10s %8s\n' "selfjoin_1M_k3_s (baseline)" "$tj" - -

@@ -5,11 +5,10 @@
 # Single-process throughput is MB of UTF-8 text per CPU-second of the process doing the
 # work (schedstat), so other load on a shared machine does not count against it.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/../harness/lib.sh"
 cd "$root"
-h=tests/harness
 corpus=$root/target/corpus/peoples_daily_199801.txt
-[ "${SKIP_INSTALL:-0}" = 1 ] || bash $h/cluster.sh install
+install_extension
 
 # Baseline: jieba-rs cut alone, same text, same mode (no HMM), one core.
 cargo run -q --release -p simhash-core --example throughput -- "$corpus" >target/bench-throughput.txt
@@ -19,8 +18,7 @@ rust0=$(awk '/^simhash_v0_rust_MBps/ {print $2}' target/bench-throughput.txt)
 
 cpu_sql="(split_part(pg_read_file('/proc/self/schedstat'), ' ', 1)::float8 / 1e9)"
 measure() { # cluster name → "v1 v0": MB/s of simhash(body) and simhash_v0(body) over the corpus, best of 3, interleaved
-    eval "$(bash $h/cluster.sh env "$1")"
-    psql -X -q -v ON_ERROR_STOP=1 -At <<SQL
+    in_cluster "$1" psql -At <<SQL
 CREATE EXTENSION IF NOT EXISTS simhash;
 DROP TABLE IF EXISTS corpus;
 CREATE TABLE corpus(body text);
@@ -41,9 +39,8 @@ SELECT string_agg(round(((SELECT sum(octet_length(body)) FROM corpus) / 1e6 / s)
 SQL
 }
 parallel() { # cluster name → "1proc 2proc": wall-clock MB/s of CREATE TABLE AS SELECT simhash(body), best of 2, interleaved
-    eval "$(bash $h/cluster.sh env "$1")"
     local mb
-    mb=$(psql -X -q -v ON_ERROR_STOP=1 -At <<SQL
+    mb=$(in_cluster "$1" psql -At <<SQL
 CREATE EXTENSION IF NOT EXISTS simhash;
 DROP TABLE IF EXISTS lines, docs;
 CREATE TABLE lines(body text);
@@ -61,7 +58,7 @@ DROP TABLE IF EXISTS fps;
 \\echo procs $((w + 1))
 CREATE TABLE fps AS SELECT id, simhash(body) AS fp FROM docs;
 "; done; done
-    psql -X -q -v ON_ERROR_STOP=1 <<SQL | awk -v mb="$mb" '/^procs/ {p = $2; next} /^Time:/ && p {s = $2 / 1000; if (!(p in best) || s < best[p]) best[p] = s; p = 0}
+    in_cluster "$1" psql <<SQL | awk -v mb="$mb" '/^procs/ {p = $2; next} /^Time:/ && p {s = $2 / 1000; if (!(p in best) || s < best[p]) best[p] = s; p = 0}
         END {printf "%.2f %.2f\n", mb / best[1], mb / best[2]}'
 SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
 \\timing on
@@ -69,10 +66,9 @@ $runs
 SQL
 }
 first_call() { # cluster name → "first-call ms, private kB after it" in a new backend
-    eval "$(bash $h/cluster.sh env "$1")"
-    psql -X -q -c "CREATE EXTENSION IF NOT EXISTS simhash"
+    in_cluster "$1" psql -c "CREATE EXTENSION IF NOT EXISTS simhash"
     # ON_ERROR_STOP: a failing call must stop the bench, not be timed.
-    psql -X -q -At -v ON_ERROR_STOP=1 <<'SQL'
+    in_cluster "$1" psql -At <<'SQL'
 \timing on
 SELECT simhash('第一次调用') \g /dev/null
 \timing off
@@ -82,20 +78,20 @@ SELECT sum(regexp_replace(split_part(l, ':', 2), '[^0-9]', '', 'g')::bigint)
 SQL
 }
 
-bash $h/cluster.sh start bench-plain >/dev/null
-bash $h/cluster.sh start bench-preload "shared_preload_libraries = 'simhash'" >/dev/null
-trap 'bash $h/cluster.sh stop bench-plain; bash $h/cluster.sh stop bench-preload' EXIT
+own_cluster bench-plain >/dev/null
+own_cluster bench-preload "shared_preload_libraries = 'simhash'" >/dev/null
 read -r indb indb0 < <(measure bench-plain)
 read -r par1 par2 < <(parallel bench-preload)
 read -r plain_ms plain_kb < <(first_call bench-plain | awk '/^Time:/ {ms=$2} /^[0-9]+$/ {kb=$1} END {print ms, kb}')
 read -r pre_ms pre_kb < <(first_call bench-preload | awk '/^Time:/ {ms=$2} /^[0-9]+$/ {kb=$1} END {print ms, kb}')
 
-printf '%-40s %12s %12s %8s\n' name value baseline ratio
-printf '%-40s %12s %12s %8.2f\n' "simhash(text) in PostgreSQL, MB/s" "$indb" "$cut" "$(echo "$indb / $cut" | bc -l)"
-printf '%-40s %12s %12s %8.2f\n' "simhash pipeline in Rust, MB/s" "$rust" "$cut" "$(echo "$rust / $cut" | bc -l)"
-printf '%-40s %12s %12s %8.3f\n' "definition 1 vs 0 in PostgreSQL, MB/s" "$indb" "$indb0" "$(echo "$indb / $indb0" | bc -l)"
-printf '%-40s %12s %12s %8.3f\n' "definition 1 vs 0 in Rust, MB/s" "$rust" "$rust0" "$(echo "$rust / $rust0" | bc -l)"
-printf '%-40s %12s %12s %8.2f\n' "CREATE TABLE AS, 2 vs 1 process, MB/s" "$par2" "$par1" "$(echo "$par2 / $par1" | bc -l)"
-printf '%-40s %12s %12s %8s\n' "jieba-rs cut only (baseline), MB/s" "$cut" "$cut" "1.00"
-printf '%-40s %12s %12s %8.2f\n' "first call, preload ms (vs without)" "$pre_ms" "$plain_ms" "$(echo "$pre_ms / $plain_ms" | bc -l)"
-printf '%-40s %12s %12s %8.2f\n' "backend private kB, preload (vs w/o)" "$pre_kb" "$plain_kb" "$(echo "$pre_kb / $plain_kb" | bc -l)"
+row_width=40
+row name value baseline ratio
+row "simhash(text) in PostgreSQL, MB/s" "$indb" "$cut" "$(ratio "$indb" "$cut")"
+row "simhash pipeline in Rust, MB/s" "$rust" "$cut" "$(ratio "$rust" "$cut")"
+row "definition 1 vs 0 in PostgreSQL, MB/s" "$indb" "$indb0" "$(ratio "$indb" "$indb0")"
+row "definition 1 vs 0 in Rust, MB/s" "$rust" "$rust0" "$(ratio "$rust" "$rust0")"
+row "CREATE TABLE AS, 2 vs 1 process, MB/s" "$par2" "$par1" "$(ratio "$par2" "$par1")"
+row "jieba-rs cut only (baseline), MB/s" "$cut" "$cut" "$(ratio "$cut" "$cut")"
+row "first call, preload ms (vs without)" "$pre_ms" "$plain_ms" "$(ratio "$pre_ms" "$plain_ms")"
+row "backend private kB, preload (vs w/o)" "$pre_kb" "$plain_kb" "$(ratio "$pre_kb" "$plain_kb")"

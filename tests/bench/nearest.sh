@@ -10,20 +10,14 @@
 # Prints "name value baseline ratio" (ratio = baseline / value: how many times faster).
 #   N=1000000 Q=100 SEQ_Q=3 bash tests/bench/nearest.sh
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-h=$root/tests/harness
+source "$(dirname "$0")/../harness/lib.sh"
 N=${N:-10000000}
 Q=${Q:-200}          # per kind, split evenly between near and random
 SEQ_Q=${SEQ_Q:-5}
-[ "${SKIP_INSTALL:-0}" = 1 ] || bash "$h/cluster.sh" install
-bash "$h/cluster.sh" start nearest_bench "shared_buffers = 2GB" "max_parallel_workers_per_gather = 0" \
+install_extension
+own_cluster nearest_bench "shared_buffers = 2GB" "max_parallel_workers_per_gather = 0" \
     "maintenance_work_mem = 512MB"
-tmp=$(mktemp -d)
-trap 'bash "$h/cluster.sh" stop nearest_bench; rm -rf "$tmp"' EXIT
-eval "$(bash "$h/cluster.sh" env nearest_bench)"
-psql() { command psql -X -q -v ON_ERROR_STOP=1 "$@"; }
-now() { date +%s.%N; }
-row() { printf '%-32s %14s %14s %10s\n' "$@"; }
+row_width=32
 
 row name value baseline ratio
 row rows "$N" - -
@@ -32,7 +26,7 @@ psql -c "CREATE EXTENSION simhash" -c "CREATE EXTENSION pg_prewarm" \
      -c "CREATE TABLE fps(id bigint, fp bigint)" \
      -c "INSERT INTO fps SELECT g, hashint8extended(g, 1) FROM generate_series(1, $N) g" \
      -c "SELECT simhash_create_blocks('fps', 'fp')" -c "VACUUM ANALYZE fps" >/dev/null
-row load_and_blocks4_seconds "$(echo "$(now) - $t0" | bc)" - -
+row load_and_blocks4_seconds "$(since "$t0")" - -
 
 # KIND COUNT: query fingerprints. near: rows spread over the table, 3 bits flipped;
 # random: hashes with another seed, not in the table.
@@ -58,19 +52,17 @@ queries() {
         done
     done
 } >"$tmp/queries.sql"
-psql -At -f "$tmp/queries.sql" | tr -d '\n' |
-    grep -o '"Planning Time": [0-9.]*\|"Execution Time": [0-9.]*' | awk '{print $3}' | paste - - |
+explain_times "$tmp/queries.sql" |
     awk -v s="$SEQ_Q" -v q="$((Q / 2))" '{
         i = (NR - 1) % (s + q); b = int((NR - 1) / (s + q))
         printf "%s %s %s %.3f\n", (b < 2 ? 1 : 10), (b % 2 ? "random" : "near"), (i < s ? "seq" : "mih"), $1 + $2 }' >"$tmp/latencies"
-lat() { awk -v n="$1" -v k="$2" -v t="$3" '$1 == n && $2 == k && $3 == t {print $4}' "$tmp/latencies" | sort -g; }
-pct() { awk -v p="$1" '{a[NR]=$1} END {i=int((NR-1)*p+0.5)+1; print a[i]}'; }
+lat() { awk -v n="$1" -v k="$2" -v t="$3" '$1 == n && $2 == k && $3 == t {print $4}' "$tmp/latencies"; }
 for n in 1 10; do
     for kind in near random; do
         s=$(lat $n $kind seq | pct 0.5)
         for p in 0.50 0.99; do
             f=$(lat $n $kind mih | pct $p)
-            row "nearest_n${n}_${kind}_p${p#0.}_ms" "$f" "$s" "$(echo "scale=1; $s / $f" | bc)"
+            row "nearest_n${n}_${kind}_p${p#0.}_ms" "$f" "$s" "$(ratio "$s" "$f")"
         done
     done
 done

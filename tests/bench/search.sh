@@ -9,20 +9,14 @@
 # bit_count((fp # q)::bit(64)) <= k (median of SEQ_Q). Prints "name value baseline ratio".
 #   N=1000000 Q=100 SEQ_Q=3 bash tests/bench/search.sh
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-h=$root/tests/harness
+source "$(dirname "$0")/../harness/lib.sh"
 N=${N:-10000000}
 Q=${Q:-200}
 SEQ_Q=${SEQ_Q:-5}   # sequential scans are slow: the median of a few is the baseline
-[ "${SKIP_INSTALL:-0}" = 1 ] || bash "$h/cluster.sh" install
-bash "$h/cluster.sh" start search_bench "shared_buffers = 2GB" "max_parallel_workers_per_gather = 0" \
+install_extension
+own_cluster search_bench "shared_buffers = 2GB" "max_parallel_workers_per_gather = 0" \
     "maintenance_work_mem = 512MB"
-tmp=$(mktemp -d)
-trap 'bash "$h/cluster.sh" stop search_bench; rm -rf "$tmp"' EXIT
-eval "$(bash "$h/cluster.sh" env search_bench)"
-psql() { command psql -X -q -v ON_ERROR_STOP=1 "$@"; }
-now() { date +%s.%N; }
-row() { printf '%-28s %14s %14s %10s\n' "$@"; }
+row_width=28
 
 psql -c "CREATE EXTENSION simhash" -c "CREATE EXTENSION pg_prewarm"
 psql -c "CREATE TABLE fps(id bigint, fp bigint)" \
@@ -50,8 +44,7 @@ measure() { # LABEL
             done
         done
     } >"$tmp/lookups.sql"
-    psql -At -f "$tmp/lookups.sql" | tr -d '\n' |
-        grep -o '"Planning Time": [0-9.]*\|"Execution Time": [0-9.]*' | awk '{print $3}' | paste - - |
+    explain_times "$tmp/lookups.sql" |
         awk -v s="$SEQ_Q" -v q="$Q" '{
             i = (NR - 1) % (s + q); k = (NR <= s + q) ? 3 : 7
             printf "%s %s %.3f %.3f\n", k, (i < s ? "seq" : "index"), $1 + $2, $2 }' >"$tmp/latencies"
@@ -60,16 +53,15 @@ measure() { # LABEL
         s=$(lat $k seq 3 | pct 0.5)
         for p in 0.50 0.99; do
             f=$(lat $k index 3 | pct $p)
-            row "$1_k${k}_p${p#0.}_ms" "$f" "$s" "$(echo "scale=1; $s / $f" | bc)"
+            row "$1_k${k}_p${p#0.}_ms" "$f" "$s" "$(ratio "$s" "$f")"
         done
         # Execution alone (no planning), as EXPLAIN ANALYZE reports it.
         f=$(lat $k index 4 | pct 0.5); s=$(lat $k seq 4 | pct 0.5)
-        row "$1_k${k}_p50_exec_only_ms" "$f" "$s" "$(echo "scale=1; $s / $f" | bc)"
+        row "$1_k${k}_p50_exec_only_ms" "$f" "$s" "$(ratio "$s" "$f")"
     done
 }
-# lat K KIND COLUMN: that column's values, sorted
-lat() { awk -v k="$1" -v t="$2" -v c="$3" '$1 == k && $2 == t {print $c}' "$tmp/latencies" | sort -g; }
-pct() { awk -v p="$1" '{a[NR]=$1} END {i=int((NR-1)*p+0.5)+1; print a[i]}'; }
+# lat K KIND COLUMN: that column's values
+lat() { awk -v k="$1" -v t="$2" -v c="$3" '$1 == k && $2 == t {print $c}' "$tmp/latencies"; }
 index_bytes() { psql -Atc "SELECT sum(pg_relation_size(indexrelid)) FROM pg_index WHERE indrelid = 'fps'::regclass AND indexrelid::regclass::text LIKE '$1'"; }
 
 row name value baseline ratio
@@ -77,16 +69,15 @@ row rows "$((N + N / 100))" - -
 
 t0=$(now)
 psql -c "SELECT simhash_create_blocks('fps', 'fp')" -c "VACUUM ANALYZE fps" >/dev/null
-t1=$(now)
+t1=$(since "$t0")
 table_size=$(psql -Atc "SELECT pg_table_size('fps')")
-row blocks4_build_seconds "$(echo "$t1 - $t0" | bc)" - -
-row blocks4_index_bytes "$(index_bytes 'fps_fp_block%')" "$table_size" "$(echo "scale=3; $(index_bytes 'fps_fp_block%') / $table_size" | bc)"
+row blocks4_build_seconds "$t1" - -
+row blocks4_index_bytes "$(index_bytes 'fps_fp_block%')" "$table_size" "$(ratio "$(index_bytes 'fps_fp_block%')" "$table_size")"
 measure blocks4
 
 t0=$(now)
 for i in 0 1 2; do psql -c "CREATE INDEX fps_b3_$i ON fps ((simhash_block(fp, $i, 3)))"; done
 psql -c "ANALYZE fps"
-t1=$(now)
-row blocks3_build_seconds "$(echo "$t1 - $t0" | bc)" - -
-row blocks3_index_bytes "$(index_bytes 'fps_b3_%')" "$table_size" "$(echo "scale=3; $(index_bytes 'fps_b3_%') / $table_size" | bc)"
+row blocks3_build_seconds "$(since "$t0")" - -
+row blocks3_index_bytes "$(index_bytes 'fps_b3_%')" "$table_size" "$(ratio "$(index_bytes 'fps_b3_%')" "$table_size")"
 measure blocks3

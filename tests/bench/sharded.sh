@@ -17,27 +17,17 @@
 # Prints "name value baseline ratio" (ratio = value / baseline).
 #   N=1000000 LOOKUP_SECONDS=10 INSERT_SECONDS=15 bash tests/bench/sharded.sh
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-h=$root/tests/harness
+source "$(dirname "$0")/../harness/lib.sh"
 N=${N:-1000000} LOOKUP_SECONDS=${LOOKUP_SECONDS:-10} INSERT_SECONDS=${INSERT_SECONDS:-15}
 P=shardbench S=3 K=3
-[ "${SKIP_INSTALL:-0}" = 1 ] || bash "$h/cluster.sh" install
+install_extension
 # shellcheck source=../harness/shards.sh
 source "$h/shards.sh"
-tmp=$(mktemp -d)
-trap 'shards_stop $P $S >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 shards_start $P $S
 shards_schema $P $S $K reject
-c() { PGOPTIONS="-c client_min_messages=warning" on $P-c "$@"; }
-now() { date +%s.%N; }
-secs() { local t0; t0=$(now); c -c "$1" >/dev/null; num "$(echo "$(now) - $t0" | bc)"; }
-row() { printf '%-52s %10s %10s %8s\n' "$@"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+csecs() { num "$(secs c -c "$1")"; }   # csecs SQL: seconds of SQL on the coordinator
 num() { awk -v a="$1" 'BEGIN {printf "%.3f", a}'; }
-pgb() { # pgb NAME pgbench-args...: pgbench against cluster NAME
-    local name=$1; shift
-    (eval "$(bash "$h/cluster.sh" env "$name")"; pgbench "$@")
-}
+row_width=52
 row name value baseline ratio
 
 # --- 1. Lookups ------------------------------------------------------------------------
@@ -60,14 +50,12 @@ done
 for t in lk lk_one; do
     printf '%s\n' "\\set i random(1, $N)" \
         "SELECT count(*) FROM $t WHERE simhash_near(fp, hashint8extended(:i, 1) # 5, 3);" >"$tmp/$t.sql"
-    pgb $P-c -n -c 1 -T 2 -f "$tmp/$t.sql" postgres >/dev/null   # warm caches and connections
-    (cd "$tmp" && pgb $P-c -n -c 1 -T "$LOOKUP_SECONDS" -l --log-prefix="$t" -f "$tmp/$t.sql" postgres >/dev/null)
+    in_cluster $P-c pgbench -n -c 1 -T 2 -f "$tmp/$t.sql" postgres >/dev/null   # warm caches and connections
+    (cd "$tmp" && in_cluster $P-c pgbench -n -c 1 -T "$LOOKUP_SECONDS" -l --log-prefix="$t" -f "$tmp/$t.sql" postgres >/dev/null)
 done
-pct() { # pct P FILE...: the P-th fraction of the logged latencies, in ms
-    cat "${@:2}" | awk '{print $3 / 1000}' | sort -g | awk -v p="$1" '{a[NR]=$1} END {i=int((NR-1)*p+0.5)+1; print a[i]}'
-}
+logged_ms() { cat "$@" | awk '{print $3 / 1000}'; }   # logged_ms FILE...: pgbench's logged latencies in ms
 for p in 0.50 0.99; do
-    f=$(pct $p "$tmp"/lk.*); o=$(pct $p "$tmp"/lk_one.*)
+    f=$(logged_ms "$tmp"/lk.* | pct $p); o=$(logged_ms "$tmp"/lk_one.* | pct $p)
     row "lookup_k3_p${p#0.}_ms fan-out 3 shards / one node" "$f" "$o" "$(ratio "$f" "$o")"
 done
 
@@ -91,7 +79,7 @@ SQL
 for t in docs one_node; do
     printf '%s\n' "SELECT try_insert('$t', nextval('ids'));" >"$tmp/ins_$t.sql"
     c -c "SELECT setval('ids', 1)" >/dev/null
-    pgb $P-c -n -c 4 -j 2 -T "$INSERT_SECONDS" --max-tries=100 -f "$tmp/ins_$t.sql" postgres >"$tmp/ins_$t.out" 2>&1
+    in_cluster $P-c pgbench -n -c 4 -j 2 -T "$INSERT_SECONDS" --max-tries=100 -f "$tmp/ins_$t.sql" postgres >"$tmp/ins_$t.out" 2>&1
     num "$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$tmp/ins_$t.out")" >"$tmp/tps_$t"
 done
 row "insert_reject_rows_per_s coordinator / one node" "$(cat "$tmp/tps_docs")" "$(cat "$tmp/tps_one_node")" \
@@ -119,7 +107,7 @@ INSERT INTO docs(id, fp) SELECT id, fp FROM bulk_one;
 INSERT INTO doc_keys(shard, id, fp) SELECT o, id, fp FROM bulk_one, unnest(simhash_key_owners(fp, $K, $S)) o;
 ANALYZE bulk_one;
 SQL
-row "bulk_load_${N}_docs_and_keys_s" "$(num "$(echo "$(now) - $t0" | bc)")" - -
+row "bulk_load_${N}_docs_and_keys_s" "$(num "$(since "$t0")")" - -
 for i in $(seq 0 $((S - 1))); do on $P-$i -c "VACUUM ANALYZE doc_keys" -c "VACUUM ANALYZE docs" >/dev/null; done
 keys=$(c -At -c "SELECT count(*) FROM doc_keys")
 formula=$(awk -v s=$S -v k=$K 'BEGIN {printf "%.2f", s * (1 - ((s - 1) / s) ^ (k + 1))}')
@@ -129,20 +117,20 @@ for i in $(seq 0 $((S - 1))); do
     bytes=$((bytes + $(on $P-$i -At -c "SELECT pg_total_relation_size('doc_keys')")))
 done
 row "key_row_bytes (heap, 4 block indexes, primary key)" "$((bytes / keys))" - -
-ts=$(secs "SELECT count(*) FROM doc_pairs")
-tg=$(secs "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM docs', $K)")
-to=$(secs "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM bulk_one', $K)")
+ts=$(csecs "SELECT count(*) FROM doc_pairs")
+tg=$(csecs "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM docs', $K)")
+to=$(csecs "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM bulk_one', $K)")
 pairs=$(c -At -c "SELECT count(*) FROM doc_pairs")
 # What one machine per shard would take: each shard's run alone, the slowest of them.
 tmax=0
 for i in $(seq 0 $((S - 1))); do
     t0=$(now); PGOPTIONS="-c client_min_messages=warning" on $P-$i -c "SELECT count(*) FROM doc_pairs" >/dev/null
-    tmax=$(awk -v a="$tmax" -v b="$(echo "$(now) - $t0" | bc)" 'BEGIN {print (b > a ? b : a)}')
+    tmax=$(awk -v a="$tmax" -v b="$(since "$t0")" 'BEGIN {print (b > a ? b : a)}')
 done
 tmax=$(num "$tmax")
 row "bulk_pairs_${N}_s shards / gathering ($pairs pairs)" "$ts" "$tg" "$(ratio "$ts" "$tg")"
 row "bulk_pairs_${N}_s slowest shard alone / gathering" "$tmax" "$tg" "$(ratio "$tmax" "$tg")"
 row "bulk_pairs_${N}_s shards / one node" "$ts" "$to" "$(ratio "$ts" "$to")"
-tcs=$(secs "SELECT count(*) FROM simhash_components('SELECT id1, id2 FROM doc_pairs')")
-tcg=$(secs "SELECT count(*) FROM simhash_clusters('SELECT id, fp FROM docs', $K)")
+tcs=$(csecs "SELECT count(*) FROM simhash_components('SELECT id1, id2 FROM doc_pairs')")
+tcg=$(csecs "SELECT count(*) FROM simhash_clusters('SELECT id, fp FROM docs', $K)")
 row "bulk_clusters_${N}_s shards+components / gathering" "$tcs" "$tcg" "$(ratio "$tcs" "$tcg")"

@@ -10,14 +10,9 @@
 #     baseline: the same timeout on pg_sleep (PostgreSQL's own cancel delay), same run.
 # Prints "name value baseline ratio" lines; no thresholds are checked.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-h=$root/tests/harness
-[ "${SKIP_INSTALL:-0}" = 1 ] || bash "$h/cluster.sh" install
-bash "$h/cluster.sh" start streambench "shared_preload_libraries = 'simhash'" "max_parallel_workers_per_gather = 0"
-trap 'bash "$h/cluster.sh" stop streambench' EXIT
-eval "$(bash "$h/cluster.sh" env streambench)"
-q() { psql -X -q -v ON_ERROR_STOP=1 -At -c "SET client_min_messages = warning" "$@"; }
-now() { date +%s.%N; }
+source "$(dirname "$0")/../harness/lib.sh"
+install_extension
+own_cluster streambench "shared_preload_libraries = 'simhash'" "max_parallel_workers_per_gather = 0"
 q -c "CREATE EXTENSION simhash"
 q -c "CREATE UNLOGGED TABLE r10m AS SELECT g AS id, hashint8extended(g, 0) AS fp FROM generate_series(1::bigint, 10000000) g" -c "VACUUM ANALYZE r10m"
 identical="SELECT i::bigint, 1234567890123::bigint FROM generate_series(1, 100000) i"
@@ -29,16 +24,9 @@ first_ms=$(echo "$out" | grep -oE '^Time: [0-9.]+' | awk '{print $2}')
 hwm_kb=$(echo "$out" | tail -1)
 base_kb=$(q -c "SELECT 1" -c "SELECT (regexp_match(pg_read_file('/proc/self/status'), 'VmHWM:\s*(\d+)'))[1]" | tail -1)
 
-cancel() { # cancel TIMEOUT_MS SQL: seconds from the timeout to the error
-    local t0 t
-    t0=$(now)
-    q -c "SET statement_timeout = '$1ms'" -c "$2" >/dev/null 2>&1 || true
-    t=$(echo "$(now) - $t0" | bc)
-    echo "$t - $1 / 1000" | bc -l
-}
 best() { # best N TIMEOUT_MS SQL: smallest and largest of N cancel delays, "min max"
     local i v all=()
-    for i in $(seq "$1"); do v=$(cancel "$2" "$3"); all+=("$v"); done
+    for i in $(seq "$1"); do v=$(cancel_delay "$2" "$3"); all+=("$v"); done
     printf '%s\n' "${all[@]}" | sort -n | sed -n '1p;$p' | tr '\n' ' '
 }
 big="repeat('中共中央总书记、国家主席江泽民发表1998年新年讲话。', 700000)"   # 51 MB
@@ -46,14 +34,14 @@ c_sleep=$(best 3 300 "SELECT pg_sleep(2)")
 c_ident=$(best 3 300 "SELECT count(*) FROM simhash_duplicates('$identical', 3)")
 c_rand=$(best 3 3000 "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM r10m', 3)")
 c_text=$(best 3 300 "SELECT simhash($big)")   # the lexicon is preloaded
-t0=$(now); q -c "SELECT simhash($big)" >/dev/null; t_text=$(echo "$(now) - $t0" | bc)
+t_text=$(secs q -c "SELECT simhash($big)")
 
 printf '%-58s %12s %12s %8s\n' name value baseline ratio
 printf '%-58s %12.3f %12s %8s\n' "first_10_rows_of_5e9_identical_pairs_s (target < 1)" "$(echo "$first_ms / 1000" | bc -l)" - -
-printf '%-58s %12.1f %12.1f %7.2fx\n' "backend_peak_rss_MB after them (target < 100); base: SELECT 1" "$(echo "$hwm_kb / 1024" | bc -l)" "$(echo "$base_kb / 1024" | bc -l)" "$(echo "$hwm_kb / $base_kb" | bc -l)"
-row() { set -- "$1" $2 $3; printf '%-58s %5.3f-%5.3f %5.3f-%5.3f\n' "$1" "$2" "$3" "$4" "$5"; }
-row "cancel_s, 5e9 identical pairs, timeout 0.3 s (min-max of 3)" "$c_ident" "$c_sleep"
-row "cancel_s, 10M random fps k=3, timeout 3 s (min-max of 3)" "$c_rand" "$c_sleep"
-row "cancel_s, simhash() of 51 MB, timeout 0.3 s (min-max of 3)" "$c_text" "$c_sleep"
+printf '%-58s %12.1f %12.1f %7sx\n' "backend_peak_rss_MB after them (target < 100); base: SELECT 1" "$(echo "$hwm_kb / 1024" | bc -l)" "$(echo "$base_kb / 1024" | bc -l)" "$(ratio "$hwm_kb" "$base_kb")"
+range_row() { set -- "$1" $2 $3; printf '%-58s %5.3f-%5.3f %5.3f-%5.3f\n' "$1" "$2" "$3" "$4" "$5"; }
+range_row "cancel_s, 5e9 identical pairs, timeout 0.3 s (min-max of 3)" "$c_ident" "$c_sleep"
+range_row "cancel_s, 10M random fps k=3, timeout 3 s (min-max of 3)" "$c_rand" "$c_sleep"
+range_row "cancel_s, simhash() of 51 MB, timeout 0.3 s (min-max of 3)" "$c_text" "$c_sleep"
 printf '%-58s %12.2f %12s %8s\n' "simhash_51MB_s (uncancelled, for scale)" "$t_text" - -
 echo "(cancel baseline: pg_sleep under the same timeout, min-max of 3; target < 0.1 s)"

@@ -11,8 +11,7 @@
 # skipped (two random paragraphs joined rarely repeat). Prints "name  value  baseline  ratio" lines.
 #   N=1000000 DURATION=20 ROUNDS=2 NBLOCKS=4 INCLUDE_FP=true bash tests/bench/trigger.sh
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-h=$root/tests/harness
+source "$(dirname "$0")/../harness/lib.sh"
 N=${N:-1000000}
 DURATION=${DURATION:-20}
 ROUNDS=${ROUNDS:-2}
@@ -23,32 +22,28 @@ ROUNDS=${ROUNDS:-2}
 NBLOCKS=${NBLOCKS:-4}
 INCLUDE_FP=${INCLUDE_FP:-true}
 CLIENTS=8
-[ "${SKIP_INSTALL:-0}" = 1 ] || bash "$h/cluster.sh" install
-bash "$h/cluster.sh" start trigbench "shared_buffers = 1GB" "max_wal_size = 8GB" \
+install_extension
+own_cluster trigbench "shared_buffers = 1GB" "max_wal_size = 8GB" \
     "shared_preload_libraries = 'simhash'" "max_parallel_workers_per_gather = 0"
-trap 'bash "$h/cluster.sh" stop trigbench' EXIT
-eval "$(bash "$h/cluster.sh" env trigbench)"
-q() { psql -X -q -v ON_ERROR_STOP=1 -At -c "SET client_min_messages = warning" -c "$1"; }
-tmp=$(mktemp -d)
 
-q "CREATE EXTENSION simhash"
-psql -X -q -v ON_ERROR_STOP=1 -c "CREATE TABLE para(pid serial PRIMARY KEY, body text NOT NULL)" \
+q -c "CREATE EXTENSION simhash"
+psql -c "CREATE TABLE para(pid serial PRIMARY KEY, body text NOT NULL)" \
     -c "\\copy para(body) FROM '$root/target/corpus/peoples_daily_199801.txt'"
-q "DELETE FROM para WHERE length(body) NOT BETWEEN 100 AND 300"
-q "CREATE TABLE para2 AS SELECT row_number() OVER (ORDER BY pid)::int AS pid, body FROM para;
+q -c "DELETE FROM para WHERE length(body) NOT BETWEEN 100 AND 300"
+q -c "CREATE TABLE para2 AS SELECT row_number() OVER (ORDER BY pid)::int AS pid, body FROM para;
    ALTER TABLE para2 ADD PRIMARY KEY (pid)"
-npara=$(q "SELECT count(*) FROM para2")
+npara=$(q -c "SELECT count(*) FROM para2")
 for t in baseline dedup; do
-    q "CREATE TABLE $t(id bigserial PRIMARY KEY, body text, fp bigint)"
-    q "INSERT INTO $t(body, fp) SELECT 'synthetic row ' || g, hashint8extended(g, 7) FROM generate_series(1, $N) g"
-    q "SELECT simhash_create_blocks('$t', 'fp', $NBLOCKS, include_fingerprint => $INCLUDE_FP)" >/dev/null
-    q "VACUUM ANALYZE $t"
+    q -c "CREATE TABLE $t(id bigserial PRIMARY KEY, body text, fp bigint)"
+    q -c "INSERT INTO $t(body, fp) SELECT 'synthetic row ' || g, hashint8extended(g, 7) FROM generate_series(1, $N) g"
+    q -c "SELECT simhash_create_blocks('$t', 'fp', $NBLOCKS, include_fingerprint => $INCLUDE_FP)" >/dev/null
+    q -c "VACUUM ANALYZE $t"
 done
-q "CREATE TRIGGER fp BEFORE INSERT OR UPDATE OF body ON baseline
+q -c "CREATE TRIGGER fp BEFORE INSERT OR UPDATE OF body ON baseline
    FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fp', 'body')"
-q "CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON dedup
+q -c "CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON dedup
    FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger('fp', 'body', '3', 'skip')"
-q "CHECKPOINT"
+q -c "CHECKPOINT"
 
 for t in baseline dedup; do
     cat >"$tmp/$t.sql" <<EOF
@@ -62,9 +57,9 @@ declare -A tps rows stmts
 tps[baseline]=0 tps[dedup]=0
 for r in $(seq 1 "$ROUNDS"); do
     for t in baseline dedup; do
-        before=$(q "SELECT count(*) FROM $t")
+        before=$(q -c "SELECT count(*) FROM $t")
         pgbench -n -c $CLIENTS -j 2 -T "$DURATION" --random-seed="$r" -f "$tmp/$t.sql" >"$tmp/out" 2>&1
-        after=$(q "SELECT count(*) FROM $t")
+        after=$(q -c "SELECT count(*) FROM $t")
         rate=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$tmp/out")
         n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$tmp/out")
         stmts[$t]=$(( ${stmts[$t]:-0} + n ))
@@ -74,11 +69,11 @@ for r in $(seq 1 "$ROUNDS"); do
 done
 b=$(echo "scale=1; ${tps[baseline]} / $ROUNDS" | bc)
 d=$(echo "scale=1; ${tps[dedup]} / $ROUNDS" | bc)
-printf '%-28s %14s %14s %10s\n' name value baseline ratio
-printf '%-28s %14s %14s %10s\n' table_rows "$N" - -
-printf '%-28s %14s %14s %10s\n' block_columns "$NBLOCKS" - -
-printf '%-28s %14s %14s %10s\n' fingerprint_in_index "$INCLUDE_FP" - -
-printf '%-28s %14s %14s %10s\n' insert_tps_8_clients "$d" "$b" "$(echo "scale=2; $d / $b" | bc)"
-printf '%-28s %14s %14s %10s\n' rows_inserted "${rows[dedup]}" "${rows[baseline]}" -
-printf '%-28s %14s %14s %10s\n' statements "${stmts[dedup]}" "${stmts[baseline]}" -
-rm -rf "$tmp"
+row_width=28
+row name value baseline ratio
+row table_rows "$N" - -
+row block_columns "$NBLOCKS" - -
+row fingerprint_in_index "$INCLUDE_FP" - -
+row insert_tps_8_clients "$d" "$b" "$(ratio "$d" "$b")"
+row rows_inserted "${rows[dedup]}" "${rows[baseline]}" -
+row statements "${stmts[dedup]}" "${stmts[baseline]}" -

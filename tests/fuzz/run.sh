@@ -7,12 +7,10 @@
 #      (target/run/fuzz), tests/integration/fuzz_sql.sh.
 # Exits non-zero on any failure.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/../harness/lib.sh"
 cd "$root"
-h=tests/harness
 export SIMHASH_FUZZ_CASES=${SIMHASH_FUZZ_CASES:-1000000}
 export FUZZ_INPUTS=${FUZZ_INPUTS:-1000000}
-status=0
 
 echo "=== core property tests, $SIMHASH_FUZZ_CASES cases per property"
 start=$SECONDS
@@ -20,10 +18,8 @@ env -u RUST_BACKTRACE cargo test -q --release -p simhash-core --test fuzz || sta
 echo "--- $((SECONDS - start)) s"
 
 echo "=== SQL fuzz, $FUZZ_INPUTS calls"
-bash $h/cluster.sh install || exit 1
-bash $h/cluster.sh start fuzz "shared_preload_libraries = 'simhash'"
-trap 'bash $h/cluster.sh stop fuzz' EXIT
-eval "$(bash $h/cluster.sh env fuzz)"
+bash "$h/cluster.sh" install || exit 1
+own_cluster fuzz "shared_preload_libraries = 'simhash'"
 start=$SECONDS
 bash tests/integration/fuzz_sql.sh || status=1
 echo "--- $((SECONDS - start)) s"

@@ -3,13 +3,12 @@
 # table, its fingerprints, and the near-duplicate pairs, all in plain SQL. The cluster
 # keeps running; the last line says how to connect (and how to stop it).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/lib.sh"
 cd "$root"
-h=tests/harness
-bash $h/cluster.sh install
-bash $h/cluster.sh start demo "shared_preload_libraries = 'simhash'"
-eval "$(bash $h/cluster.sh env demo)"
-psql -X -v ON_ERROR_STOP=1 -q <<SQL
+bash "$h/cluster.sh" install
+bash "$h/cluster.sh" start demo "shared_preload_libraries = 'simhash'"
+eval "$(bash "$h/cluster.sh" env demo)"
+psql <<SQL
 CREATE EXTENSION simhash;
 CREATE TABLE news(id serial PRIMARY KEY, body text NOT NULL, fp bigint);
 \\copy news(body) FROM '$root/target/corpus/peoples_daily_199801.txt'

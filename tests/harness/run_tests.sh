@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # `make test`: the pure-Rust core's unit and property tests, then the SQL surface against a
 # real PostgreSQL 15 server (pg_regress golden files in tests/pg_regress), then the
-# integration scripts in tests/integration (each exits non-zero on failure).
+# integration scripts in tests/integration (each exits non-zero on failure), then the
+# formatting and lint gates (cargo fmt --check, cargo clippy -D warnings over both crates).
 # Ends with one line "N passed, N failed".
+#
+#   run_tests.sh [NAME...]   only the named tests (`make test T="search crash"`): a
+#                            regression file (tests/pg_regress/sql/NAME.sql, all named ones
+#                            in one pg_regress run on the same regression database), an
+#                            integration script (tests/integration/NAME.sh), or one of the
+#                            steps core, fmt, clippy. An unknown name lists the valid ones.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/lib.sh"
 cd "$root"
-h=tests/harness
 passed=0 failed=0
 step() { # step NAME COMMAND...: run, count, keep going
     local name=$1; shift
@@ -15,37 +21,73 @@ step() { # step NAME COMMAND...: run, count, keep going
     else failed=$((failed + 1)); echo "--- FAILED: $name"; fi
 }
 
-step "core unit tests (cargo test -p simhash-core)" cargo test -q -p simhash-core
-if ! bash $h/cluster.sh install; then
-    echo "--- FAILED: building/installing the extension"
-    echo "$passed passed, $((failed + 1)) failed"; exit 1
+names_in() { # names_in DIR EXT: the file names of DIR/*.EXT without the extension, sorted
+    local f
+    for f in "$1"/*."$2"; do [ -e "$f" ] && basename "$f" ".$2"; done | sort
+}
+mapfile -t all_regress < <(names_in tests/pg_regress/sql sql)
+mapfile -t all_integration < <(names_in tests/integration sh)
+gates=(core fmt clippy)
+
+# What to run: everything, or the steps the arguments name.
+regress=() integration=() want_gates=()
+if [ $# -eq 0 ]; then
+    regress=("${all_regress[@]}") integration=("${all_integration[@]}") want_gates=("${gates[@]}")
+else
+    for name in "$@"; do
+        known=0
+        [[ " ${all_regress[*]} " == *" $name "* ]] && { regress+=("$name"); known=1; }
+        [[ " ${all_integration[*]} " == *" $name "* ]] && { integration+=("$name"); known=1; }
+        [[ " ${gates[*]} " == *" $name "* ]] && { want_gates+=("$name"); known=1; }
+        if [ $known = 0 ]; then
+            echo "run_tests.sh: unknown test '$name'. Valid names:" >&2
+            echo "  steps:       ${gates[*]}" >&2
+            echo "  pg_regress:  ${all_regress[*]}" >&2
+            echo "  integration: ${all_integration[*]}" >&2
+            exit 2
+        fi
+    done
 fi
-bash $h/cluster.sh start test "shared_buffers = 256MB"
-trap 'bash $h/cluster.sh stop test' EXIT
-eval "$(bash $h/cluster.sh env test)"
+wants() { [[ " ${want_gates[*]} " == *" $1 "* ]]; }
 
-# The regression database has the extension, a `corpus` table of real news paragraphs and
-# the error-capturing helper regress_try(sql).
-createdb simhash_regress
-psql -X -q -v ON_ERROR_STOP=1 -d simhash_regress \
-    -c "CREATE EXTENSION simhash" \
-    -c "CREATE TABLE corpus(id serial PRIMARY KEY, body text NOT NULL)" \
-    -c "\\copy corpus(body) FROM '$root/target/corpus/peoples_daily_199801.txt'" \
-    -f $h/regress_try.sql
+wants core && step "core unit tests (cargo test -p simhash-core)" cargo test -q -p simhash-core
 
-mapfile -t regress_tests < <(ls tests/pg_regress/sql/*.sql | xargs -n1 basename | sed 's/\.sql$//' | sort)
-mkdir -p target/regress
-step "pg_regress (${#regress_tests[@]} files)" \
-    /usr/lib/postgresql/15/lib/pgxs/src/test/regress/pg_regress \
-    --use-existing --dbname=simhash_regress --bindir=/usr/lib/postgresql/15/bin \
-    --host="$PGHOST" --port="$PGPORT" --user=postgres \
-    --inputdir=tests/pg_regress --outputdir=target/regress "${regress_tests[@]}"
-[ -s target/regress/regression.diffs ] && head -200 target/regress/regression.diffs
+if [ ${#regress[@]} -gt 0 ] || [ ${#integration[@]} -gt 0 ]; then
+    if ! bash "$h/cluster.sh" install; then
+        echo "--- FAILED: building/installing the extension"
+        echo "$passed passed, $((failed + 1)) failed"; exit 1
+    fi
+    own_cluster test "shared_buffers = 256MB"
+fi
 
-for t in tests/integration/*.sh; do
-    [ -e "$t" ] || continue
-    step "integration: $(basename "$t")" bash "$t"
+if [ ${#regress[@]} -gt 0 ]; then
+    # The regression database has the extension, a `corpus` table of real news paragraphs and
+    # the error-capturing helper regress_try(sql).
+    createdb simhash_regress
+    psql -d simhash_regress \
+        -c "CREATE EXTENSION simhash" \
+        -c "CREATE TABLE corpus(id serial PRIMARY KEY, body text NOT NULL)" \
+        -c "\\copy corpus(body) FROM '$root/target/corpus/peoples_daily_199801.txt'" \
+        -f "$h/regress_try.sql"
+    mkdir -p target/regress
+    label="${#regress[@]} files"; [ $# -gt 0 ] && label=${regress[*]}
+    step "pg_regress ($label)" \
+        /usr/lib/postgresql/15/lib/pgxs/src/test/regress/pg_regress \
+        --use-existing --dbname=simhash_regress --bindir=/usr/lib/postgresql/15/bin \
+        --host="$PGHOST" --port="$PGPORT" --user=postgres \
+        --inputdir=tests/pg_regress --outputdir=target/regress "${regress[@]}"
+    [ -s target/regress/regression.diffs ] && head -200 target/regress/regression.diffs
+fi
+
+for t in "${integration[@]}"; do
+    step "integration: $t.sh" bash "tests/integration/$t.sh"
 done
+
+wants fmt && step "format (cargo fmt --all --check)" cargo fmt --all --check
+# The root crate with the features its build uses: the default, pg15 (Cargo.toml).
+# --keep-going: a crate that fails does not hide the warnings of the others.
+wants clippy && step "lint (cargo clippy --workspace --all-targets -- -D warnings)" \
+    cargo clippy -q --workspace --all-targets --keep-going -- -D warnings
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,10 +1,12 @@
 # A sharded simhash cluster on one machine (README.md, "Scaling out"), for
-# tests/integration/sharded.sh and tests/bench/sharded.sh. Sourced, not run:
-#   source tests/harness/shards.sh
-#   shards_start PREFIX N           clusters PREFIX-c (coordinator) and PREFIX-0..N-1
+# tests/integration/sharded.sh and tests/bench/sharded.sh. Sourced after lib.sh, not run:
+#   source "$h/shards.sh"
+#   shards_start PREFIX N           clusters PREFIX-c (coordinator) and PREFIX-0..N-1,
+#                                   stopped at exit
 #   shards_schema PREFIX N K ACTION the tables below, K the distance bound of the keys
 #   shards_stop PREFIX N
 #   on NAME [psql args...]          psql on cluster NAME
+#   c [psql args...]                psql on the coordinator $P-c, notices off
 #
 # Every shard i holds:
 #   docs(id bigint PRIMARY KEY, body text, fp bigint, dup_of bigint), 4 block indexes;
@@ -17,26 +19,26 @@
 #     (simhash_shard_trigger(..., ACTION[, 'dup_of']), on INSERT, UPDATE and DELETE);
 #   doc_keys, list-partitioned on shard, partition i = shard i's doc_keys;
 #   doc_pairs, UNION ALL of every shard's doc_pairs (async append).
-shards_h=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-shards_run=${SIMHASH_RUN_DIR:-$(cd "$shards_h/../.." && pwd)/target/run}
-
 on() { # on NAME [psql args...]
     local name=$1; shift
-    (eval "$(bash "$shards_h/cluster.sh" env "$name")"; psql -X -q -v ON_ERROR_STOP=1 "$@")
+    in_cluster "$name" psql "$@"
 }
+
+c() { PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning" on "$P-c" "$@"; }
 
 shards_start() { # PREFIX N
     local i
+    at_exit "shards_stop $1 $2 >/dev/null 2>&1"
     # Every remote connection is a new backend: preloading spares each the dictionary build.
     for i in $(seq 0 $(($2 - 1))) c; do
-        bash "$shards_h/cluster.sh" start "$1-$i" "shared_preload_libraries = 'simhash'" "max_connections = 60" &
+        bash "$h/cluster.sh" start "$1-$i" "shared_preload_libraries = 'simhash'" "max_connections = 60" &
     done
     wait
 }
 
 shards_stop() { # PREFIX N
     local i
-    for i in $(seq 0 $(($2 - 1))) c; do bash "$shards_h/cluster.sh" stop "$1-$i"; done
+    for i in $(seq 0 $(($2 - 1))) c; do bash "$h/cluster.sh" stop "$1-$i"; done
 }
 
 shards_schema() { # PREFIX N K ACTION
@@ -61,7 +63,7 @@ SQL
         for i in $(seq 0 $((n - 1))); do
             cat <<SQL
 CREATE SERVER shard$i FOREIGN DATA WRAPPER postgres_fdw
-    OPTIONS (host '$shards_run/$p-$i', port '5432', dbname 'postgres',
+    OPTIONS (host '$run_dir/$p-$i', port '5432', dbname 'postgres',
              extensions 'simhash', async_capable 'true', parallel_commit 'true', fetch_size '10000');
 CREATE USER MAPPING FOR postgres SERVER shard$i OPTIONS (user 'postgres');
 CREATE FOREIGN TABLE docs_$i PARTITION OF docs FOR VALUES WITH (MODULUS $n, REMAINDER $i)

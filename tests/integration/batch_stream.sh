@@ -15,15 +15,10 @@
 #   - the backend's peak memory after the LIMIT 10 query is printed (not checked).
 # Expects PGHOST/PGPORT/PGUSER of a running cluster with the extension installed.
 set -euo pipefail
-db=simhash_batch_stream
-cleanup() { dropdb --if-exists "$db" >/dev/null 2>&1 || true; }
-trap cleanup EXIT
-dropdb --if-exists "$db" >/dev/null 2>&1 || true
-createdb "$db"
-q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c "SET client_min_messages = warning" "$@"; }
+source "$(dirname "$0")/../harness/lib.sh"
+export PGDATABASE=simhash_batch_stream
+fresh_db "$PGDATABASE"
 q -c "CREATE EXTENSION simhash"
-status=0
-fail() { echo "FAIL: $*"; status=1; }
 
 identical="SELECT i::bigint, 1234567890123::bigint FROM generate_series(1, 100000) i"
 got=$(q -c "SET statement_timeout = '60s'" \
@@ -42,8 +37,7 @@ got=$(q -c "SET statement_timeout = '60s'" \
 # Cancel: SQLSTATE 57014 (query_canceled), from statement_timeout.
 sqlstate() { # SQL...: the SQLSTATE the statement ends with, or "ok"
     local out
-    if out=$(psql -X -q -At -d "$db" -v ON_ERROR_STOP=1 -v VERBOSITY=sqlstate \
-                  -c "SET client_min_messages = warning" -c "\\set VERBOSITY sqlstate" "$@" 2>&1); then
+    if out=$(q -v VERBOSITY=sqlstate -c "\\set VERBOSITY sqlstate" "$@" 2>&1); then
         echo ok
     else
         echo "$out" | grep -oE '[0-9A-Z]{5}' | tail -1
@@ -63,8 +57,10 @@ qbatch="SELECT i::bigint, hashint8extended(i, 1) FROM generate_series(1, 1000000
 qcorpus="SELECT a::bigint * 1000000 + b, hashint8extended(a::bigint * 1000000 + b, 2) FROM generate_series(1, 1000) a, generate_series(1, 1000000) b"
 # For LIMIT: a corpus of 4 chunks that holds the batch's rows, so its first chunk has pairs.
 qsame="SELECT i::bigint, hashint8extended(i, 1) FROM generate_series(1, 1000000) i"
-out=$(mktemp)
-psql -X -q -At -d "$db" -c "SELECT pg_backend_pid()" -c "SET simhash.batch_threads = 2" \
+out=$tmp/threads.out
+: >"$out"
+# ON_ERROR_STOP off: the statements after the cancelled one must still run.
+psql -v ON_ERROR_STOP=0 -At -c "SELECT pg_backend_pid()" -c "SET simhash.batch_threads = 2" \
      -c "\\set VERBOSITY sqlstate" \
      -c "SELECT count(*) FROM simhash_duplicates('$qbatch', '$qcorpus', 3)" \
      -c "SELECT 'threads after', count(*) FROM pg_ls_dir('/proc/self/task') t" \
@@ -93,7 +89,6 @@ grep -q '^threads after|1$' "$out" || fail "batch against corpus: after the canc
 # LIMIT stops a pass with threads: they are joined at the end of that statement too.
 grep -q '^limit|1$' "$out" || fail "batch against corpus, LIMIT 1: $(grep '^limit' "$out"), want 1 row"
 grep -q '^threads after limit|1$' "$out" || fail "batch against corpus: after LIMIT 1, $(grep 'threads after limit' "$out"), want 1 thread"
-rm -f "$out"
 
 big="repeat('中共中央总书记、国家主席江泽民发表1998年新年讲话。Crème brûlée 4.3亿元 ', 800000)"
 q -c "SELECT simhash('预热 词典')" >/dev/null

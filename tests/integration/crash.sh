@@ -24,27 +24,14 @@
 #      uses all four block indexes again, and the results still equal brute force.
 # The server log must show no PANIC and no process ended by a signal other than the kill.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-h=$root/tests/harness
+source "$(dirname "$0")/../harness/lib.sh"
 name=crash
 k=3
 clients=8
-tmp=$(mktemp -d)
+own_cluster $name "shared_buffers = 128MB" "max_wal_size = 1GB"
 bg_pids=()
-cleanup() {
-    for p in "${bg_pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    bash "$h/cluster.sh" stop $name
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-bash "$h/cluster.sh" start $name "shared_buffers = 128MB" "max_wal_size = 1GB"
-eval "$(bash "$h/cluster.sh" env $name)"
-log=$root/target/run/$name/server.log
-status=0
-check() { # check DESCRIPTION GOT WANT
-    if [ "$2" = "$3" ]; then echo "ok   $1: $2"; else echo "FAIL $1: got $2, expected $3"; status=1; fi
-}
-psql() { command psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+at_exit 'for p in "${bg_pids[@]}"; do kill "$p" 2>/dev/null || true; done'
+log=$run_dir/$name/server.log
 
 # amcheck on every btree index of a table; prints the number of indexes checked.
 amcheck() { # amcheck DB TABLE
@@ -160,7 +147,7 @@ check "pairs within $k among the $rows committed rows" "$(psql -d $db -Atc "$pai
 left=$(psql -d $db -Atc "SELECT greatest(0, $items - (SELECT last_value FROM next_item))")
 PGOPTIONS="-c deadlock_timeout=50ms" pgbench -n -c $clients -j 2 -t $(( left / (2 * clients) + 2 )) \
     --max-tries=1000 -f "$tmp/write.sql" $db >"$tmp/pgbench2.out" 2>"$tmp/pgbench2.err" || {
-    echo "FAIL pgbench after recovery:"; tail -5 "$tmp/pgbench2.err"; status=1; }
+    fail "pgbench after recovery:"; tail -5 "$tmp/pgbench2.err"; }
 rows=$(psql -d $db -Atc "SELECT count(*) FROM docs")
 check "items not handed out after the second run" "$(psql -d $db -Atc "SELECT count(*) FROM work WHERE item > (SELECT last_value FROM next_item)")" 0
 check "pairs within $k among the $rows rows after the load finished" "$(psql -d $db -Atc "$pairs_sql")" 0

@@ -13,36 +13,31 @@
 # cluster (its log at $PGHOST/server.log, as tests/harness/cluster.sh makes it) with the
 # extension installed.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-db=simhash_fuzz
+source "$(dirname "$0")/../harness/lib.sh"
+export PGDATABASE=simhash_fuzz
 inputs=${FUZZ_INPUTS:-20000}
 jobs=${FUZZ_JOBS:-2}
 batch=10000
 log=$PGHOST/server.log
-tmp=$(mktemp -d)
-cleanup() { dropdb --if-exists "$db" >/dev/null 2>&1 || true; rm -rf "$tmp"; }
-trap cleanup EXIT
-psql() { command psql -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 
 log_start=$(stat -c %s "$log")
-dropdb --if-exists "$db" >/dev/null 2>&1 || true
-createdb "$db"
+fresh_db "$PGDATABASE"
 psql -c "CREATE EXTENSION simhash" \
      -c "CREATE TABLE corpus(id serial PRIMARY KEY, body text NOT NULL)" \
      -c "\\copy corpus(body) FROM '$root/target/corpus/peoples_daily_199801.txt'"
 psql -f "$root/tests/fuzz/fuzz.sql" >/dev/null
 psql -c "CREATE TABLE fuzz_outcome(target text, sqlstate text, calls bigint)"
 
-start=$(date +%s.%N)
+start=$(now)
 batches=$(( (inputs + batch - 1) / batch ))
-# Batch b has seed b / (batches + 1): the same inputs on every run of the same size.
+# Batch b has seed b / (batches + 1): the same inputs on every run of the same size. Each
+# runs in a child bash, which has no psql wrapper: its flags are spelled out.
 seq 0 $((batches - 1)) | xargs -P "$jobs" -I{} bash -c '
     n=$(( {} == '"$batches"' - 1 ? '"$inputs"' - {} * '"$batch"' : '"$batch"' ))
-    command psql -X -q -v ON_ERROR_STOP=1 -d '"$db"' -c "INSERT INTO fuzz_outcome
+    psql -X -q -v ON_ERROR_STOP=1 -c "INSERT INTO fuzz_outcome
         SELECT * FROM fuzz_batch({}::float8 / ('"$batches"' + 1), $n)" || { echo "batch {} failed" >&2; exit 255; }'
-elapsed=$(echo "$(date +%s.%N) - $start" | bc)
+elapsed=$(since "$start")
 
-status=0
 total=$(psql -Atc "SELECT sum(calls) FROM fuzz_outcome")
 printf 'fuzz: %s calls in %.0f s (%s sessions)\n' "$total" "$elapsed" "$jobs"
 psql -Atc "SELECT rpad(target, 30) || string_agg(sqlstate || ' ' || calls, ', ' ORDER BY sqlstate)
@@ -50,19 +45,17 @@ psql -Atc "SELECT rpad(target, 30) || string_agg(sqlstate || ' ' || calls, ', ' 
             GROUP BY target ORDER BY target"
 echo "by SQLSTATE: $(psql -Atc "SELECT string_agg(sqlstate || ' ' || calls, ', ' ORDER BY calls DESC)
                                  FROM (SELECT sqlstate, sum(calls) AS calls FROM fuzz_outcome GROUP BY 1) x")"
-if [ "$total" != "$inputs" ]; then echo "FAIL: $total calls made, $inputs expected"; status=1; fi
+check "calls made" "$total" "$inputs"
 internal=$(psql -Atc "SELECT coalesce(sum(calls), 0) FROM fuzz_outcome WHERE sqlstate LIKE 'XX%'")
 if [ "$internal" != 0 ]; then
-    echo "FAIL: $internal internal errors (SQLSTATE XX...), the first:"
+    fail "$internal internal errors (SQLSTATE XX...), the first:"
     psql -Atc "SELECT target || ' ' || sqlstate || ': ' || message || E'\n    input: ' || left(coalesce(input, '?'), 300)
                  FROM fuzz_internal LIMIT 10"
-    status=1
 fi
 tail -c +$((log_start + 1)) "$log" >"$tmp/log"
 crashes=$(grep -c 'PANIC\|terminated by signal\|server process .* was terminated' "$tmp/log" || true)
 if [ "$crashes" != 0 ]; then
-    echo "FAIL: the server log shows $crashes crash lines:"; grep -m5 'PANIC\|terminated by signal\|server process .* was terminated' "$tmp/log"
-    status=1
+    fail "the server log shows $crashes crash lines:"; grep -m5 'PANIC\|terminated by signal\|server process .* was terminated' "$tmp/log"
 else
     echo "ok   server log: no PANIC, no process ended by a signal"
 fi

@@ -20,19 +20,10 @@
 #      key row's.
 # Starts and stops its own clusters; needs the extension installed in target/pgroot.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-h=$root/tests/harness
+source "$(dirname "$0")/../harness/lib.sh"
 # shellcheck source=../harness/shards.sh
 source "$h/shards.sh"
 P=shardtest N=3 K=3
-tmp=$(mktemp -d)
-cleanup() { shards_stop $P $N >/dev/null 2>&1 || true; rm -rf "$tmp"; }
-trap cleanup EXIT
-status=0
-check() { # check NAME EXPECTED GOT
-    if [ "$2" = "$3" ]; then echo "ok   $1: $3"; else echo "FAIL $1: expected $2, got $3"; status=1; fi
-}
-c() { PGOPTIONS="-c client_min_messages=warning" on $P-c "$@"; }
 
 shards_start $P $N
 shards_schema $P $N $K reject
@@ -83,14 +74,14 @@ SELECT (SELECT count(*) FROM local),
        (SELECT count(*) FROM (TABLE remote EXCEPT ALL TABLE local) x);
 SQL
 )
-check "lookups k = 0..8 through the coordinator vs brute force ($found matches)" "0 missing, 0 extra" "$missing missing, $extra extra"
-[ "$found" -gt 1000 ] || { echo "FAIL lookups: only $found matches, the data do not test much"; status=1; }
+check "lookups k = 0..8 through the coordinator vs brute force ($found matches)" "$missing missing, $extra extra" "0 missing, 0 extra"
+[ "$found" -gt 1000 ] || fail "lookups: only $found matches, the data do not test much"
 shipped=$(c -At -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM lk WHERE simhash_near(fp, 42, 3)" | grep -c "Remote SQL: .*simhash_near(fp, 42::bigint, 3)" || true)
-check "simhash_near ships to every shard (Remote SQL)" $N "$shipped"
+check "simhash_near ships to every shard (Remote SQL)" "$shipped" $N
 async=$(c -At -c "EXPLAIN (COSTS OFF) SELECT id FROM lk WHERE simhash_near(fp, 42, 3)" | grep -c "Async Foreign Scan" || true)
-check "the shards are scanned at once (async append)" $N "$async"
+check "the shards are scanned at once (async append)" "$async" $N
 filtered=$(c -At -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM lk WHERE fp ~= 42" | grep -c "Filter: (.*fp ~= " || true)
-check "~= is filtered on the coordinator (STABLE: postgres_fdw ships only IMMUTABLE functions)" $N "$filtered"
+check "~= is filtered on the coordinator (STABLE: postgres_fdw ships only IMMUTABLE functions)" "$filtered" $N
 
 # --- 2. Reject across shards -----------------------------------------------------------
 c >/dev/null <<SQL
@@ -109,10 +100,10 @@ got=$(c -At -c "SELECT string_agg(result, ' ' ORDER BY item) || ', documents ' |
                        || ', key rows ' || (SELECT count(*) FROM doc_keys) || ', mismatches ' || key_mismatches()
                   FROM outcome")
 keys=$(c -At -c "SELECT cardinality(simhash_key_owners(fp, $K, $N)) FROM work WHERE item = $twin")
-check "copy of a document on another shard (items $twin, $copy)" "inserted rejected, documents 1, key rows $keys, mismatches 0" "$got"
+check "copy of a document on another shard (items $twin, $copy)" "$got" "inserted rejected, documents 1, key rows $keys, mismatches 0"
 msg=$(c -c "INSERT INTO docs(id, body) SELECT 1000000 + $copy, body FROM work WHERE item = $copy" 2>&1 || true)
-check "its error" "ERROR:  new row for relation \"docs\" is a near-duplicate of an existing row (trigger \"b_keys\")
-DETAIL:  Key (id)=($twin) is at Hamming distance 0 (max_distance $K)." "$(grep -v CONTEXT <<<"$msg" | head -2)"
+check "its error" "$(grep -v CONTEXT <<<"$msg" | head -2)" "ERROR:  new row for relation \"docs\" is a near-duplicate of an existing row (trigger \"b_keys\")
+DETAIL:  Key (id)=($twin) is at Hamming distance 0 (max_distance $K)."
 
 # Updates and deletes keep the key rows: another paragraph, updated to the twin's text
 # (rejected), to a third text, then deleted.
@@ -125,13 +116,13 @@ read -r other third < <(c -At -F' ' -c "SELECT a.item, b.item FROM work a, work 
 c -c "SELECT try_item($other)" >/dev/null
 upd=$(c -At -c "UPDATE docs SET body = (SELECT body FROM work WHERE item = $twin) WHERE id = $other" 2>&1 | head -1 || true)
 got=$(c -At -c "SELECT format('%s; then: %s', '$upd', key_mismatches())")
-check "update to the twin's text" "ERROR:  new row for relation \"docs\" is a near-duplicate of an existing row (trigger \"b_keys\"); then: 0" "$got"
+check "update to the twin's text" "$got" "ERROR:  new row for relation \"docs\" is a near-duplicate of an existing row (trigger \"b_keys\"); then: 0"
 c -c "UPDATE docs SET body = (SELECT body FROM work WHERE item = $third) WHERE id = $other" >/dev/null
 got=$(c -At -c "SELECT format('fingerprint %s, key mismatches %s', (SELECT fp FROM docs WHERE id = $other) = (SELECT fp FROM work WHERE item = $third), key_mismatches())")
-check "update to another text moves the key rows" "fingerprint t, key mismatches 0" "$got"
+check "update to another text moves the key rows" "$got" "fingerprint t, key mismatches 0"
 c -c "DELETE FROM docs WHERE id = $other" >/dev/null
 got=$(c -At -c "SELECT format('key rows of the deleted %s, key mismatches %s', (SELECT count(*) FROM doc_keys WHERE id = $other), key_mismatches())")
-check "delete removes the key rows" "key rows of the deleted 0, key mismatches 0" "$got"
+check "delete removes the key rows" "$got" "key rows of the deleted 0, key mismatches 0"
 
 # --- 3. Concurrent writers -------------------------------------------------------------
 c >/dev/null <<SQL
@@ -153,9 +144,8 @@ CREATE TRIGGER b_keys BEFORE INSERT OR UPDATE OR DELETE ON docs FOR EACH ROW
     EXECUTE FUNCTION simhash_shard_trigger('id', 'fp', 'public.doc_keys', '$K', '$N', '$action');
 SQL
     set +e
-    (eval "$(bash "$h/cluster.sh" env $P-c)"
-     pgbench -n -c 8 -j 2 -t $(( (items + 7) / 8 )) --max-tries=1000 -D i=0 -f "$tmp/insert.sql" postgres \
-        >"$tmp/pgbench.out" 2>"$tmp/pgbench.err")
+    in_cluster $P-c pgbench -n -c 8 -j 2 -t $(( (items + 7) / 8 )) --max-tries=1000 -D i=0 -f "$tmp/insert.sql" postgres \
+        >"$tmp/pgbench.out" 2>"$tmp/pgbench.err"
     rc=$?
     set -e
     failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$tmp/pgbench.out")
@@ -173,7 +163,7 @@ SQL
 )
     refused=$(c -At -c "SELECT count(*) FROM outcome WHERE result <> 'inserted'")
     check "$action: 8 writers, $items items ($refused refused, ${retried:-?} transactions retried), pgbench exit $rc, failed ${failed:-?}" \
-        "done $items, pairs within $K 0, lost 0, unjustified 0, key mismatches 0" "$got"
+        "$got" "done $items, pairs within $K 0, lost 0, unjustified 0, key mismatches 0"
     [ "$rc" = 0 ] && [ "${failed:-1}" = 0 ] || { tail -5 "$tmp/pgbench.err"; status=1; }
 done
 
@@ -201,12 +191,12 @@ SQL
                                               (SELECT id, fp, dup_of FROM one_node EXCEPT ALL SELECT id, fp, dup_of FROM docs)) x),
                        key_mismatches())")
     expected=$(c -At -c "SELECT format('%s rows, %s linked, 0 differ, key mismatches 0', count(*), count(dup_of)) FROM one_node")
-    check "$action through the coordinator vs simhash_dedup_trigger on one node" "$expected" "$got"
+    check "$action through the coordinator vs simhash_dedup_trigger on one node" "$got" "$expected"
 done
 
 # --- 5. Bulk detection over the shards -------------------------------------------------
 async=$(c -At -c "EXPLAIN (COSTS OFF) SELECT * FROM doc_pairs" | grep -c "Async Foreign Scan" || true)
-check "every shard's pairs are computed at once (async append)" $N "$async"
+check "every shard's pairs are computed at once (async append)" "$async" $N
 # The link run above kept every item, near-duplicates included.
 c -c "DROP TABLE gathered" -c "CREATE TABLE gathered AS SELECT id, fp FROM docs WHERE fp IS NOT NULL" >/dev/null
 got=$(c -At <<SQL
@@ -227,8 +217,8 @@ expected=$(c -At -c "SELECT format('%s pairs (%s distinct), 0 differ; clusters: 
                         (SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM gathered', $K)),
                         (SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM gathered', $K)),
                         (SELECT count(*) FROM simhash_clusters('SELECT id, fp FROM gathered', $K)))")
-check "pairs and clusters from the shards vs the gathered table" "$expected" "$got"
-case $expected in "0 pairs"*) echo "FAIL bulk: no pairs, the data do not test much"; status=1 ;; esac
+check "pairs and clusters from the shards vs the gathered table" "$got" "$expected"
+case $expected in "0 pairs"*) fail "bulk: no pairs, the data do not test much" ;; esac
 
 # --- 6. Repair after a shard killed during its COMMIT ----------------------------------
 # A fresh paragraph whose keys go to 2 or more shards; document id chosen per case.
@@ -262,16 +252,16 @@ SQL
     # The others got their COMMIT before the victim's reply was awaited (parallel_commit).
     sleep 1
     bash "$h/cluster.sh" kill $P-$victim
-    wait $writer && { echo "FAIL repair ($case): the coordinator's COMMIT succeeded"; status=1; }
+    wait $writer && fail "repair ($case): the coordinator's COMMIT succeeded"
     bash "$h/cluster.sh" restart $P-$victim
     on $P-$victim -c "DROP TRIGGER stall ON $table" >/dev/null
     before=$(c -At -c "SELECT key_mismatches()")
     repaired=$(c -At -F' ' -c "SELECT action, count(*) FROM simhash_shard_repair('docs', 'id', 'fp', 'doc_keys', $K, $N) GROUP BY 1 ORDER BY 1" | paste -sd, -)
     after=$(c -At -c "SELECT key_mismatches()")
     if [ "$before" -gt 0 ]; then
-        check "repair after the $case shard ($victim) died in its COMMIT ($before mismatching key rows; repair: $repaired)" 0 "$after"
+        check "repair after the $case shard ($victim) died in its COMMIT ($before mismatching key rows; repair: $repaired)" "$after" 0
     else
-        echo "FAIL repair ($case): killing shard $victim in its COMMIT left no orphan: $(cat "$tmp/commit.out")"; status=1
+        fail "repair ($case): killing shard $victim in its COMMIT left no orphan: $(cat "$tmp/commit.out")"
     fi
 done
 

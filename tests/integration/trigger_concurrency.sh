@@ -12,23 +12,18 @@
 #   - pgbench reports no failed transaction and no aborted client.
 # Expects PGHOST/PGPORT/PGUSER of a running cluster with the extension installed.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-db=simhash_trigger_conc
+source "$(dirname "$0")/../harness/lib.sh"
+export PGDATABASE=simhash_trigger_conc
 k=3
 clients=8
-tmp=$(mktemp -d)
-cleanup() { dropdb --if-exists "$db" >/dev/null 2>&1 || true; rm -rf "$tmp"; }
-trap cleanup EXIT
-psql() { command psql -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 
-dropdb --if-exists "$db" >/dev/null 2>&1 || true
-createdb "$db"
+fresh_db "$PGDATABASE"
 psql -c "CREATE EXTENSION simhash"
 psql -c "CREATE TABLE src(id serial PRIMARY KEY, body text NOT NULL)" \
      -c "\\copy src(body) FROM '$root/target/corpus/peoples_daily_199801.txt'"
 # 1,500 paragraphs, every third with planted variants (tests/harness/dedup_items.sql).
-psql -v k=$k -v stride=7 -v paragraphs=1500 -f "$root/tests/harness/dedup_items.sql" >/dev/null
-psql -f "$root/tests/harness/try_item.sql" >/dev/null
+psql -v k=$k -v stride=7 -v paragraphs=1500 -f "$h/dedup_items.sql" >/dev/null
+psql -f "$h/try_item.sql" >/dev/null
 psql >/dev/null <<SQL
 -- Items with no other item within $k: whatever the interleaving, they must all be inserted.
 CREATE TABLE lonely AS
@@ -57,7 +52,6 @@ COMMIT;
 \set i :i + 1
 EOF
 
-status=0
 # action, isolation, items per transaction, block indexes. 2 items: lock order across rows
 # can deadlock. 100 items (up to 400 block keys): transactions escalate to the table-wide
 # key. Block indexes plain or covering (INCLUDE (fp)): both pre-check paths of src/probe.rs.
@@ -75,7 +69,7 @@ SQL
                  EXECUTE FUNCTION simhash_dedup_trigger('fp', 'body', '$k', '$action')"
         set +e
         PGOPTIONS="-c default_transaction_isolation=${iso// /\\ } -c deadlock_timeout=50ms" \
-            pgbench -n -c $clients -j 2 -t "$txs" --max-tries=1000 -D i=0 -D per_tx="$per_tx" -f "$tmp/insert.sql" "$db" \
+            pgbench -n -c $clients -j 2 -t "$txs" --max-tries=1000 -D i=0 -D per_tx="$per_tx" -f "$tmp/insert.sql" \
             >"$tmp/pgbench.out" 2>"$tmp/pgbench.err"
         rc=$?
         set -e
@@ -96,9 +90,8 @@ SQL
         line="$action, $iso, $per_tx rows/transaction, $indexes block indexes: attempted $items, done $done, inserted $inserted, $([ "$action" = reject ] && echo rejected || echo skipped) $refused, transactions retried ${retried:-?} (retries ${retries:-?}), failed ${failed:-?}; brute-force pairs within $k: $pairs, lost $lost, unjustified $unjustified"
         if [ "$rc" -ne 0 ] || [ "$done" -ne "$items" ] || [ "$pairs" -ne 0 ] || [ "$lost" -ne 0 ] \
             || [ "$unjustified" -ne 0 ] || [ "$rows" -ne "$inserted" ] || [ "${failed:-1}" -ne 0 ]; then
-            echo "FAIL $line (pgbench exit $rc)"
+            fail "$line (pgbench exit $rc)"
             tail -5 "$tmp/pgbench.err"
-            status=1
         else
             echo "ok   $line"
         fi

@@ -9,9 +9,8 @@
 # simhash() called by name gives definition 1. Run by tests/harness/run_tests.sh against
 # its test cluster (PGHOST etc. exported).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/../harness/lib.sh"
 ext_dir=$root/target/pgroot/usr/share/postgresql/15/extension
-psql() { command psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 
 # Everything that defines the extension's SQL surface, one line per object, sorted.
 describe() { # DB
@@ -109,12 +108,11 @@ SQL
 }
 
 current=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$ext_dir/simhash.control")
-createdb simhash_upgrade_fresh
-trap 'dropdb --if-exists simhash_upgrade_fresh; dropdb --if-exists simhash_upgrade_old' EXIT
+fresh_db simhash_upgrade_fresh
+at_exit 'dropdb --if-exists simhash_upgrade_old'
 psql -d simhash_upgrade_fresh -c "CREATE EXTENSION simhash"
 describe simhash_upgrade_fresh >"$root/target/upgrade-fresh.txt"
 
-status=0
 for old in "$root"/tests/upgrade/simhash--*.sql; do
     v=$(basename "$old" .sql); v=${v#simhash--}
     cp "$old" "$ext_dir/"

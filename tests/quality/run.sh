@@ -17,14 +17,13 @@
 #   SKIP_INSTALL=1           use the extension already installed in target/pgroot
 #   QUALITY_CANDIDATES="label=spec;label=spec"   other candidates than quality.py's list
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/../harness/lib.sh"
 cd "$root"
-h=tests/harness
 corpus=$root/target/corpus/peoples_daily_199801.txt
 out=$root/target/quality
 venv=target/quality-venv
 
-bash $h/corpus.sh
+bash "$h/corpus.sh"
 
 # The baseline's Python packages, pinned: jieba's dictionary is part of the baseline.
 [ -x $venv/bin/python ] || python3 -m venv $venv
@@ -45,10 +44,8 @@ else
     else
         definitions=("0.3.0=simhash(body, '{\"definition\":\"0\"}'::jsonb)" "1.0=simhash(body)")
     fi
-    [ "${SKIP_INSTALL:-0}" = 1 ] || bash $h/cluster.sh install
-    trap 'bash $h/cluster.sh stop quality' EXIT
-    bash $h/cluster.sh start quality
-    eval "$(bash $h/cluster.sh env quality)"
+    install_extension
+    own_cluster quality
     echo "quality: simhash_duplicates(..., 6) on the server for ${definitions[*]%%=*}" >&2
     {
         echo "SET client_min_messages = warning;"
@@ -61,8 +58,8 @@ else
             echo "\\copy (SELECT * FROM simhash_duplicates('SELECT id, fp FROM fp WHERE fp <> 0', 6) ORDER BY 1, 2) TO '$out/server/${d%%=*}.tsv'"
             echo "DROP TABLE fp;"
         done
-    } | psql -X -v ON_ERROR_STOP=1 -q
-    bash $h/cluster.sh stop quality
+    } | psql
+    bash "$h/cluster.sh" stop quality
 fi
 
 $venv/bin/python tests/quality/quality.py --corpus "$corpus" \

@@ -1,0 +1,97 @@
+# The helpers every test, bench, quality and fuzz script shares. Sourced, not run:
+#   source "$(dirname "$0")/../harness/lib.sh"
+# It sets root (the checkout), h (tests/harness), run_dir (where clusters live), tmp (a
+# scratch directory removed at exit) and status (0; check and fail set it to 1: end a
+# script with `exit $status`), and defines:
+#   psql ARGS...                psql without ~/.psqlrc, quiet, stopping at the first error
+#   q ARGS...                   psql, tuples only and unaligned, notices and warnings below
+#                               WARNING off: for values read into the script
+#   now                         seconds since the epoch, with nanoseconds
+#   since T0                    seconds from T0 (a `now`) to now
+#   secs COMMAND...             runs COMMAND, its output into $tmp/out, prints its seconds
+#   ratio A B                   A / B with 2 decimals (every bench prints its ratios so),
+#                               "-" when B is 0
+#   pct P                       the P-th fraction (0.5, 0.99) of the numbers on stdin
+#   explain_times FILE          runs the SQL of FILE: "planning_ms execution_ms" per
+#                               EXPLAIN (ANALYZE, FORMAT JSON) in it
+#   cancel_delay TIMEOUT_MS SQL seconds from a statement_timeout of TIMEOUT_MS to the end
+#                               of SQL (how promptly it is cancelled)
+#   row NAME VALUE BASELINE RATIO   one "name value baseline ratio" line of a bench;
+#                               the name column is $row_width (default 40) wide
+#   check NAME GOT WANT         prints "ok   NAME: GOT", or "FAIL NAME: got GOT, expected
+#                               WANT" and sets status=1
+#   fail MESSAGE...             prints "FAIL MESSAGE" and sets status=1
+#   at_exit COMMAND             runs the shell COMMAND at exit (last added, first run)
+#   fresh_db DB                 drops DB if it exists, creates it, drops it at exit
+#   install_extension           builds and installs the extension into target/pgroot,
+#                               unless SKIP_INSTALL=1 (make bench installs once for all)
+#   own_cluster NAME [GUC=V...] starts the throwaway cluster NAME, stops it at exit, and
+#                               points PGHOST/PGPORT/PGUSER at it
+#   in_cluster NAME COMMAND...  runs COMMAND (psql, pgbench...) against cluster NAME
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+h=$root/tests/harness
+run_dir=${SIMHASH_RUN_DIR:-$root/target/run}
+status=0
+
+psql() { command psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+q() { PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning" psql -At "$@"; }
+
+now() { date +%s.%N; }
+since() { echo "$(now) - $1" | bc; }
+secs() {
+    local t0
+    t0=$(now)
+    "$@" >"$tmp/out"
+    since "$t0"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.2f\n", a / b }'; }
+pct() { sort -g | awk -v p="$1" '{ a[NR] = $1 } END { i = int((NR - 1) * p + 0.5) + 1; print a[i] }'; }
+cancel_delay() {
+    local t0
+    t0=$(now)
+    q -c "SET statement_timeout = '$1ms'" -c "$2" >/dev/null 2>&1 || true
+    echo "$(since "$t0") - $1 / 1000" | bc -l
+}
+explain_times() {
+    psql -At -f "$1" | tr -d '\n' |
+        grep -o '"Planning Time": [0-9.]*\|"Execution Time": [0-9.]*' | awk '{print $3}' | paste - -
+}
+row() { printf "%-${row_width:-40}s %14s %14s %10s\n" "$@"; }
+
+check() {
+    if [ "$2" = "$3" ]; then echo "ok   $1: $2"; else echo "FAIL $1: got $2, expected $3"; status=1; fi
+}
+fail() { echo "FAIL $*"; status=1; }
+
+# One EXIT trap for every script; a script adds to it rather than setting its own.
+exit_commands=()
+at_exit() { exit_commands=("$1" "${exit_commands[@]}"); }
+run_exit_commands() {
+    local c
+    for c in "${exit_commands[@]}"; do eval "$c" || true; done
+}
+trap run_exit_commands EXIT
+
+tmp=$(mktemp -d)
+at_exit 'rm -rf "$tmp"'
+
+fresh_db() {
+    dropdb --if-exists "$1" >/dev/null 2>&1 || true
+    createdb "$1"
+    at_exit "dropdb --if-exists '$1' >/dev/null 2>&1"
+}
+
+install_extension() { [ "${SKIP_INSTALL:-0}" = 1 ] || bash "$h/cluster.sh" install; }
+
+own_cluster() {
+    local name=$1
+    bash "$h/cluster.sh" start "$@"
+    at_exit "bash '$h/cluster.sh' stop '$name'"
+    eval "$(bash "$h/cluster.sh" env "$name")"
+}
+
+in_cluster() {
+    local name=$1
+    shift
+    (eval "$(bash "$h/cluster.sh" env "$name")" && "$@")
+}
