@@ -21,6 +21,9 @@
 #   check NAME GOT WANT         prints "ok   NAME: GOT", or "FAIL NAME: got GOT, expected
 #                               WANT" and sets status=1
 #   fail MESSAGE...             prints "FAIL MESSAGE" and sets status=1
+#   step NAME COMMAND...        a suite's step: runs COMMAND, counts it in passed or failed
+#                               ("--- ok: NAME" / "--- FAILED: NAME"), goes on either way
+#   summary                     prints "N passed, N failed"; fails if any step failed
 #   at_exit COMMAND             runs the shell COMMAND at exit (last added, first run)
 #   fresh_db DB                 drops DB if it exists, creates it, drops it at exit
 #   install_extension           builds and installs the extension into target/pgroot,
@@ -62,6 +65,16 @@ check() {
     if [ "$2" = "$3" ]; then echo "ok   $1: $2"; else echo "FAIL $1: got $2, expected $3"; status=1; fi
 }
 fail() { echo "FAIL $*"; status=1; }
+
+passed=0 failed=0
+step() {
+    local name=$1
+    shift
+    echo "=== $name"
+    if "$@"; then passed=$((passed + 1)); echo "--- ok: $name"
+    else failed=$((failed + 1)); echo "--- FAILED: $name"; fi
+}
+summary() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; }
 
 # One EXIT trap for every script; a script adds to it rather than setting its own.
 exit_commands=()

@@ -1,16 +1,17 @@
 # Sourced: the pg_regress run over tests/pg_regress, shared by tests/harness/run_tests.sh (on
 # the harness's build) and tests/package/test.sh (installcheck on a packaged install).
-# Needs PGHOST/PGPORT/PGUSER for a running server (cluster.sh env) and the corpus
-# (tests/harness/corpus.sh).
+# Sourced after lib.sh. Needs PGHOST/PGPORT/PGUSER for a running server (cluster.sh env) and
+# the corpus (tests/harness/corpus.sh).
 #   regress_db_create         the regression database simhash_regress: the extension, a `corpus`
 #                             table of real news paragraphs, the error-capturing regress_try(sql)
 #   regress_tests             the pg_regress test names, one a line
-#   regress_run OUTDIR        pg_regress over them into OUTDIR; shows the diffs' head on failure
+#   regress_run OUTDIR [NAME...]  pg_regress over the named tests (default: all) into OUTDIR;
+#                             shows the diffs' head on failure
 regress_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 regress_db_create() {
     createdb simhash_regress &&
-    psql -X -q -v ON_ERROR_STOP=1 -d simhash_regress \
+    psql -d simhash_regress \
         -c "CREATE EXTENSION simhash" \
         -c "CREATE TABLE corpus(id serial PRIMARY KEY, body text NOT NULL)" \
         -c "\\copy corpus(body) FROM '$regress_root/target/corpus/peoples_daily_199801.txt'" \
@@ -21,13 +22,15 @@ regress_tests() {
     ls "$regress_root"/tests/pg_regress/sql/*.sql | xargs -n1 basename | sed 's/\.sql$//' | sort
 }
 
-regress_run() { # OUTDIR
-    local rc=0
-    mkdir -p "$1"
+regress_run() { # OUTDIR [NAME...]
+    local rc=0 out=$1
+    shift
+    [ $# -gt 0 ] || set -- $(regress_tests)
+    mkdir -p "$out"
     /usr/lib/postgresql/15/lib/pgxs/src/test/regress/pg_regress \
         --use-existing --dbname=simhash_regress --bindir=/usr/lib/postgresql/15/bin \
         --host="$PGHOST" --port="$PGPORT" --user=postgres \
-        --inputdir="$regress_root/tests/pg_regress" --outputdir="$1" $(regress_tests) || rc=$?
-    [ -s "$1/regression.diffs" ] && head -200 "$1/regression.diffs"
+        --inputdir="$regress_root/tests/pg_regress" --outputdir="$out" "$@" || rc=$?
+    [ -s "$out/regression.diffs" ] && head -200 "$out/regression.diffs"
     return $rc
 }

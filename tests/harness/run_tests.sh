@@ -12,14 +12,8 @@
 #                            steps core, fmt, clippy. An unknown name lists the valid ones.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
+source "$h/regress_db.sh"
 cd "$root"
-passed=0 failed=0
-step() { # step NAME COMMAND...: run, count, keep going
-    local name=$1; shift
-    echo "=== $name"
-    if "$@"; then passed=$((passed + 1)); echo "--- ok: $name"
-    else failed=$((failed + 1)); echo "--- FAILED: $name"; fi
-}
 
 names_in() { # names_in DIR EXT: the file names of DIR/*.EXT without the extension, sorted
     local f
@@ -62,21 +56,10 @@ fi
 
 if [ ${#regress[@]} -gt 0 ]; then
     # The regression database has the extension, a `corpus` table of real news paragraphs and
-    # the error-capturing helper regress_try(sql).
-    createdb simhash_regress
-    psql -d simhash_regress \
-        -c "CREATE EXTENSION simhash" \
-        -c "CREATE TABLE corpus(id serial PRIMARY KEY, body text NOT NULL)" \
-        -c "\\copy corpus(body) FROM '$root/target/corpus/peoples_daily_199801.txt'" \
-        -f "$h/regress_try.sql"
-    mkdir -p target/regress
+    # the error-capturing helper regress_try(sql) (regress_db.sh, shared with make test-deb).
+    regress_db_create
     label="${#regress[@]} files"; [ $# -gt 0 ] && label=${regress[*]}
-    step "pg_regress ($label)" \
-        /usr/lib/postgresql/15/lib/pgxs/src/test/regress/pg_regress \
-        --use-existing --dbname=simhash_regress --bindir=/usr/lib/postgresql/15/bin \
-        --host="$PGHOST" --port="$PGPORT" --user=postgres \
-        --inputdir=tests/pg_regress --outputdir=target/regress "${regress[@]}"
-    [ -s target/regress/regression.diffs ] && head -200 target/regress/regression.diffs
+    step "pg_regress ($label)" regress_run target/regress "${regress[@]}"
 fi
 
 for t in "${integration[@]}"; do
@@ -89,5 +72,4 @@ wants fmt && step "format (cargo fmt --all --check)" cargo fmt --all --check
 wants clippy && step "lint (cargo clippy --workspace --all-targets -- -D warnings)" \
     cargo clippy -q --workspace --all-targets --keep-going -- -D warnings
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

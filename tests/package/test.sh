@@ -10,7 +10,7 @@
 #   - dpkg -r leaves no file behind under /usr.
 # Leaves the system as it found it. Ends with one line "N passed, N failed".
 set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/../harness/lib.sh"
 cd "$root"
 . packaging/versions.sh
 . tests/harness/regress_db.sh
@@ -21,17 +21,8 @@ version=$(cargo_version Cargo.toml)
 deb=target/deb/${package}_${version}_amd64.deb
 work=target/deb/test
 export SIMHASH_SYSTEM_PG=1   # cluster.sh: servers on /usr's binaries and extension files
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "--- ok: $1"; }
-fail() { failed=$((failed + 1)); echo "--- FAILED: $1"; }
-check() { # NAME COMMAND...: run, count, keep going
-    local name=$1; shift
-    echo "=== $name"
-    if "$@"; then ok "$name"; else fail "$name"; fi
-}
 die() { echo "test-deb: $*" >&2; echo "$passed passed, $((failed + 1)) failed"; exit 1; }
 installed() { dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed"; }
-psql() { command psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 dpkg() { # postgresql-common's triggers talk; shown only when dpkg fails
     command dpkg "$@" >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log"; return 1; }
 }
@@ -49,7 +40,7 @@ cleanup() {
     bash tests/harness/cluster.sh stop package
     installed && dpkg --purge "$package"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 # --- The package file itself.
 contents() {
@@ -75,14 +66,14 @@ contents() {
     # The control file names this version (pgrx fills @CARGO_VERSION@ in).
     grep -q "^default_version = '$version'" "$work/x/$ext/simhash.control" || { echo "control file: default_version is not $version"; return 1; }
 }
-check "package contents, size, Depends, stripped library" contents
+step "package contents, size, Depends, stripped library" contents
 
 meta_version() {
     local v
     v=$(jq -r '.version + " " + .provides.simhash.version' META.json) || return 1
     [ "$v" = "$version $version" ] || { echo "META.json says $v, Cargo.toml $version"; return 1; }
 }
-check "META.json version is Cargo.toml's ($version)" meta_version
+step "META.json version is Cargo.toml's ($version)" meta_version
 
 run_lintian() {
     lintian --fail-on error --info "$deb" | tee "$work/lintian.txt"
@@ -90,12 +81,12 @@ run_lintian() {
     echo "lintian: $(grep -c '^E:' "$work/lintian.txt") errors, $(grep -c '^W:' "$work/lintian.txt") warnings"
     return "$rc"
 }
-check "lintian: no error" run_lintian
+step "lintian: no error" run_lintian
 
 # --- Upgrade from the previous release's package.
-echo "=== previous release's package (packaging/previous-deb.sh)"
-if prev_deb=$(bash packaging/previous-deb.sh); then ok "previous release's package: $(basename "$prev_deb")"
-else fail "previous release's package"; prev_deb=; fi
+prev_deb=
+previous_deb() { prev_deb=$(bash packaging/previous-deb.sh) && echo "$(basename "$prev_deb")"; }
+step "previous release's package (packaging/previous-deb.sh)" previous_deb
 prev_version=$(dpkg-deb -f "$prev_deb" Version 2>/dev/null)
 find /usr -xdev | sort >"$work/usr-before.txt"   # before anything is installed
 
@@ -122,7 +113,7 @@ upgrade() {
     fp=$(psql -d upgrade -Atc "SELECT simhash(body) = fp AND fp IS NOT NULL FROM docs WHERE id = 1")
     [ "$fp" = t ] || { echo "simhash() on the stored row after the update: '$fp', not the stored fingerprint"; return 1; }
 }
-check "upgrade: $prev_version's package, then $version's over it, ALTER EXTENSION simhash UPDATE" upgrade
+step "upgrade: $prev_version's package, then $version's over it, ALTER EXTENSION simhash UPDATE" upgrade
 
 # --- installcheck: the regression suite against the installed files.
 [ "$(dpkg-query -W -f='${Version}' "$package" 2>/dev/null)" = "$version" ] || dpkg -i "$deb"
@@ -131,7 +122,7 @@ installcheck() {
     psql -d simhash_regress -Atc "SELECT 'installed extension ' || extversion FROM pg_extension WHERE extname = 'simhash'"
     regress_run "$root/$work/regress"
 }
-check "installcheck: pg_regress ($(regress_tests | wc -l) files) on the packaged install" installcheck
+step "installcheck: pg_regress ($(regress_tests | wc -l) files) on the packaged install" installcheck
 
 # --- Removal leaves nothing behind.
 bash tests/harness/cluster.sh stop package
@@ -141,7 +132,6 @@ removal() {
     find /usr -xdev | sort >"$work/usr-after.txt"
     diff "$work/usr-before.txt" "$work/usr-after.txt" || { echo "files under /usr differ before the install and after dpkg -r"; return 1; }
 }
-check "dpkg -r $package leaves no file behind under /usr" removal
+step "dpkg -r $package leaves no file behind under /usr" removal
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary
