@@ -2,14 +2,16 @@
 # `make test`: the pure-Rust core's unit and property tests, then the SQL surface against a
 # real PostgreSQL 15 server (pg_regress golden files in tests/pg_regress), then the
 # integration scripts in tests/integration (each exits non-zero on failure), then the
-# formatting and lint gates (cargo fmt --check, cargo clippy -D warnings over both crates).
+# formatting and lint gates (cargo fmt --check, cargo clippy -D warnings over both crates, no
+# import cycle among either crate's modules).
 # Ends with one line "N passed, N failed".
 #
 #   run_tests.sh [NAME...]   only the named tests (`make test T="search crash"`): a
 #                            regression file (tests/pg_regress/sql/NAME.sql, all named ones
 #                            in one pg_regress run on the same regression database), an
 #                            integration script (tests/integration/NAME.sh), or one of the
-#                            steps core, fmt, clippy. An unknown name lists the valid ones.
+#                            steps core, fmt, clippy, imports. An unknown name lists the
+#                            valid ones.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$h/regress_db.sh"
@@ -21,7 +23,7 @@ names_in() { # names_in DIR EXT: the file names of DIR/*.EXT without the extensi
 }
 mapfile -t all_regress < <(names_in tests/pg_regress/sql sql)
 mapfile -t all_integration < <(names_in tests/integration sh)
-gates=(core fmt clippy)
+gates=(core fmt clippy imports)
 
 # What to run: everything, or the steps the arguments name.
 regress=() integration=() want_gates=()
@@ -71,5 +73,7 @@ wants fmt && step "format (cargo fmt --all --check)" cargo fmt --all --check
 # --keep-going: a crate that fails does not hide the warnings of the others.
 wants clippy && step "lint (cargo clippy --workspace --all-targets -- -D warnings)" \
     cargo clippy -q --workspace --all-targets --keep-going -- -D warnings
+wants imports && step "imports (no import cycle among either crate's modules)" \
+    python3 "$h/import_cycles.py" crates/simhash-core/src src
 
 summary
