@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes the Debian changelog of PACKAGE at VERSION to stdout, from the project's
 # CHANGELOG.md: every "## <version> (<YYYY-MM-DD>)" section up to and including VERSION,
-# newest first, each "- change" line an entry; "## Unreleased" is skipped. Fails if VERSION
+# newest first, each "- change" item an entry (its indented continuation lines joined to it);
+# "## Unreleased" is skipped. Fails if VERSION
 # has no section.
 #   changelog.sh CHANGELOG.md PACKAGE VERSION "Name <email>"
 set -euo pipefail
@@ -20,8 +21,14 @@ section() { # VERSION DATE ENTRIES: one Debian changelog stanza
 }
 stanza=$(mktemp)
 trap 'rm -f "$stanza"' EXIT
-v="" d="" entries=""
+v="" d="" entries="" item=""
+entry() { # the pending item as one Debian entry, wrapped to 80 columns: "  * " then "    "
+    [ -n "$item" ] || return 0
+    entries+=$(fold -s -w 74 <<<"$item" | sed -e 's/ *$//' -e '1s/^/  * /' -e '2,$s/^/    /')$'\n'
+    item=""
+}
 flush() {
+    entry
     [ -n "$v" ] || return 0
     [ -n "$entries" ] || { echo "changelog.sh: section $v of $md has no '- ' entries" >&2; exit 1; }
     if dpkg --compare-versions "$v" le "$version"; then
@@ -36,8 +43,10 @@ while IFS= read -r line || [ -n "$line" ]; do
         flush
         v=${BASH_REMATCH[1]} d=${BASH_REMATCH[2]} entries=""
     elif [[ $line =~ ^-\ +(.*)$ && -n $v ]]; then
-        # One entry, wrapped to Debian's 80 columns: "  * " then "    " continuations.
-        entries+=$(fold -s -w 74 <<<"${BASH_REMATCH[1]}" | sed -e 's/ *$//' -e '1s/^/  * /' -e '2,$s/^/    /')$'\n'
+        entry
+        item=${BASH_REMATCH[1]}
+    elif [[ $line =~ ^\ +(.*)$ && -n $item ]]; then
+        item+=" ${BASH_REMATCH[1]}"
     elif [[ $line =~ ^##\ +[Uu]nreleased\ *$ ]]; then
         flush   # changes not released yet belong to no package version
         v="" d="" entries=""
