@@ -12,11 +12,11 @@ use std::time::Instant;
 
 use simhash_core::{Lexicon, Options};
 
-/// Seconds this thread has spent on a CPU (Linux schedstat): unlike wall time, it does
-/// not count the time other processes on a shared machine take from us.
+mod common;
+
+/// Seconds this thread has spent on a CPU ([`common::thread_cpu_ns`]).
 fn cpu_seconds() -> f64 {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").expect("Linux schedstat");
-    s.split_whitespace().next().and_then(|ns| ns.parse::<f64>().ok()).expect("schedstat ns") / 1e9
+    common::thread_cpu_ns() / 1e9
 }
 
 /// Best on-CPU time of `reps` runs of `f`.

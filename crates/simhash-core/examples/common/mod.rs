@@ -1,5 +1,6 @@
-//! What the batch against corpus benchmarks share: their fingerprints, their arguments,
-//! and the baseline every figure is divided by, a plain sequential pass over the corpus.
+//! What the examples share: this thread's CPU clock; and for the batch against corpus
+//! benchmarks their fingerprints, their arguments, and the baseline every figure is divided
+//! by, a plain sequential pass over the corpus.
 
 // Each example uses a part of this module.
 #![allow(dead_code)]
@@ -37,8 +38,9 @@ pub enum Watch {
     Wall(Instant),
 }
 
-/// Nanoseconds this thread has spent on a CPU.
-fn thread_cpu_ns() -> f64 {
+/// Nanoseconds this thread has spent on a CPU (Linux schedstat): unlike wall time, it does
+/// not count the time other processes on a shared machine take from us.
+pub fn thread_cpu_ns() -> f64 {
     let s = std::fs::read_to_string("/proc/thread-self/schedstat").expect("Linux schedstat");
     s.split_whitespace().next().and_then(|ns| ns.parse().ok()).expect("schedstat ns")
 }
