@@ -29,7 +29,8 @@
 #   install_extension           builds and installs the extension into target/pgroot,
 #                               unless SKIP_INSTALL=1 (make bench installs once for all)
 #   own_cluster NAME [GUC=V...] starts the throwaway cluster NAME, stops it at exit, and
-#                               points PGHOST/PGPORT/PGUSER at it
+#                               points PGHOST/PGPORT/PGUSER at it; fails if it cannot start
+#   names_in DIR EXT            the names of DIR/*.EXT without the extension, sorted
 #   in_cluster NAME COMMAND...  runs COMMAND (psql, pgbench...) against cluster NAME
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 h=$root/tests/harness
@@ -98,9 +99,14 @@ install_extension() { [ "${SKIP_INSTALL:-0}" = 1 ] || bash "$h/cluster.sh" insta
 
 own_cluster() {
     local name=$1
-    bash "$h/cluster.sh" start "$@"
+    bash "$h/cluster.sh" start "$@" || return 1
     at_exit "bash '$h/cluster.sh' stop '$name'"
     eval "$(bash "$h/cluster.sh" env "$name")"
+}
+
+names_in() {
+    local f
+    for f in "$1"/*."$2"; do [ -e "$f" ] && basename "$f" ".$2"; done | sort
 }
 
 in_cluster() {

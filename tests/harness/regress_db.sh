@@ -7,20 +7,16 @@
 #   regress_tests             the pg_regress test names, one a line
 #   regress_run OUTDIR [NAME...]  pg_regress over the named tests (default: all) into OUTDIR;
 #                             shows the diffs' head on failure
-regress_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-
 regress_db_create() {
     createdb simhash_regress &&
     psql -d simhash_regress \
         -c "CREATE EXTENSION simhash" \
         -c "CREATE TABLE corpus(id serial PRIMARY KEY, body text NOT NULL)" \
-        -c "\\copy corpus(body) FROM '$regress_root/target/corpus/peoples_daily_199801.txt'" \
-        -f "$regress_root/tests/harness/regress_try.sql"
+        -c "\\copy corpus(body) FROM '$root/target/corpus/peoples_daily_199801.txt'" \
+        -f "$root/tests/harness/regress_try.sql"
 }
 
-regress_tests() {
-    ls "$regress_root"/tests/pg_regress/sql/*.sql | xargs -n1 basename | sed 's/\.sql$//' | sort
-}
+regress_tests() { names_in "$root/tests/pg_regress/sql" sql; }
 
 regress_run() { # OUTDIR [NAME...]
     local rc=0 out=$1
@@ -30,7 +26,7 @@ regress_run() { # OUTDIR [NAME...]
     /usr/lib/postgresql/15/lib/pgxs/src/test/regress/pg_regress \
         --use-existing --dbname=simhash_regress --bindir=/usr/lib/postgresql/15/bin \
         --host="$PGHOST" --port="$PGPORT" --user=postgres \
-        --inputdir="$regress_root/tests/pg_regress" --outputdir="$out" "$@" || rc=$?
+        --inputdir="$root/tests/pg_regress" --outputdir="$out" "$@" || rc=$?
     [ -s "$out/regression.diffs" ] && head -200 "$out/regression.diffs"
     return $rc
 }

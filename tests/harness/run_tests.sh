@@ -17,11 +17,7 @@ source "$(dirname "$0")/lib.sh"
 source "$h/regress_db.sh"
 cd "$root"
 
-names_in() { # names_in DIR EXT: the file names of DIR/*.EXT without the extension, sorted
-    local f
-    for f in "$1"/*."$2"; do [ -e "$f" ] && basename "$f" ".$2"; done | sort
-}
-mapfile -t all_regress < <(names_in tests/pg_regress/sql sql)
+mapfile -t all_regress < <(regress_tests)
 mapfile -t all_integration < <(names_in tests/integration sh)
 gates=(core fmt clippy imports)
 

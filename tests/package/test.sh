@@ -36,11 +36,7 @@ done
 [ -s target/corpus/peoples_daily_199801.txt ] || die "no corpus: make corpus"
 rm -rf "$work"; mkdir -p "$work"
 
-cleanup() {
-    bash tests/harness/cluster.sh stop package
-    installed && dpkg --purge "$package"
-}
-at_exit cleanup
+at_exit 'installed && dpkg --purge "$package"'
 
 # --- The package file itself.
 contents() {
@@ -90,8 +86,8 @@ step "previous release's package (packaging/previous-deb.sh)" previous_deb
 prev_version=$(dpkg-deb -f "$prev_deb" Version 2>/dev/null)
 find /usr -xdev | sort >"$work/usr-before.txt"   # before anything is installed
 
-bash tests/harness/cluster.sh start package || die "could not start a server on /usr/lib/postgresql/15/bin"
-eval "$(bash tests/harness/cluster.sh env package)"
+# Stopped at exit (own_cluster) before the package is purged: last added, first run.
+own_cluster package || die "could not start a server on /usr/lib/postgresql/15/bin"
 
 upgrade() {
     local doc="１２月３１日，中共中央总书记、国家主席江泽民发表１９９８年新年讲话《迈向充满希望的新世纪》。"
