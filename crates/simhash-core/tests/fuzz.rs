@@ -124,6 +124,11 @@ const PIECES: &[&str] = &[
     "שלום",
     "привет",
     "ภาษาไทย",
+    // Traditional characters (definition 2 folds them), a compatibility ideograph and one
+    // outside the BMP.
+    "國家主席發表新年講話",
+    "\u{F902}",
+    "\u{2005E}",
 ];
 
 fn piece() -> impl Strategy<Value = String> {
