@@ -1,19 +1,20 @@
 -- Fingerprint functions (src/fingerprint/simhash.rs). Hand-written C-language declarations:
 -- their Rust bodies read the text datum in place and handle non-UTF8 server encodings.
--- The `_v1` C symbols default to definition 1; the 0.x symbols (`simhash_text`,
--- `simhash_text_options`) keep definition 0 for databases not yet updated to 1.0.0.
+-- The `_v2` C symbols default to definition 2; the `_v1` symbols keep definition 1 (the
+-- simhash_v1 functions, sql/fingerprint/definition1.sql, and databases not yet updated to 2.0.0),
+-- the 0.x symbols (`simhash_text`, `simhash_text_options`) definition 0.
 
 CREATE FUNCTION simhash(doc text) RETURNS bigint
     IMMUTABLE STRICT PARALLEL SAFE
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_text_v1';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_text_v2';
 COMMENT ON FUNCTION simhash(text) IS
-    'SimHash fingerprint of a text (definition 1): NFKC + lowercase, jieba words without numbers and single characters, TF-IDF weights, xxh3_64; NULL for a text with fewer than 6 features';
+    'SimHash fingerprint of a text (definition 2): NFKC + lowercase + traditional-only characters to simplified, jieba words without numbers and single characters, TF-IDF weights, xxh3_64; NULL for a text with fewer than 6 features';
 
 CREATE FUNCTION simhash(doc text, options jsonb) RETURNS bigint
     IMMUTABLE STRICT PARALLEL SAFE
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_text_options_v1';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_text_options_v2';
 COMMENT ON FUNCTION simhash(text, jsonb) IS
-    'SimHash fingerprint with options: {"definition": "1"|"0", "tokenizer": "jieba"|"ngram", "n": 1..32, "weighting": "tfidf"|"tf"|"binary", "min_features": 0..1000}';
+    'SimHash fingerprint with options: {"definition": "2"|"1"|"0", "tokenizer": "jieba"|"ngram", "n": 1..32, "weighting": "tfidf"|"tf"|"binary", "min_features": 0..1000}';
 
 CREATE FUNCTION simhash(features text[], weights float8[]) RETURNS bigint
     IMMUTABLE STRICT PARALLEL SAFE
@@ -31,6 +32,6 @@ CREATE FUNCTION simhash_features(doc text, options jsonb DEFAULT '{}')
     LANGUAGE sql
     AS $$ SELECT pg_catalog.convert_from(f.feature, 'UTF8'), f.weight
           FROM @extschema@.simhash_features_utf8(pg_catalog.convert_to(doc, 'UTF8'),
-                                                 '{"definition": "1"}'::pg_catalog.jsonb OPERATOR(pg_catalog.||) options) AS f $$;
+                                                 '{"definition": "2"}'::pg_catalog.jsonb OPERATOR(pg_catalog.||) options) AS f $$;
 COMMENT ON FUNCTION simhash_features(text, jsonb) IS
     'The features and weights that simhash(doc, options) folds, in order of first occurrence';

@@ -1,15 +1,15 @@
 -- Insert triggers (src/trigger/; README.md, "Deduplicating on insert"): keep a fingerprint column current,
--- and reject, skip or link near-duplicates as they are written. The `_v1` C symbols default to
--- definition 1; the 0.x symbols (`simhash_update_trigger`, `simhash_dedup_trigger`) keep definition 0
+-- and reject, skip or link near-duplicates as they are written. The `_v2` C symbols default to
+-- definition 2 (the `_v1` symbols, definition 1, are sql/fingerprint/definition1.sql's); the 0.x symbols (`simhash_update_trigger`, `simhash_dedup_trigger`) keep definition 0
 -- for 0.x's functions, in a database not yet updated and as the `_v0` functions (sql/fingerprint/definition0.sql).
 
 CREATE FUNCTION simhash_update_trigger() RETURNS trigger
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_update_trigger_v1';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_update_trigger_v2';
 COMMENT ON FUNCTION simhash_update_trigger() IS
     'BEFORE INSERT OR UPDATE row trigger, arguments (fp_column, text_column [, options]): sets fp_column = simhash(text_column [, options]); options is JSON text as for simhash(doc, options), e.g. ''{"definition": "0"}''';
 
 CREATE FUNCTION simhash_dedup_trigger() RETURNS trigger
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_dedup_trigger_v1';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_dedup_trigger_v2';
 COMMENT ON FUNCTION simhash_dedup_trigger() IS
     'BEFORE INSERT OR UPDATE row trigger, arguments (fp_column, text_column, max_distance, reject|skip|link [, link_column] [, options]): sets the fingerprint, simhash(text_column [, options]), and acts on near-duplicates; options is JSON text as for simhash(doc, options), e.g. ''{"definition": "0"}''';
 

@@ -67,11 +67,20 @@ unsafe fn simhash_doc_options(fcinfo: pg_sys::FunctionCallInfo, definition: Defi
 }
 
 with_definition! {
-    /// `simhash(doc text) → bigint` since 1.0.0: definition 1.
+    /// `simhash(doc text) → bigint` since 2.0.0: definition 2.
+    pg_finfo_simhash_text_v2, simhash_text_v2 => simhash_doc, Definition::V2
+}
+with_definition! {
+    /// `simhash(doc text, options jsonb) → bigint` since 2.0.0: definition 2 by default.
+    pg_finfo_simhash_text_options_v2, simhash_text_options_v2 => simhash_doc_options, Definition::V2
+}
+with_definition! {
+    /// `simhash(doc text)` of 1.x, `simhash_v1(doc)` since 2.0.0: definition 1.
     pg_finfo_simhash_text_v1, simhash_text_v1 => simhash_doc, Definition::V1
 }
 with_definition! {
-    /// `simhash(doc text, options jsonb) → bigint` since 1.0.0: definition 1 by default.
+    /// `simhash(doc text, options jsonb)` of 1.x, `simhash_v1(doc, options)` since 2.0.0:
+    /// definition 1 by default.
     pg_finfo_simhash_text_options_v1, simhash_text_options_v1 => simhash_doc_options, Definition::V1
 }
 with_definition! {
@@ -162,7 +171,7 @@ pub unsafe extern "C-unwind" fn simhash_weighted(fcinfo: pg_sys::FunctionCallInf
 
 /// The features `simhash(doc, options)` folds, as UTF-8 bytes; `simhash_features(text, jsonb)`
 /// in sql/fingerprint/fingerprint.sql converts them to the server encoding. Definition 0 unless the
-/// options name one, as in 0.x: 1.0's `simhash_features` passes `{"definition": "1"} || options`.
+/// options name one, as in 0.x: 2.0's `simhash_features` passes `{"definition": "2"} || options`.
 #[pg_extern(immutable, strict, parallel_safe)]
 fn simhash_features_utf8(
     doc: &[u8],
@@ -181,7 +190,7 @@ fn simhash_features_utf8(
             );
         }
     };
-    let normalized = simhash_core::fingerprint::normalize(doc);
+    let normalized = simhash_core::fingerprint::normalize_for(doc, &rules, usize::MAX, &mut || ());
     let rows: Vec<(Vec<u8>, f64)> = simhash_core::extract(Lexicon::global(), &normalized, &rules)
         .into_iter()
         .map(|f| (f.text.as_bytes().to_vec(), f.weight))

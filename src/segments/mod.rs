@@ -11,7 +11,7 @@ use crate::fingerprint::options::{parse, JsonbArg};
 use crate::fingerprint::text_datum_to_utf8;
 
 /// The definition segments use when the options name none.
-pub(crate) const DEFAULT_DEFINITION: Definition = Definition::V1;
+pub(crate) const DEFAULT_DEFINITION: Definition = Definition::V2;
 
 /// The segment fingerprints of a text datum, with a check for cancellation between the
 /// pieces of a long text and every 64k occurrences of the window. Options with the ngram

@@ -206,7 +206,14 @@ unsafe fn update_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) 
 }
 
 with_definition! {
-    /// `simhash_update_trigger()` since 1.0.0 (definition 1 by default), used as `BEFORE
+    /// `simhash_update_trigger()` since 2.0.0 (definition 2 by default), used as `BEFORE
+    /// INSERT OR UPDATE ... FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fp', 'body'
+    /// [, options])`: sets fp = simhash(body [, options]), NULL for NULL.
+    pg_finfo_simhash_update_trigger_v2, simhash_update_trigger_v2 => update_trigger, Definition::V2
+}
+with_definition! {
+    /// `simhash_update_trigger()` of 1.x, `simhash_update_trigger_v1()` since 2.0.0
+    /// (definition 1 by default), used as `BEFORE
     /// INSERT OR UPDATE ... FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fp', 'body'
     /// [, options])`: sets fp = simhash(body [, options]), NULL for NULL.
     pg_finfo_simhash_update_trigger_v1, simhash_update_trigger_v1 => update_trigger, Definition::V1
@@ -350,7 +357,12 @@ with_definition! {
     pg_finfo_simhash_dedup_fp_trigger, simhash_dedup_fp_trigger => dedup_fp_trigger, Definition::V1
 }
 with_definition! {
-    /// `simhash_dedup_trigger()` since 1.0.0 (definition 1 by default), used as `BEFORE
+    /// `simhash_dedup_trigger()` since 2.0.0 (definition 2 by default).
+    pg_finfo_simhash_dedup_trigger_v2, simhash_dedup_trigger_v2 => dedup_trigger, Definition::V2
+}
+with_definition! {
+    /// `simhash_dedup_trigger()` of 1.x, `simhash_dedup_trigger_v1()` since 2.0.0
+    /// (definition 1 by default), used as `BEFORE
     /// INSERT OR UPDATE OF body ... FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger('fp',
     /// 'body', '3', 'reject' [, options])`.
     pg_finfo_simhash_dedup_trigger_v1, simhash_dedup_trigger_v1 => dedup_trigger, Definition::V1
@@ -386,7 +398,7 @@ pub unsafe extern "C-unwind" fn simhash_dedup_query(fcinfo: pg_sys::FunctionCall
         let args: Vec<String> = args.into_iter().map(Option::unwrap_or_default).collect();
         let ext_schema = pg_sys::get_func_namespace((*(*fcinfo).flinfo).fn_oid);
         let rel = pg_sys::relation_open(relid, pg_sys::AccessShareLock as i32);
-        let config = config::config(rel, &args, ext_schema, Definition::V1, "simhash_dedup_query", false);
+        let config = config::config(rel, &args, ext_schema, Definition::V2, "simhash_dedup_query", false);
         pg_sys::relation_close(rel, pg_sys::AccessShareLock as i32);
         // The pre-check, in a trailing comment: the text stays a query that PREPARE accepts.
         let precheck = match &config.precheck {

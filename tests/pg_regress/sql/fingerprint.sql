@@ -92,13 +92,13 @@ SELECT simhash('x', '{"weighting": 3}'::jsonb);
 SELECT simhash('x', '{"n": 2}'::jsonb);
 SELECT simhash('x', '{"tokenizer": "ngram", "n": 0}'::jsonb);
 SELECT simhash('x', '[1, 2]'::jsonb);
-SELECT simhash('x', '{"definition": "2"}'::jsonb);
+SELECT simhash('x', '{"definition": "3"}'::jsonb);
 SELECT simhash('x', '{"definition": true}'::jsonb);
 SELECT simhash('x', '{"definition": "0", "min_features": 3}'::jsonb);
 SELECT simhash('x', '{"min_features": 1001}'::jsonb);
 SELECT simhash('x', '{"min_features": -1}'::jsonb);
 SELECT simhash_v0('x', '{"tokeniser": "jieba"}'::jsonb);
-SELECT * FROM simhash_features('x', '{"definition": "2"}');
+SELECT * FROM simhash_features('x', '{"definition": "3"}');
 -- jsonb that serde_json cannot read, a number beyond f64 (in any key) or nesting deeper
 -- than 128: 22023 like any bad options, not XX000 (found by tests/integration/fuzz_sql.sh).
 SELECT simhash('x', '{"n": 1e400}'::jsonb);
@@ -109,7 +109,7 @@ SELECT * FROM simhash_features('x', (repeat('{"a":', 200) || '1' || repeat('}', 
 SELECT simhash('x', '{"tokenizer": "ngram", "n": 2, "x": 1e308}'::jsonb);
 \set VERBOSITY default
 SELECT simhash('x', '{"n": 1e400}'::jsonb);
-SELECT simhash('x', '{"definition": "2"}'::jsonb);
+SELECT simhash('x', '{"definition": "3"}'::jsonb);
 SELECT simhash('x', '{"tokenizer": "icu"}'::jsonb);
 SELECT simhash('x', '{"tokeniser": "jieba"}'::jsonb);
 SELECT simhash(ARRAY['a', 'b'], ARRAY[1.0]::float8[]);
@@ -188,3 +188,14 @@ SELECT simhash(convert_from('\xff41'::bytea, 'SQL_ASCII'));
 \set VERBOSITY default
 \c simhash_regress
 DROP DATABASE simhash_ascii;
+
+-- Definition 2 (2.0.0), the default: traditional-only characters fold to simplified ones, so
+-- a copy in traditional characters gets the original's fingerprint; simplified text keeps its
+-- definition 1 fingerprint, which simhash_v1 and {"definition": "1"} still give.
+SELECT simhash('中共中央總書記、國家主席江澤民發表新年講話，向全國各族人民致以新年的祝賀') AS traditional,
+       simhash('中共中央总书记、国家主席江泽民发表新年讲话，向全国各族人民致以新年的祝贺') AS simplified,
+       simhash_v1('中共中央總書記、國家主席江澤民發表新年講話，向全國各族人民致以新年的祝賀') AS traditional_v1,
+       simhash('中共中央總書記、國家主席江澤民發表新年講話，向全國各族人民致以新年的祝賀', '{"definition": "1"}'::jsonb) AS traditional_opt1;
+SELECT count(*) AS paragraphs, count(*) FILTER (WHERE simhash(body) IS NOT DISTINCT FROM simhash_v1(body)) AS unchanged
+FROM corpus WHERE id % 10 = 1;
+SELECT feature FROM simhash_features('國家主席發表講話');

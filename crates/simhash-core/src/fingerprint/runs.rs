@@ -25,7 +25,7 @@ use std::collections::HashSet;
 
 use super::fold::Fold;
 use super::lexicon::Lexicon;
-use super::normalize::normalize_pieces;
+use super::normalize::normalize_for;
 use super::rules::{Class, Rules};
 use super::segment::{segment, Sink, PIECE_BYTES};
 use super::weight::{Counts, Weigher};
@@ -89,7 +89,7 @@ pub fn segments_with(lexicon: &Lexicon, doc: &str, rules: &Rules, tick: &mut dyn
     thread_local! {
         static OCCURRENCES: RefCell<Occurrences> = RefCell::default();
     }
-    let normalized = normalize_pieces(doc, PIECE_BYTES, tick);
+    let normalized = normalize_for(doc, rules, PIECE_BYTES, tick);
     OCCURRENCES.with_borrow_mut(|o| {
         segment(lexicon, &normalized, rules, o, PIECE_BYTES, tick);
         // The last sentence needs no end mark.
