@@ -29,58 +29,61 @@ CREATE PROCEDURE simhash_create_segments(tbl regclass, text_column name, options
     LANGUAGE plpgsql
 AS $$
 DECLARE
-    col_type pg_catalog.regtype;
+    base_type pg_catalog.oid;
     seg pg_catalog.name := text_column OPERATOR(pg_catalog.||) '_segments';
-    pages bigint;
-    done_rows bigint := 0;
-    n bigint;
-    first bigint := 0;
+    pages pg_catalog.int8;
+    done_rows pg_catalog.int8 := 0;
+    n pg_catalog.int8;
+    first pg_catalog.int8 := 0;
 BEGIN
-    IF batch_pages IS NULL OR batch_pages < 1 THEN
+    IF batch_pages IS NULL OR batch_pages OPERATOR(pg_catalog.<) 1 THEN
         RAISE EXCEPTION 'simhash_create_segments: batch_pages must be at least 1, got %', batch_pages
             USING ERRCODE = '22023';
     END IF;
-    SELECT a.atttypid INTO col_type
-        FROM pg_catalog.pg_attribute a
-        WHERE a.attrelid = tbl AND a.attname = text_column AND a.attnum > 0 AND NOT a.attisdropped;
+    SELECT CASE WHEN t.typtype OPERATOR(pg_catalog.=) 'd' THEN t.typbasetype ELSE t.oid END INTO base_type
+        FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t ON t.oid OPERATOR(pg_catalog.=) a.atttypid
+        WHERE a.attrelid OPERATOR(pg_catalog.=) tbl AND a.attname OPERATOR(pg_catalog.=) text_column
+          AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'simhash_create_segments: column "%" of relation % does not exist', text_column, tbl
             USING ERRCODE = '42703';
     END IF;
-    IF (SELECT CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END FROM pg_catalog.pg_type t WHERE t.oid = col_type)
-       NOT IN ('text'::pg_catalog.regtype, 'varchar'::pg_catalog.regtype) THEN
+    IF base_type OPERATOR(pg_catalog.<>) 'pg_catalog.text'::pg_catalog.regtype
+       AND base_type OPERATOR(pg_catalog.<>) 'pg_catalog.varchar'::pg_catalog.regtype THEN
         RAISE EXCEPTION 'simhash_create_segments: column "%" of relation % has type %, expected text or varchar',
-            text_column, tbl, col_type
+            text_column, tbl, pg_catalog.format_type(base_type, NULL)
             USING ERRCODE = '42804';
     END IF;
     -- Refuses bad options (22023) before any DDL.
     PERFORM @extschema@.simhash_segments('', options);
-    EXECUTE pg_catalog.format('ALTER TABLE %s ADD COLUMN IF NOT EXISTS %I bigint[]', tbl, seg);
+    EXECUTE pg_catalog.format('ALTER TABLE %s ADD COLUMN IF NOT EXISTS %I pg_catalog.int8[]', tbl, seg);
     EXECUTE pg_catalog.format(
         'CREATE OR REPLACE TRIGGER %I BEFORE INSERT OR UPDATE OF %I, %I ON %s FOR EACH ROW '
         'EXECUTE FUNCTION @extschema@.simhash_segments_trigger(%L, %L, %L)',
-        seg, text_column, seg, tbl, seg, text_column, options::text);
-    -- On the still empty column the index builds at once; the batches below fill it.
-    -- Named after the table too: index names are per schema.
+        seg, text_column, seg, tbl, seg, text_column, options);
+    -- On the still empty column the index builds at once; the batches below fill it. Named
+    -- after the table too: index names are per schema.
     EXECUTE pg_catalog.format('CREATE INDEX IF NOT EXISTS %I ON %s USING gin (%I)',
                               pg_catalog.left(pg_catalog.format('%s_%s', (SELECT c.relname FROM pg_catalog.pg_class c
-                                                                          WHERE c.oid = tbl), seg), 59)
+                                                                          WHERE c.oid OPERATOR(pg_catalog.=) tbl), seg), 59)
                               OPERATOR(pg_catalog.||) '_idx', tbl, seg);
     COMMIT;
     -- Rows moved past `pages` while this runs were written after the trigger existed, or
     -- are found by the last pass below.
-    pages := pg_catalog.pg_relation_size(tbl) / pg_catalog.current_setting('block_size')::int;
-    WHILE first < pages LOOP
+    pages := pg_catalog.pg_relation_size(tbl)
+             OPERATOR(pg_catalog./) pg_catalog.current_setting('block_size')::pg_catalog.int8;
+    WHILE first OPERATOR(pg_catalog.<) pages LOOP
         EXECUTE pg_catalog.format(
             'UPDATE %s SET %I = ''{}'' WHERE ctid OPERATOR(pg_catalog.>=) $1 AND ctid OPERATOR(pg_catalog.<) $2 '
             'AND %I IS NULL AND %I IS NOT NULL', tbl, seg, seg, text_column)
             USING pg_catalog.format('(%s,0)', first)::pg_catalog.tid,
-                  pg_catalog.format('(%s,0)', first + batch_pages)::pg_catalog.tid;
+                  pg_catalog.format('(%s,0)', first OPERATOR(pg_catalog.+) batch_pages)::pg_catalog.tid;
         GET DIAGNOSTICS n = ROW_COUNT;
-        done_rows := done_rows + n;
-        first := first + batch_pages;
+        done_rows := done_rows OPERATOR(pg_catalog.+) n;
+        first := first OPERATOR(pg_catalog.+) batch_pages;
         COMMIT;
-        RAISE NOTICE 'simhash_create_segments: % of % pages, % rows filled', LEAST(first, pages), pages, done_rows;
+        RAISE NOTICE 'simhash_create_segments: % of % pages, % rows filled',
+            CASE WHEN first OPERATOR(pg_catalog.<) pages THEN first ELSE pages END, pages, done_rows;
     END LOOP;
     -- The rows an UPDATE of other columns moved past the end before it was scanned.
     LOOP
@@ -88,8 +91,8 @@ BEGIN
                                   tbl, seg, seg, text_column);
         GET DIAGNOSTICS n = ROW_COUNT;
         COMMIT;
-        EXIT WHEN n = 0;
-        done_rows := done_rows + n;
+        EXIT WHEN n OPERATOR(pg_catalog.=) 0;
+        done_rows := done_rows OPERATOR(pg_catalog.+) n;
     END LOOP;
     RAISE NOTICE 'simhash_create_segments: done, % rows filled; column %, kept by trigger %', done_rows, seg, seg;
 END
