@@ -35,8 +35,8 @@ DO \$\$ DECLARE t0 float8; BEGIN
     t0 := $cpu_sql; PERFORM sum(cardinality(simhash_segments(body))) FROM paras;
     INSERT INTO runs VALUES ('segments', $cpu_sql - t0);
   END LOOP; END \$\$;
-SELECT format('segments_throughput_MBps %s %s %s', round(mb / s.s, 1), round(mb / b.s, 1), round(b.s / s.s, 2))
-  FROM (SELECT sum(octet_length(body)) / 1e6 AS mb FROM paras) m,
+SELECT format('segments_throughput_MBps %s %s %s', round((mb / s.s)::numeric, 1), round((mb / b.s)::numeric, 1), round((b.s / s.s)::numeric, 2))
+  FROM (SELECT sum(octet_length(body)) / 1e6::float8 AS mb FROM paras) m,
        (SELECT min(s) AS s FROM runs WHERE what = 'segments') s, (SELECT min(s) AS s FROM runs WHERE what = 'simhash') b;
 -- Articles.
 CREATE TABLE docs(id bigint PRIMARY KEY, body text);
@@ -92,6 +92,6 @@ DO \$\$ DECLARE t0 timestamptz; BEGIN
     t0 := clock_timestamp(); INSERT INTO ins_seg SELECT id, body FROM docs WHERE id < 20000;
     INSERT INTO ins VALUES ('segments', extract(epoch FROM clock_timestamp() - t0));
   END LOOP; END \$\$;
-SELECT format('insert_rows_per_s %s %s %s', round(20000 / s), round(20000 / p), round(p / s, 2))
+SELECT format('insert_rows_per_s %s %s %s', round((20000 / s)::numeric), round((20000 / p)::numeric), round((p / s)::numeric, 2))
   FROM (SELECT min(s) AS s FROM ins WHERE what = 'segments') a, (SELECT min(s) AS p FROM ins WHERE what = 'plain') b;
 SQL
