@@ -8,19 +8,22 @@
 //!   (docs/fingerprint.md);
 //! - [`search`]: Hamming distance, pigeonhole blocks and probes (recall), exact nearest neighbours;
 //! - [`pairs`]: every pair within k, of one set (all pairs, clusters) or of a batch against a corpus;
+//! - [`segments`]: resemblance and containment of texts by their segment fingerprints;
 //! - [`trigger`]: the dedup trigger's arguments, lock keys and pre-check;
 //! - [`shard`]: routing block keys to shards, on top of `search` and `pairs`.
 
 pub mod fingerprint;
 pub mod pairs;
 pub mod search;
+pub mod segments;
 pub mod shard;
 pub mod trigger;
 
 pub use fingerprint::{
-    extract, fingerprint, hash_feature, simhash_rules, simhash_text, simhash_text_with, Definition, Feature, Lexicon,
-    Options, OptionsError, RawOptions, Rules, Tokenizer, Weighting,
+    extract, fingerprint, hash_feature, segments, segments_with, simhash_rules, simhash_text, simhash_text_with,
+    Definition, Feature, Lexicon, Options, OptionsError, RawOptions, Rules, Tokenizer, Weighting,
 };
 pub use pairs::{Advance, CorpusPairs, Duplicates, LookupThreads, Prepared, Progress};
 pub use search::hamming;
+pub use segments::{containment, resemblance, Overlap};
 pub use shard::Components;

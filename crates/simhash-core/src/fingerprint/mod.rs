@@ -15,6 +15,7 @@ mod lexicon;
 mod normalize;
 mod options;
 mod rules;
+mod runs;
 mod segment;
 mod weight;
 
@@ -26,6 +27,7 @@ pub use options::{
     DEFAULT_NGRAM_N, MAX_MIN_FEATURES, MAX_NGRAM_N,
 };
 pub use rules::{Numbers, Rules, Tf};
+pub use runs::{segments, segments_with};
 pub use segment::PIECE_BYTES;
 
 use segment::segment;

@@ -48,6 +48,21 @@ pub(super) trait Sink<'a> {
     fn grow(&mut self, n: usize);
     /// One occurrence; `text` is only called for a feature not seen before.
     fn add(&mut self, hash: u64, class: Class, text: impl FnOnce() -> Cow<'a, str>);
+    /// The end of a sentence ([`is_sentence_end`]); only the segment fingerprints (runs.rs) care.
+    #[inline]
+    fn sentence_end(&mut self) {}
+}
+
+/// Whether a jieba token ends a sentence: `。`, `!`, `?`, `;` (NFKC has made the full-width
+/// forms ASCII), a line break, or white space right after a token ending in `.` (Latin
+/// script). Each is a character jieba emits as a token of its own, outside the runs it
+/// segments, so the tokens of a run of sentences are the tokens of its text alone.
+#[inline]
+fn is_sentence_end(token: &str, after_dot: bool) -> bool {
+    match token {
+        "\u{3002}" | "!" | "?" | ";" | "\n" | "\r\n" | "\r" => true,
+        _ => after_dot && token.chars().all(char::is_whitespace) && !token.is_empty(),
+    }
 }
 
 /// Tokenize and filter (see [`extract`](super::extract)), handing every feature
@@ -76,6 +91,7 @@ pub(super) fn segment<'a, S: Sink<'a>>(
             // non-Han script back into one word.
             // Offsets are into `normalized`, so a word is glued across two pieces too.
             let mut pending: Option<(usize, usize)> = None;
+            let mut after_dot = false;
             let mut start = 0;
             loop {
                 let end =
@@ -91,6 +107,7 @@ pub(super) fn segment<'a, S: Sink<'a>>(
                     let word = token.word;
                     let (byte_start, byte_end) = (start + token.byte_start, start + token.byte_end);
                     let kind = kind(word);
+                    let dot = std::mem::replace(&mut after_dot, word.ends_with('.'));
                     // A "." continues a word only between letters/digits, as in "4.3".
                     if kind == Kind::NonHanWord || (word == "." && pending.is_some()) {
                         pending = match pending {
@@ -108,6 +125,8 @@ pub(super) fn segment<'a, S: Sink<'a>>(
                     }
                     if kind == Kind::Word {
                         add(sink, word, true);
+                    } else if is_sentence_end(word, dot) {
+                        sink.sentence_end();
                     }
                 }
                 if end == normalized.len() {

@@ -25,6 +25,12 @@ impl Counts {
     /// Count one occurrence; true if the hash is new.
     #[inline]
     fn count(&mut self, hash: u64, class: Class) -> bool {
+        self.insert(hash, class).1
+    }
+
+    /// Count one occurrence: the feature's index in `feats`, and whether it is new.
+    #[inline]
+    pub(super) fn insert(&mut self, hash: u64, class: Class) -> (u32, bool) {
         let mask = self.slots.len() - 1;
         let mut i = hash as usize & mask;
         loop {
@@ -32,13 +38,13 @@ impl Counts {
                 0 => {
                     self.feats.push((hash, 1, class));
                     self.slots[i] = self.feats.len() as u32;
-                    return true;
+                    return (self.feats.len() as u32 - 1, true);
                 }
                 s => {
                     let feat = &mut self.feats[s as usize - 1];
                     if feat.0 == hash {
                         feat.1 += 1;
-                        return false;
+                        return (s - 1, false);
                     }
                 }
             }
