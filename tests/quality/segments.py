@@ -42,6 +42,8 @@ TARGET_PRECISION = 0.95                 # corpus precision by resemblance
 SEGMENT_OPTIONS = os.environ.get("QUALITY_SEGMENT_OPTIONS", "{}")   # the default definition
 DEFINITION_1 = ("--options", '{"definition":"1"}')
 K = 3                                   # the whole-text fingerprints' distance
+SENTENCE_EDITS = tuple(k for k in KINDS if not k.startswith("chars"))   # no random character edits: a mean row too
+WORST = 5                               # corpus pairs listed, lowest Jaccard first
 
 Segments = dict[str, frozenset[int]]    # text -> its segment fingerprints
 
@@ -124,8 +126,16 @@ def recall_cells(s: PairStats) -> list[str]:
             " ".join(f"{s.found(t, True):.3f}" for t in THETAS_C), f"{s.empty}"]
 
 
-def mean_found(stats: dict[str, PairStats], theta: float, containment: bool = False) -> float:
-    return float(np.mean([stats[k].found(theta, containment) for k in KINDS]))
+def mean_found(stats: dict[str, PairStats], theta: float, containment: bool = False,
+               kinds: tuple[str, ...] = KINDS) -> float:
+    return float(np.mean([stats[k].found(theta, containment) for k in kinds]))
+
+
+def mean_row(length: str, by_kind: dict[str, PairStats], kinds: tuple[str, ...], label: str) -> list[str]:
+    means = [float(np.mean([getattr(by_kind[k], a) for k in kinds])) for a in ("r_fp", "r_py")]
+    return [length, label, "", *(f"{m:.3f}" for m in means),
+            " ".join(f"{mean_found(by_kind, t, False, kinds):.3f}" for t in THETAS),
+            " ".join(f"{mean_found(by_kind, t, True, kinds):.3f}" for t in THETAS_C), ""]
 
 
 def main_table(stats: dict[tuple[str, str], PairStats], lengths: list[str], neg: dict[str, PairStats],
@@ -138,10 +148,8 @@ def main_table(stats: dict[tuple[str, str], PairStats], lengths: list[str], neg:
         by_kind = {k: s for (l, k), s in stats.items() if l == length}
         for kind in (*KINDS, *NEW_KINDS):
             rows.append([length, kind, f"{by_kind[kind].pairs:,}", *recall_cells(by_kind[kind])])
-        means = [float(np.mean([getattr(by_kind[k], a) for k in KINDS])) for a in ("r_fp", "r_py")]
-        rows.append([length, f"mean ({len(KINDS)} repost edits)", "", *(f"{m:.3f}" for m in means),
-                     " ".join(f"{mean_found(by_kind, t):.3f}" for t in THETAS),
-                     " ".join(f"{mean_found(by_kind, t, True):.3f}" for t in THETAS_C), ""])
+        rows.append(mean_row(length, by_kind, KINDS, f"mean ({len(KINDS)} repost edits)"))
+        rows.append(mean_row(length, by_kind, SENTENCE_EDITS, "  mean without chars1%, chars3%"))
     for name, s in neg.items():
         rows.append(["negatives", f"{name} (pairs matched)", f"{s.pairs:,}", "", "",
                      " ".join(str(s.matched(t)) for t in THETAS),
@@ -184,6 +192,15 @@ def targets(stats: dict[tuple[str, str], PairStats], lengths: list[str], neg: di
     return [f"{'met    ' if ok else 'NOT MET'}  {line}" for ok, line in checks]
 
 
+def worst_pairs(corpus: list[str], pairs: list[CorpusPair]) -> list[str]:
+    judged = sorted((p for p in pairs if p.resemblance >= DEFAULT_THETA), key=lambda p: (p.jaccard, p.a, p.b))
+    out = [f"segments: the {WORST} corpus pairs at resemblance >= {DEFAULT_THETA} with the lowest Jaccard"]
+    for p in judged[:WORST]:
+        out.append(f"  {p.a:>5} {p.b:>5}  shared={p.shared} R={p.resemblance:.2f} C={p.containment:.2f} "
+                   f"J={p.jaccard:.2f}  {corpus[p.a - 1][:24]!r}  {corpus[p.b - 1][:24]!r}")
+    return out
+
+
 def save_pairs(out: Path, corpus: list[CorpusPair]) -> None:
     with open(out / "corpus_pairs_segments.tsv", "w") as f:
         f.write("id1\tid2\tshared\tresemblance\tcontainment\tjaccard\n")
@@ -219,6 +236,7 @@ def run(binary: str, bench: Bench, fps: dict[str, Fingerprints], res: dict[str, 
         "segments.",
         f"corpus: {with_segments:,} of {len(bench.corpus):,} lines have segments; {len(corpus):,} pairs share "
         f"one; the most lines sharing one segment: {longest} (corpus_pairs_segments.tsv)",
+        *worst_pairs(bench.corpus, corpus),
         "",
         f"Targets, segments at resemblance >= {DEFAULT_THETA} and containment >= {DEFAULT_THETA_C}:",
         *targets(stats, lengths, neg, corpus),
