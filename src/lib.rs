@@ -8,6 +8,8 @@
 //!   planner support function, and `simhash_nearest`;
 //! - `pairs/`: `simhash_duplicates(...)` (all pairs, and batch against corpus) and
 //!   `simhash_clusters(...)`;
+//! - `segments/`: `simhash_segments(...)`, `simhash_resemblance`, `simhash_containment`, and
+//!   segment search on a table (`simhash_create_segments`, `simhash_similar`);
 //! - `trigger/`: `simhash_update_trigger`, `simhash_dedup_trigger` and
 //!   `simhash_dedup_fp_trigger` (insert triggers), with the dedup trigger's index pre-check;
 //! - `shard.rs`: key routing over shards and `simhash_components` (with sql/shard/shard.sql);
@@ -52,6 +54,7 @@ mod error;
 mod fingerprint;
 mod pairs;
 mod search;
+mod segments;
 mod shard;
 mod trigger;
 

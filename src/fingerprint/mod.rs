@@ -11,3 +11,4 @@ mod simhash;
 mod text;
 
 pub(crate) use simhash::simhash_of_text_datum;
+pub(crate) use text::text_datum_to_utf8;

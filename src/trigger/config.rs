@@ -164,7 +164,16 @@ pub(super) unsafe fn fp_and_text(
     func: &str,
 ) -> (Column, Column) {
     // SAFETY: forwarded from the caller.
-    let (fp, text) = unsafe { (fp_column(rel, fp_name, func, true), column(rel, text_name, func, "text")) };
+    unsafe { (fp_column(rel, fp_name, func, true), text_column(rel, text_name, func)) }
+}
+
+/// The text column, checked: ERROR 42804 unless text or varchar.
+///
+/// # Safety
+/// `rel` must be an open relation.
+unsafe fn text_column(rel: pg_sys::Relation, text_name: &str, func: &str) -> Column {
+    // SAFETY: forwarded from the caller.
+    let text = unsafe { column(rel, text_name, func, "text") };
     if text.base_type != pg_sys::TEXTOID && text.base_type != pg_sys::VARCHAROID {
         raise(
             PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH,
@@ -176,7 +185,41 @@ pub(super) unsafe fn fp_and_text(
             None,
         );
     }
-    (fp, text)
+    text
+}
+
+/// The segments and text columns of `simhash_segments_trigger`, checked: ERROR 42804 unless
+/// the segments column is bigint[] and the text column text or varchar, 428C9 when the
+/// segments column is generated.
+///
+/// # Safety
+/// `rel` must be an open relation.
+pub(super) unsafe fn segments_and_text(
+    rel: pg_sys::Relation,
+    seg_name: &str,
+    text_name: &str,
+    func: &str,
+) -> (Column, Column) {
+    // SAFETY: forwarded from the caller.
+    let seg = unsafe { column(rel, seg_name, func, "segments") };
+    if seg.base_type != pg_sys::INT8ARRAYOID {
+        raise(
+            PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH,
+            format!("{func}: segments column \"{seg_name}\" has type {}, expected bigint[]", type_name(seg.base_type)),
+            None,
+            None,
+        );
+    }
+    if seg.generated {
+        raise(
+            PgSqlErrorCode::ERRCODE_GENERATED_ALWAYS,
+            format!("{func}: segments column \"{seg_name}\" is a generated column"),
+            Some("Stored generated columns are computed after BEFORE triggers, so the trigger cannot set it.".into()),
+            Some("Make it a plain bigint[] column, or drop the trigger and keep the generated column."),
+        );
+    }
+    // SAFETY: forwarded from the caller.
+    (seg, unsafe { text_column(rel, text_name, func) })
 }
 
 /// Everything a dedup trigger derives from its arguments and table, built on its first

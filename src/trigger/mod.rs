@@ -47,6 +47,7 @@ mod check;
 mod config;
 mod lock;
 mod precheck;
+mod segments;
 
 use std::ffi::CStr;
 use std::sync::atomic::{AtomicI64, Ordering};

@@ -7,7 +7,8 @@
 //! Each output line: paragraph number, then the hex fingerprints under definition 0 with
 //! jieba/tfidf (0.3.0's default), jieba/tf, jieba/binary, ngram(2)/tfidf and ngram(3)/tf
 //! (the columns of 0.3.0's version of this example, so its output diffs against these),
-//! then the same five under definition 1 (`NULL` for a text it declines).
+//! then the same five under definition 1 (`NULL` for a text it declines), then under
+//! definition 2.
 
 use std::io::Write;
 
@@ -24,7 +25,7 @@ fn main() {
         (Tokenizer::Ngram(2), Weighting::Tfidf),
         (Tokenizer::Ngram(3), Weighting::Tf),
     ];
-    let sets: Vec<Options> = [Definition::V0, Definition::V1]
+    let sets: Vec<Options> = [Definition::V0, Definition::V1, Definition::V2]
         .iter()
         .flat_map(|&d| shapes.iter().map(move |&(t, w)| Options::new(d, t, w)))
         .collect();

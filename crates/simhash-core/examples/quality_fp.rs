@@ -9,7 +9,8 @@
 //! (IDF power),
 //! `num=keep|drop|shape`, `numw=F` (factor on kept numbers), `single=F|keep|drop`
 //! (factor on single Han characters; `w:F` too), `unk=median|F` (IDF of unknown words),
-//! `hmm=0|1`, `min=N` (fewest features for a fingerprint), `w=tfidf|tf|binary`,
+//! `hmm=0|1`, `fold=0|1` (definition 2's fold of traditional characters), `min=N` (fewest
+//! features for a fingerprint), `w=tfidf|tf|binary`,
 //! `tok=jieba|ngramN`.
 //!
 //!     quality_fp --segments [--options JSON]   # segment fingerprints, as simhash_segments
@@ -24,7 +25,7 @@ use simhash_core::RawOptions;
 use simhash_core::{Lexicon, Options, Rules, Tokenizer, Weighting};
 
 fn parse_rules(spec: &str) -> Rules {
-    let mut r = Rules::from(&Options::default());
+    let mut r = Rules::from(&Options::v1());
     let num = |v: &str| v.trim_start_matches("w:").parse::<f64>().unwrap_or_else(|_| panic!("not a number: {v}"));
     for kv in spec.split(',').filter(|s| !s.is_empty()) {
         let (k, v) = kv.split_once('=').unwrap_or_else(|| panic!("expected key=value, got {kv}"));
@@ -45,6 +46,7 @@ fn parse_rules(spec: &str) -> Rules {
             ("unk", "median") => r.unknown_idf = None,
             ("unk", v) => r.unknown_idf = Some(num(v)),
             ("hmm", v) => r.hmm = v == "1",
+            ("fold", v) => r.fold_traditional = v == "1",
             ("min", v) => r.min_features = v.parse().expect("min=N"),
             ("w", "tfidf") => r.weighting = Weighting::Tfidf,
             ("w", "tf") => r.weighting = Weighting::Tf,

@@ -4,7 +4,8 @@
 //!     cargo run --release -p simhash-core --example throughput -- target/corpus/peoples_daily_199801.txt
 //!
 //! Prints `name  MB/s` lines; `make bench` compares the in-database figure with `cut`,
-//! and definition 1 (the default) with definition 0 from the same run.
+//! definition 1 with definition 0, and definition 2 (the default, which folds traditional
+//! characters) with definition 1, from the same run.
 //! `BREAKDOWN=1` adds the cost of each stage; `PROFILE_SIMHASH=N` runs only
 //! `simhash_text`, N times, for `perf record`.
 
@@ -55,21 +56,27 @@ fn main() {
     }
     // Interleaved, so that a slow spell of the shared machine (another process on the
     // other core, a frequency change) weighs on both sides of the ratio alike.
-    let (v1, v0) = (Options::default(), Options::v0());
-    let (mut cut, mut full, mut old, mut n, mut x, mut x0) = (f64::INFINITY, f64::INFINITY, f64::INFINITY, 0, 0, 0);
+    // `full` is the default, definition 2; `v1` what it was in 1.x, the same text unfolded.
+    let (v2, v1, v0) = (Options::default(), Options::v1(), Options::v0());
+    let (mut cut, mut full, mut one, mut old) = (f64::INFINITY, f64::INFINITY, f64::INFINITY, f64::INFINITY);
+    let (mut n, mut x, mut x1, mut x0) = (0, 0, 0, 0);
     for _ in 0..3 {
         let (t, c) = best_of(1, || docs.iter().map(|d| lex.jieba.cut(d, false).len() as u64).sum());
         (cut, n) = (cut.min(t), c);
-        let (t, c) = best_of(1, || xor_all(&docs, &v1));
+        let (t, c) = best_of(1, || xor_all(&docs, &v2));
         (full, x) = (full.min(t), c);
+        let (t, c) = best_of(1, || xor_all(&docs, &v1));
+        (one, x1) = (one.min(t), c);
         let (t, c) = best_of(1, || xor_all(&docs, &v0));
         (old, x0) = (old.min(t), c);
     }
     println!("jieba_cut_MBps {:.2} ({n} tokens)", mb / cut);
     println!("simhash_rust_MBps {:.2} (xor {x:x})", mb / full);
+    println!("simhash_v1_rust_MBps {:.2} (xor {x1:x})", mb / one);
     println!("simhash_v0_rust_MBps {:.2} (xor {x0:x})", mb / old);
     println!("simhash_rust_over_cut {:.2}", cut / full);
-    println!("simhash_v1_over_v0 {:.3}", old / full);
+    println!("simhash_v1_over_v0 {:.3}", old / one);
+    println!("simhash_v2_over_v1 {:.3}", one / full);
     if std::env::var("BREAKDOWN").is_ok() {
         breakdown(&docs, mb);
     }
@@ -89,6 +96,12 @@ pub fn breakdown(docs: &[&str], mb: f64) {
         (0..10).map(|_| docs.iter().map(|d| simhash_core::fingerprint::normalize(d).len() as u64).sum::<u64>()).sum()
     });
     println!("normalize_MBps {:.2}", 10.0 * mb / norm);
+    let (folded, _) = best_of(3, || {
+        (0..10)
+            .map(|_| docs.iter().map(|d| simhash_core::fingerprint::normalize_folded(d).len() as u64).sum::<u64>())
+            .sum()
+    });
+    println!("normalize_folded_MBps {:.2}", 10.0 * mb / folded);
     let normed: Vec<String> = docs.iter().map(|d| simhash_core::fingerprint::normalize(d).into_owned()).collect();
     let (cutn, _) = best_of(3, || normed.iter().map(|d| lex.jieba.cut(d, false).len() as u64).sum());
     println!("cut_normalized_MBps {:.2}", mb / cutn);

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence};
 use serde_json::Value;
-use simhash_core::fingerprint::{normalize, Fold, MAX_MIN_FEATURES};
+use simhash_core::fingerprint::{normalize, normalize_folded, normalize_for, simplified, Fold, MAX_MIN_FEATURES};
 use simhash_core::pairs::{self, Progress};
 use simhash_core::RawOptions;
 use simhash_core::{extract, fingerprint, hamming, hash_feature, simhash_text, Definition, Lexicon, Options, Rules};
@@ -124,6 +124,11 @@ const PIECES: &[&str] = &[
     "שלום",
     "привет",
     "ภาษาไทย",
+    // Traditional characters (definition 2 folds them), a compatibility ideograph and one
+    // outside the BMP.
+    "國家主席發表新年講話",
+    "\u{F902}",
+    "\u{2005E}",
 ];
 
 fn piece() -> impl Strategy<Value = String> {
@@ -186,18 +191,18 @@ fn options_from(v: &Value, default: Definition) -> Option<Options> {
     raw.validate(default).ok()
 }
 
-/// Every valid option set: both definitions, both tokenizers (n from 1 to 32), the three
-/// weightings, min_features from 0 to 1000.
+/// Every valid option set: the three definitions, both tokenizers (n from 1 to 32), the
+/// three weightings, min_features from 0 to 1000.
 fn valid_options() -> impl Strategy<Value = Options> {
     (
-        any::<bool>(),
+        0usize..3,
         prop_oneof![Just(None), (1u32..=32).prop_map(Some)],
         0usize..3,
         prop_oneof![Just(None), (0u32..=1000).prop_map(Some)],
     )
-        .prop_map(|(v0, n, w, min)| {
-            let weighting = ["tfidf", "tf", "binary"][w];
-            let mut json = serde_json::json!({ "definition": if v0 { "0" } else { "1" }, "weighting": weighting });
+        .prop_map(|(d, n, w, min)| {
+            let (v0, weighting) = (d == 0, ["tfidf", "tf", "binary"][w]);
+            let mut json = serde_json::json!({ "definition": d.to_string(), "weighting": weighting });
             if let Some(n) = n {
                 json["tokenizer"] = "ngram".into();
                 json["n"] = n.into();
@@ -213,8 +218,8 @@ fn any_options() -> impl Strategy<Value = Options> {
     prop_oneof![
         3 => valid_options(),
         // Most arbitrary JSON is refused: those cases take definition 0's defaults.
-        1 => (json(), any::<bool>()).prop_map(|(v, v0)| {
-            options_from(&v, if v0 { Definition::V0 } else { Definition::V1 }).unwrap_or_else(Options::v0)
+        1 => (json(), 0usize..3).prop_map(|(v, d)| {
+            options_from(&v, [Definition::V0, Definition::V1, Definition::V2][d]).unwrap_or_else(Options::v0)
         }),
     ]
 }
@@ -222,8 +227,9 @@ fn any_options() -> impl Strategy<Value = Options> {
 /// What `simhash_text` must return: the fold of `extract`'s features in order, or `None`
 /// with fewer than `min_features` of them (docs/fingerprint.md).
 fn by_definition(doc: &str, options: &Options) -> Option<u64> {
-    let normalized = normalize(doc);
-    let feats = extract(Lexicon::global(), &normalized, &Rules::from(options));
+    let rules = Rules::from(options);
+    let normalized = normalize_for(doc, &rules, usize::MAX, &mut || ());
+    let feats = extract(Lexicon::global(), &normalized, &rules);
     (feats.len() as u32 >= options.min_features).then(|| fingerprint(feats.iter().map(|f| (f.hash, f.weight))))
 }
 
@@ -243,7 +249,7 @@ proptest! {
         prop_assert_eq!(from_value.is_ok(), from_str.is_ok());
         if let (Ok(a), Ok(b)) = (from_value, from_str) {
             prop_assert_eq!(&a, &b);
-            for default in [Definition::V0, Definition::V1] {
+            for default in [Definition::V0, Definition::V1, Definition::V2] {
                 if let Ok(o) = a.clone().validate(default) {
                     prop_assert!(o.min_features <= MAX_MIN_FEATURES);
                     if o.definition == Definition::V0 {
@@ -324,7 +330,10 @@ proptest! {
     /// plane, not only the alphabet of its unit test.
     #[test]
     fn normalize_is_nfkc_lowercase(doc in text()) {
-        prop_assert_eq!(normalize(&doc).into_owned(), doc.nfkc().collect::<String>().to_lowercase());
+        let lower = doc.nfkc().collect::<String>().to_lowercase();
+        prop_assert_eq!(normalize(&doc).into_owned(), lower.clone());
+        // Definition 2's: the same, then the fold of traditional characters one by one.
+        prop_assert_eq!(normalize_folded(&doc).into_owned(), lower.chars().map(simplified).collect::<String>());
     }
 
     /// ... and idempotent up to canonical equivalence. Not exactly: lowercasing can make
@@ -345,13 +354,13 @@ proptest! {
     }
 
     /// `simhash_text` never panics, under any option set, and returns the fold of the
-    /// features `extract` reports (definition 0 and 1 alike), which are distinct, hashed
+    /// features `extract` reports (every definition alike), which are distinct, hashed
     /// from their text, with finite, non-negative weights.
     #[test]
     fn simhash_text_is_the_fold_of_extract(doc in text(), options in any_options()) {
         let got = simhash_text(Lexicon::global(), &doc, &options);
         prop_assert_eq!(got, by_definition(&doc, &options));
-        let normalized = normalize(&doc);
+        let normalized = normalize_for(&doc, &Rules::from(&options), usize::MAX, &mut || ());
         let feats = extract(Lexicon::global(), &normalized, &Rules::from(&options));
         let mut hashes: Vec<u64> = feats.iter().map(|f| f.hash).collect();
         hashes.sort_unstable();

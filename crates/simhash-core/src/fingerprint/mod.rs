@@ -1,10 +1,11 @@
 //! The fingerprint of a text, `simhash(text)` (docs/fingerprint.md):
-//! [`normalize`](fn@normalize) (NFKC, lowercase) → features ([`Rules`]: segment, filter, count,
+//! [`normalize_for`] (NFKC, lowercase, definition 2's fold of traditional characters) → features ([`Rules`]: segment, filter, count,
 //! weigh) → [`fingerprint`] (the fold of the weighted feature hashes).
 //!
-//! The modules depend one way, from the text up: `normalize` and `chars` (character
-//! classes); `fold` (the feature hash and the fold); `options`; `lexicon` (jieba, IDF
-//! table, stop words); `rules`; `segment`; `weight`; and this pipeline on top.
+//! The modules depend one way, from the text up: `traditional` (and its generated
+//! table) and `chars` (character classes); `fold` (the feature hash and the fold);
+//! `options`; `rules`; `normalize` (which folds as the rules say); `lexicon` (jieba, IDF
+//! table, stop words); `segment`; `weight`; and this pipeline on top.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -17,11 +18,13 @@ mod options;
 mod rules;
 mod runs;
 mod segment;
+mod traditional;
+mod traditional_table;
 mod weight;
 
 pub use fold::{fingerprint, hash_feature, Fold};
 pub use lexicon::{Entry, Lexicon};
-pub use normalize::{normalize, normalize_pieces};
+pub use normalize::{normalize, normalize_folded, normalize_for, normalize_pieces};
 pub use options::{
     Definition, Options, OptionsError, RawOptions, Tokenizer, TokenizerName, Weighting, DEFAULT_MIN_FEATURES,
     DEFAULT_NGRAM_N, MAX_MIN_FEATURES, MAX_NGRAM_N,
@@ -29,6 +32,7 @@ pub use options::{
 pub use rules::{Numbers, Rules, Tf};
 pub use runs::{segments, segments_with};
 pub use segment::PIECE_BYTES;
+pub use traditional::simplified;
 
 use segment::segment;
 use weight::{Counts, Weigher, WithTexts};
@@ -52,16 +56,17 @@ pub fn simhash_text(lexicon: &Lexicon, doc: &str, options: &Options) -> Option<u
 /// [`PIECE_BYTES`]) is normalized and segmented, with the same result: the SQL layer
 /// checks for query cancellation there.
 pub fn simhash_text_with(lexicon: &Lexicon, doc: &str, options: &Options, tick: &mut dyn FnMut()) -> Option<u64> {
-    let normalized = normalize_pieces(doc, PIECE_BYTES, tick);
-    fingerprint_normalized_with(lexicon, &normalized, &Rules::from(options), tick)
+    let rules = Rules::from(options);
+    let normalized = normalize_for(doc, &rules, PIECE_BYTES, tick);
+    fingerprint_normalized_with(lexicon, &normalized, &rules, tick)
 }
 
 /// [`simhash_text`] under explicit [`Rules`] (`make quality` measures candidates this way).
 pub fn simhash_rules(lexicon: &Lexicon, doc: &str, rules: &Rules) -> Option<u64> {
-    fingerprint_normalized(lexicon, &normalize(doc), rules)
+    fingerprint_normalized(lexicon, &normalize_for(doc, rules, usize::MAX, &mut || ()), rules)
 }
 
-/// Features of an already [`normalize`](fn@normalize)d text, under `rules`.
+/// Features of a text already normalized under `rules` ([`normalize_for`]), under `rules`.
 ///
 /// - jieba: jieba-rs `cut` (HMM as `rules.hmm`); Chinese words, Latin words and numbers
 ///   come out as tokens of their own (adjacent non-Han letter/digit tokens are glued back
@@ -127,18 +132,21 @@ mod tests {
     fn short_texts_have_no_fingerprint_under_definition_1() {
         let lex = Lexicon::global();
         let doc = "中国 经济 发展 改革 开放 合作";
-        let six = simhash_text(lex, doc, &Options::default());
+        let six = simhash_text(lex, doc, &Options::v1());
         assert!(six.is_some());
-        assert_eq!(simhash_text(lex, "中国 经济 发展 改革 开放 2026 2027 年", &Options::default()), None);
+        assert_eq!(simhash_text(lex, "中国 经济 发展 改革 开放 2026 2027 年", &Options::v1()), None);
         // min_features 0: every text, 0 for no features, as definition 0 gives.
-        let all = Options { min_features: 0, ..Options::default() };
+        let all = Options { min_features: 0, ..Options::v1() };
         assert_eq!(simhash_text(lex, "，。！", &all), Some(0));
         assert_eq!(simhash_text(lex, "，。！", &Options::v0()), Some(0));
-        assert_eq!(simhash_text(lex, "，。！", &Options::default()), None);
+        assert_eq!(simhash_text(lex, "，。！", &Options::v1()), None);
         // The fingerprint is the fold of the features extract reports.
         let norm = normalize(doc);
-        let feats = extract(lex, &norm, &(&Options::default()).into());
+        let feats = extract(lex, &norm, &(&Options::v1()).into());
         assert_eq!(six, Some(fingerprint(feats.iter().map(|f| (f.hash, f.weight)))));
+        // Definition 2 keeps the same short-text policy.
+        assert_eq!(simhash_text(lex, doc, &Options::default()), six);
+        assert_eq!(simhash_text(lex, "中国 经济 发展 改革 开放 2026 2027 年", &Options::default()), None);
     }
 
     /// A text without letters or digits, under ngram, right after another text on the
@@ -147,7 +155,11 @@ mod tests {
     #[test]
     fn ngram_text_without_letters_after_another_text() {
         let lex = Lexicon::global();
-        for o in [Options::v0(), Options { min_features: 0, ..Options::default() }] {
+        for o in [
+            Options::v0(),
+            Options { min_features: 0, ..Options::v1() },
+            Options { min_features: 0, ..Options::default() },
+        ] {
             let o = Options { tokenizer: Tokenizer::Ngram(3), ..o };
             for empty in ["", "，。！？ …", "\u{200b}"] {
                 assert_ne!(simhash_text(lex, "中共中央总书记、国家主席江泽民发表1998年新年讲话", &o), Some(0));

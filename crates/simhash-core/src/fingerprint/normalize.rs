@@ -1,4 +1,5 @@
-//! Step 1 of the pipeline: Unicode NFKC, then lowercase.
+//! Step 1 of the pipeline: Unicode NFKC, then lowercase, then (definition 2) the fold of
+//! traditional-only characters to simplified ones ([`simplified`]).
 //!
 //! NFKC folds full-width forms (`１９９８` → `1998`, `ＡＢＣ` → `abc` after lowercasing,
 //! `，` → `,`), which Chinese text is full of, so that the same words hash alike.
@@ -8,6 +9,9 @@ use std::sync::OnceLock;
 
 use unicode_normalization::char::{canonical_combining_class, decompose_compatible};
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
+
+use super::rules::Rules;
+use super::traditional::simplified;
 
 /// [`Classes`] entries that are not a character (surrogates never are).
 const FULL: u16 = 0xD800;
@@ -76,11 +80,39 @@ fn classes() -> &'static Classes {
     })
 }
 
+/// [`classes`] with every character entry folded by [`simplified`], for [`normalize_folded`]:
+/// a second 128 kB table, built on the first folded text, so that folding costs the fast
+/// path one lookup per ideograph. An entry whose simplified form is outside the BMP
+/// becomes [`FULL`], and [`push_segment`] folds it.
+fn folded_classes() -> &'static Classes {
+    static FOLDED: OnceLock<Box<Classes>> = OnceLock::new();
+    FOLDED.get_or_init(|| {
+        let mut t = Box::new(Classes(classes().0));
+        for e in t.0.iter_mut() {
+            *e = folded(*e);
+        }
+        t
+    })
+}
+
+/// A [`Classes`] entry with its character folded by [`simplified`].
+fn folded(e: u16) -> u16 {
+    // The sentinels are surrogates, no `char`: they stay.
+    let Some(c) = char::from_u32(e as u32) else { return e };
+    match simplified(c) {
+        s if (s as u32) < 0x10000 => s as u32 as u16,
+        _ => FULL,
+    }
+}
+
 impl Classes {
+    /// The entry of `c`; outside the BMP computed, and folded when `FOLD` (`🈚` is `無`
+    /// after NFKC, so `无`).
     #[inline]
-    fn get(&self, c: char) -> u16 {
+    fn get<const FOLD: bool>(&self, c: char) -> u16 {
         match self.0.get(c as usize) {
             Some(&e) => e,
+            None if FOLD => folded(class(c)),
             None => class(c),
         }
     }
@@ -116,6 +148,26 @@ enum Segment {
 /// lowercase String for every punctuation mark; the boundary table, then the byte
 /// shortcuts below, each made it markedly faster (throughput.rs BREAKDOWN measures it).
 pub fn normalize(doc: &str) -> Cow<'_, str> {
+    normalize_with::<false>(doc)
+}
+
+/// [`normalize`], then every traditional-only character folded to its simplified form
+/// ([`simplified`]; definition 2), in the same pass.
+pub fn normalize_folded(doc: &str) -> Cow<'_, str> {
+    normalize_with::<true>(doc)
+}
+
+/// The normalized text of `doc` under `rules` ([`normalize_folded`] when they fold
+/// traditional characters, else [`normalize`]), in pieces of about `piece` bytes with
+/// `tick` after each (see [`normalize_pieces`]); `usize::MAX`: in one piece.
+pub fn normalize_for<'a>(doc: &'a str, rules: &Rules, piece: usize, tick: &mut dyn FnMut()) -> Cow<'a, str> {
+    let normalize_one = if rules.fold_traditional { normalize_folded } else { normalize };
+    in_pieces(doc, piece, tick, normalize_one)
+}
+
+/// [`normalize`] (`FOLD` false) or [`normalize_folded`]: one body, the fold decided at
+/// compile time, so that definition 1's path does not test it.
+fn normalize_with<const FOLD: bool>(doc: &str) -> Cow<'_, str> {
     if doc.is_ascii() {
         // ASCII is its own NFKC form.
         return if doc.bytes().any(|b| b.is_ascii_uppercase()) {
@@ -124,7 +176,7 @@ pub fn normalize(doc: &str) -> Cow<'_, str> {
             Cow::Borrowed(doc)
         };
     }
-    let classes = classes();
+    let classes = if FOLD { folded_classes() } else { classes() };
     let bytes = doc.as_bytes();
     let mut out = String::with_capacity(doc.len());
     let mut scratch = String::new();
@@ -136,10 +188,11 @@ pub fn normalize(doc: &str) -> Cow<'_, str> {
         let (kind, len) = match bytes[i] {
             b @ b'A'..=b'Z' => (Segment::Mapped(b.to_ascii_lowercase() as char), 1),
             0..=0x7F => (Segment::Copy, 1),
-            0xE4..=0xE9 => (Segment::Copy, 3),
+            // Folding: traditional characters are there too, so the table decides.
+            0xE4..=0xE9 if !FOLD => (Segment::Copy, 3),
             _ => {
                 let c = doc[i..].chars().next().unwrap_or_default();
-                let kind = match classes.get(c) {
+                let kind = match classes.get::<FOLD>(c) {
                     NOT_BOUNDARY => {
                         // Part of the current segment.
                         segment = Segment::Full;
@@ -156,8 +209,8 @@ pub fn normalize(doc: &str) -> Cow<'_, str> {
         };
         if segment != Segment::Copy && i > 0 {
             out.push_str(&doc[copied..start]);
-            if !push_segment(&mut out, &mut scratch, &doc[start..i], segment) {
-                return Cow::Owned(slow(doc));
+            if !push_segment::<FOLD>(&mut out, &mut scratch, &doc[start..i], segment) {
+                return Cow::Owned(slow::<FOLD>(doc));
             }
             copied = i;
         }
@@ -168,8 +221,8 @@ pub fn normalize(doc: &str) -> Cow<'_, str> {
         out.push_str(&doc[copied..]);
     } else {
         out.push_str(&doc[copied..start]);
-        if !push_segment(&mut out, &mut scratch, &doc[start..], segment) {
-            return Cow::Owned(slow(doc));
+        if !push_segment::<FOLD>(&mut out, &mut scratch, &doc[start..], segment) {
+            return Cow::Owned(slow::<FOLD>(doc));
         }
     }
     Cow::Owned(out)
@@ -181,15 +234,26 @@ pub fn normalize(doc: &str) -> Cow<'_, str> {
 /// composes with or reorders past), neither cased nor case-ignorable, so neither NFKC
 /// nor the final-sigma rule of lowercasing looks across it.
 pub fn normalize_pieces<'a>(doc: &'a str, piece: usize, tick: &mut dyn FnMut()) -> Cow<'a, str> {
+    in_pieces(doc, piece, tick, normalize)
+}
+
+/// `normalize_one` of `doc`, in pieces (see [`normalize_pieces`]; the fold of
+/// traditional characters, one character at a time, looks across no cut either).
+fn in_pieces<'a>(
+    doc: &'a str,
+    piece: usize,
+    tick: &mut dyn FnMut(),
+    normalize_one: fn(&str) -> Cow<'_, str>,
+) -> Cow<'a, str> {
     if doc.len() <= piece {
-        return normalize(doc);
+        return normalize_one(doc);
     }
     let mut out = String::with_capacity(doc.len());
     let mut start = 0;
     while start < doc.len() {
         let end = find_from(doc, start + piece, |c| matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{3002}'))
             .map_or(doc.len(), |(i, _)| i);
-        out.push_str(&normalize(&doc[start..end]));
+        out.push_str(&normalize_one(&doc[start..end]));
         tick();
         start = end;
     }
@@ -210,10 +274,10 @@ pub(super) fn find_from(text: &str, mut at: usize, is_cut: impl Fn(char) -> bool
     text[at..].char_indices().find(|&(_, c)| is_cut(c)).map(|(i, c)| (at + i, c))
 }
 
-/// Append the NFKC lowercase form of one segment that is not [`Segment::Copy`];
-/// false if its NFKC form has a `Σ`.
+/// Append the NFKC lowercase (and with `FOLD`, folded) form of one segment that is not
+/// [`Segment::Copy`]; false if its NFKC form has a `Σ`.
 #[inline]
-fn push_segment(out: &mut String, scratch: &mut String, seg: &str, segment: Segment) -> bool {
+fn push_segment<const FOLD: bool>(out: &mut String, scratch: &mut String, seg: &str, segment: Segment) -> bool {
     if let Segment::Mapped(m) = segment {
         out.push(m);
         return true;
@@ -224,14 +288,19 @@ fn push_segment(out: &mut String, scratch: &mut String, seg: &str, segment: Segm
         if c == 'Σ' {
             return false;
         }
-        out.extend(c.to_lowercase());
+        out.extend(c.to_lowercase().map(|l| if FOLD { simplified(l) } else { l }));
     }
     true
 }
 
 /// The definition, for texts the fast path leaves to it.
-fn slow(doc: &str) -> String {
-    doc.nfkc().collect::<String>().to_lowercase()
+fn slow<const FOLD: bool>(doc: &str) -> String {
+    let lower = doc.nfkc().collect::<String>().to_lowercase();
+    if FOLD {
+        lower.chars().map(simplified).collect()
+    } else {
+        lower
+    }
 }
 
 #[cfg(test)]

@@ -29,8 +29,11 @@ pub enum Definition {
     V0,
     /// 1.0.0: no numbers, no single Han characters, and no fingerprint for texts with
     /// too few features.
-    #[default]
     V1,
+    /// 2.0.0: definition 1 on text whose traditional-only characters are folded to
+    /// simplified ones (docs/fingerprint.md, "Definition 2").
+    #[default]
+    V2,
 }
 
 impl Definition {
@@ -38,12 +41,13 @@ impl Definition {
         match self {
             Definition::V0 => "0",
             Definition::V1 => "1",
+            Definition::V2 => "2",
         }
     }
 }
 
 impl<'de> Deserialize<'de> for Definition {
-    /// `"0"` or `"1"` (also `0`, `1`, `"1.0"`, `"0.3"`: the major version is what counts).
+    /// `"0"`, `"1"` or `"2"` (also `0`, `2`, `"2.0"`, `"0.3"`: the major version is what counts).
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
         #[serde(untagged)]
@@ -58,7 +62,10 @@ impl<'de> Deserialize<'de> for Definition {
         match major.as_str() {
             "0" => Ok(Definition::V0),
             "1" => Ok(Definition::V1),
-            _ => Err(serde::de::Error::custom(format!("unknown definition \"{major}\": expected \"0\" or \"1\""))),
+            "2" => Ok(Definition::V2),
+            _ => {
+                Err(serde::de::Error::custom(format!("unknown definition \"{major}\": expected \"0\", \"1\" or \"2\"")))
+            }
         }
     }
 }
@@ -112,7 +119,7 @@ impl Options {
     pub fn new(definition: Definition, tokenizer: Tokenizer, weighting: Weighting) -> Options {
         let min_features = match definition {
             Definition::V0 => 0,
-            Definition::V1 => DEFAULT_MIN_FEATURES,
+            Definition::V1 | Definition::V2 => DEFAULT_MIN_FEATURES,
         };
         Options { definition, tokenizer, weighting, min_features }
     }
@@ -121,11 +128,16 @@ impl Options {
     pub fn v0() -> Options {
         Options::new(Definition::V0, Tokenizer::Jieba, Weighting::Tfidf)
     }
+
+    /// Definition 1 with its defaults: what `simhash(doc)` returned in 1.x.
+    pub fn v1() -> Options {
+        Options::new(Definition::V1, Tokenizer::Jieba, Weighting::Tfidf)
+    }
 }
 
 pub const DEFAULT_NGRAM_N: u32 = 3;
 pub const MAX_NGRAM_N: u32 = 32;
-/// Definition 1's short-text policy (README, "Short texts"; docs/quality.md, "The short-text bound"), the fewest features that
+/// Definitions 1 and 2's short-text policy (README, "Short texts"; docs/quality.md, "The short-text bound"), the fewest features that
 /// kept `make quality`'s corpus precision at k = 3 at 95% or more: 5 gave 90.9%, 6 95.5%.
 pub const DEFAULT_MIN_FEATURES: u32 = 6;
 pub const MAX_MIN_FEATURES: u32 = 1000;
@@ -141,9 +153,9 @@ impl std::fmt::Display for OptionsError {
 
 impl TryFrom<RawOptions> for Options {
     type Error = OptionsError;
-    /// With definition 1 unless the options name one.
+    /// With the default definition (2) unless the options name one.
     fn try_from(raw: RawOptions) -> Result<Self, OptionsError> {
-        raw.validate(Definition::V1)
+        raw.validate(Definition::default())
     }
 }
 
@@ -171,7 +183,7 @@ impl RawOptions {
         let mut options = Options::new(definition, tokenizer, raw.weighting);
         if let Some(m) = raw.min_features {
             if definition == Definition::V0 {
-                return Err(OptionsError("option \"min_features\" applies only to definition \"1\"".into()));
+                return Err(OptionsError("option \"min_features\" applies only to definitions \"1\" and \"2\"".into()));
             }
             if m > MAX_MIN_FEATURES {
                 return Err(OptionsError(format!(
@@ -196,12 +208,13 @@ mod tests {
     #[test]
     fn defaults_and_values() {
         assert_eq!(parse("{}").unwrap(), Options::default());
-        assert_eq!(parse("{}").unwrap().definition, Definition::V1);
+        assert_eq!(parse("{}").unwrap().definition, Definition::V2);
+        assert_eq!(Options::default(), Options::new(Definition::V2, Tokenizer::Jieba, Weighting::Tfidf));
         assert_eq!(parse("{}").unwrap().min_features, DEFAULT_MIN_FEATURES);
         assert_eq!(parse(r#"{"tokenizer":"ngram"}"#).unwrap().tokenizer, Tokenizer::Ngram(3));
         assert_eq!(
             parse(r#"{"tokenizer":"ngram","n":2,"weighting":"binary"}"#).unwrap(),
-            Options::new(Definition::V1, Tokenizer::Ngram(2), Weighting::Binary)
+            Options::new(Definition::V2, Tokenizer::Ngram(2), Weighting::Binary)
         );
         assert_eq!(parse(r#"{"min_features":0}"#).unwrap().min_features, 0);
     }
@@ -212,10 +225,16 @@ mod tests {
             assert_eq!(parse(v0).unwrap(), Options::v0(), "{v0}");
         }
         for v1 in [r#"{"definition":"1"}"#, r#"{"definition":1}"#, r#"{"definition":"1.0"}"#] {
-            assert_eq!(parse(v1).unwrap(), Options::default(), "{v1}");
+            assert_eq!(parse(v1).unwrap(), Options::v1(), "{v1}");
+        }
+        for v2 in [r#"{"definition":"2"}"#, r#"{"definition":2}"#, r#"{"definition":"2.0"}"#] {
+            assert_eq!(parse(v2).unwrap(), Options::default(), "{v2}");
         }
         assert_eq!(Options::v0().min_features, 0);
-        assert!(parse(r#"{"definition":"2"}"#).unwrap_err().contains("unknown definition \"2\""));
+        assert_eq!(Options::v1().min_features, DEFAULT_MIN_FEATURES);
+        assert_eq!(Options::default().min_features, DEFAULT_MIN_FEATURES);
+        let unknown = parse(r#"{"definition":"3"}"#).unwrap_err();
+        assert!(unknown.contains(r#"unknown definition "3": expected "0", "1" or "2""#), "{unknown}");
         // null, like an absent key, is the default (as for "n").
         assert_eq!(parse(r#"{"definition":null}"#).unwrap(), Options::default());
         assert!(parse(r#"{"definition":"0","min_features":3}"#).unwrap_err().contains("min_features"));
@@ -225,7 +244,8 @@ mod tests {
             raw.clone().validate(Definition::V0).unwrap(),
             Options { weighting: Weighting::Tf, ..Options::v0() }
         );
-        assert_eq!(raw.validate(Definition::V1).unwrap().definition, Definition::V1);
+        assert_eq!(raw.clone().validate(Definition::V1).unwrap().definition, Definition::V1);
+        assert_eq!(raw.validate(Definition::V2).unwrap().definition, Definition::V2);
     }
 
     #[test]

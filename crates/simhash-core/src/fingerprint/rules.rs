@@ -27,6 +27,8 @@ pub struct Rules {
     pub hmm: bool,
     /// Fewer distinct features than this: no fingerprint.
     pub min_features: u32,
+    /// Normalization folds traditional-only characters to simplified ones (definition 2).
+    pub fold_traditional: bool,
 }
 
 /// The term-frequency part of a weight, from a feature's occurrence count `c`.
@@ -82,15 +84,21 @@ impl From<&Options> for Rules {
             unknown_idf: None,
             hmm: false,
             min_features: o.min_features,
+            fold_traditional: false,
         };
+        // Chosen with `make quality` (docs/quality.md): against 0.x's
+        // rules, dropping numbers took recall on changed figures from 0.17 to 1.00, and
+        // dropping single characters mean recall at k = 3 over 9 edits from 0.53 to 0.56
+        // (paragraphs); saturating counts lost recall (1 + ln c: 0.48, BM25: 0.49,
+        // sqrt: 0.50), as did jieba's HMM (0.47).
+        let v1 = Rules { numbers: Numbers::Drop, single_han: 0.0, ..v0 };
         match o.definition {
             Definition::V0 => v0,
-            // Chosen with `make quality` (docs/quality.md): against 0.x's
-            // rules, dropping numbers took recall on changed figures from 0.17 to 1.00, and
-            // dropping single characters mean recall at k = 3 over 9 edits from 0.53 to 0.56
-            // (paragraphs); saturating counts lost recall (1 + ln c: 0.48, BM25: 0.49,
-            // sqrt: 0.50), as did jieba's HMM (0.47).
-            Definition::V1 => Rules { numbers: Numbers::Drop, single_han: 0.0, ..v0 },
+            Definition::V1 => v1,
+            // Traditional reposts of mainland news were found at 0.00 (issue 19); folding
+            // only traditional-only characters leaves simplified text's definition-1
+            // fingerprint as it was (docs/fingerprint.md, "Definition 2").
+            Definition::V2 => Rules { fold_traditional: true, ..v1 },
         }
     }
 }
@@ -215,7 +223,7 @@ mod tests {
 
     #[test]
     fn number_shapes() {
-        let rules = Rules { numbers: Numbers::Shape, single_han: 1.0, ..(&Options::default()).into() };
+        let rules = Rules { numbers: Numbers::Shape, single_han: 1.0, ..(&Options::v1()).into() };
         let norm = normalize("1998年 4.3亿 ١٩");
         let got: Vec<String> =
             extract(Lexicon::global(), &norm, &rules).into_iter().map(|f| f.text.into_owned()).collect();

@@ -195,7 +195,7 @@ mod tests {
     fn definition_1_drops_numbers_and_single_characters() {
         let lex = Lexicon::global();
         let idf = |w: &str| lex.idf(hash_feature(w.as_bytes()));
-        let got = weights("经济 经济 经济 发展 2008 4.3 爱 Ｂeijing", &Options::default());
+        let got = weights("经济 经济 经济 发展 2008 4.3 爱 Ｂeijing", &Options::v1());
         assert_eq!(
             got,
             [
@@ -215,7 +215,7 @@ mod tests {
             ]
         );
         // The other rules `make quality` measured.
-        let log = Rules { tf: Tf::Log, single_han: 0.5, ..(&Options::default()).into() };
+        let log = Rules { tf: Tf::Log, single_han: 0.5, ..(&Options::v1()).into() };
         let norm = normalize("经济 经济 经济 爱");
         let got: Vec<f64> = extract(lex, &norm, &log).into_iter().map(|f| f.weight).collect();
         assert_eq!(got, [(1.0 + 3f64.ln()) * idf("经济"), 0.5 * idf("爱")]);

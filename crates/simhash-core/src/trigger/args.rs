@@ -55,6 +55,7 @@ pub struct UpdateArgs {
 pub const DEDUP_SIGNATURE: &str =
     "4 to 6 arguments (fp_column, text_column, max_distance, action [, link_column] [, options])";
 pub const UPDATE_SIGNATURE: &str = "2 or 3 arguments (fp_column, text_column [, options])";
+pub const SEGMENTS_SIGNATURE: &str = "2 or 3 arguments (segments_column, text_column [, options])";
 pub const DEDUP_FP_SIGNATURE: &str = "3 or 4 arguments (fp_column, max_distance, action [, link_column])";
 
 /// Invalid trigger arguments.
@@ -227,7 +228,17 @@ fn parse_check<S: AsRef<str>>(args: &[S], at: usize) -> Result<(u32, Action, Opt
 
 /// Checks the arguments of `simhash_update_trigger`.
 pub fn parse_update_args<S: AsRef<str>>(args: &[S]) -> Result<UpdateArgs, DedupError> {
-    let (args, options) = split_options(args, 2, 2, UPDATE_SIGNATURE)?;
+    parse_column_and_text(args, UPDATE_SIGNATURE)
+}
+
+/// Checks the arguments of `simhash_segments_trigger(segments_column, text_column [, options])`,
+/// which have the shape of `simhash_update_trigger`'s (`fp_column` holds the segments column).
+pub fn parse_segments_args<S: AsRef<str>>(args: &[S]) -> Result<UpdateArgs, DedupError> {
+    parse_column_and_text(args, SEGMENTS_SIGNATURE)
+}
+
+fn parse_column_and_text<S: AsRef<str>>(args: &[S], signature: &'static str) -> Result<UpdateArgs, DedupError> {
+    let (args, options) = split_options(args, 2, 2, signature)?;
     Ok(UpdateArgs { fp_column: args[0].as_ref().to_owned(), text_column: args[1].as_ref().to_owned(), options })
 }
 

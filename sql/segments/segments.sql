@@ -1,0 +1,152 @@
+-- Segment fingerprints (src/segments/; docs/segments.md). A text's segments are the
+-- fingerprints of its minimal runs of sentences (crates/simhash-core/src/fingerprint/runs.rs);
+-- two texts are compared as sets of segments. Segment search on a table is a bigint[] column
+-- with a GIN index (array_ops): PostgreSQL keeps it transactional, WAL-logged and compact
+-- (posting lists), and `&&` finds the rows sharing a segment.
+
+CREATE FUNCTION simhash_segments(doc text, options jsonb DEFAULT '{}') RETURNS bigint[]
+    IMMUTABLE STRICT PARALLEL SAFE
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segments_v2';
+COMMENT ON FUNCTION simhash_segments(text, jsonb) IS
+    'Segment fingerprints of a text: simhash() of each minimal run of sentences with at least 6 features, distinct, in text order; {} for a text without one';
+
+COMMENT ON FUNCTION simhash_resemblance(bigint[], bigint[]) IS
+    'Share of both texts'' segments found in the other: 2|A∩B| / (|A|+|B|) over distinct elements; 0 when both are empty';
+COMMENT ON FUNCTION simhash_containment(bigint[], bigint[]) IS
+    'Share of the first text''s segments found in the second: |A∩B| / |A| over distinct elements; 0 when the first is empty';
+
+CREATE FUNCTION simhash_segments_trigger() RETURNS trigger
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segments_trigger';
+COMMENT ON FUNCTION simhash_segments_trigger() IS
+    'BEFORE INSERT OR UPDATE row trigger, arguments (segments_column, text_column [, options]): sets segments_column = simhash_segments(text_column [, options])';
+
+-- A procedure, so that it can commit: the DDL first (a brief ACCESS EXCLUSIVE lock, no
+-- rewrite), then the rows already there in batches of block ranges, one transaction each,
+-- while the table stays writable; the trigger keeps every row written meanwhile exact.
+-- No SET clause (a procedure with one cannot commit): every name is schema-qualified.
+CREATE PROCEDURE simhash_create_segments(tbl regclass, text_column name, options jsonb DEFAULT '{}',
+                                         batch_pages int DEFAULT 1000)
+    LANGUAGE plpgsql
+AS $$
+DECLARE
+    col_type pg_catalog.regtype;
+    seg pg_catalog.name := text_column OPERATOR(pg_catalog.||) '_segments';
+    pages bigint;
+    done_rows bigint := 0;
+    n bigint;
+    first bigint := 0;
+BEGIN
+    IF batch_pages IS NULL OR batch_pages < 1 THEN
+        RAISE EXCEPTION 'simhash_create_segments: batch_pages must be at least 1, got %', batch_pages
+            USING ERRCODE = '22023';
+    END IF;
+    SELECT a.atttypid INTO col_type
+        FROM pg_catalog.pg_attribute a
+        WHERE a.attrelid = tbl AND a.attname = text_column AND a.attnum > 0 AND NOT a.attisdropped;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'simhash_create_segments: column "%" of relation % does not exist', text_column, tbl
+            USING ERRCODE = '42703';
+    END IF;
+    IF (SELECT CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END FROM pg_catalog.pg_type t WHERE t.oid = col_type)
+       NOT IN ('text'::pg_catalog.regtype, 'varchar'::pg_catalog.regtype) THEN
+        RAISE EXCEPTION 'simhash_create_segments: column "%" of relation % has type %, expected text or varchar',
+            text_column, tbl, col_type
+            USING ERRCODE = '42804';
+    END IF;
+    -- Refuses bad options (22023) before any DDL.
+    PERFORM @extschema@.simhash_segments('', options);
+    EXECUTE pg_catalog.format('ALTER TABLE %s ADD COLUMN IF NOT EXISTS %I bigint[]', tbl, seg);
+    EXECUTE pg_catalog.format(
+        'CREATE OR REPLACE TRIGGER %I BEFORE INSERT OR UPDATE OF %I, %I ON %s FOR EACH ROW '
+        'EXECUTE FUNCTION @extschema@.simhash_segments_trigger(%L, %L, %L)',
+        seg, text_column, seg, tbl, seg, text_column, options::text);
+    -- On the still empty column the index builds at once; the batches below fill it.
+    -- Named after the table too: index names are per schema.
+    EXECUTE pg_catalog.format('CREATE INDEX IF NOT EXISTS %I ON %s USING gin (%I)',
+                              pg_catalog.left(pg_catalog.format('%s_%s', (SELECT c.relname FROM pg_catalog.pg_class c
+                                                                          WHERE c.oid = tbl), seg), 59)
+                              OPERATOR(pg_catalog.||) '_idx', tbl, seg);
+    COMMIT;
+    -- Rows moved past `pages` while this runs were written after the trigger existed, or
+    -- are found by the last pass below.
+    pages := pg_catalog.pg_relation_size(tbl) / pg_catalog.current_setting('block_size')::int;
+    WHILE first < pages LOOP
+        EXECUTE pg_catalog.format(
+            'UPDATE %s SET %I = ''{}'' WHERE ctid OPERATOR(pg_catalog.>=) $1 AND ctid OPERATOR(pg_catalog.<) $2 '
+            'AND %I IS NULL AND %I IS NOT NULL', tbl, seg, seg, text_column)
+            USING pg_catalog.format('(%s,0)', first)::pg_catalog.tid,
+                  pg_catalog.format('(%s,0)', first + batch_pages)::pg_catalog.tid;
+        GET DIAGNOSTICS n = ROW_COUNT;
+        done_rows := done_rows + n;
+        first := first + batch_pages;
+        COMMIT;
+        RAISE NOTICE 'simhash_create_segments: % of % pages, % rows filled', LEAST(first, pages), pages, done_rows;
+    END LOOP;
+    -- The rows an UPDATE of other columns moved past the end before it was scanned.
+    LOOP
+        EXECUTE pg_catalog.format('UPDATE %s SET %I = ''{}'' WHERE %I IS NULL AND %I IS NOT NULL',
+                                  tbl, seg, seg, text_column);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        COMMIT;
+        EXIT WHEN n = 0;
+        done_rows := done_rows + n;
+    END LOOP;
+    RAISE NOTICE 'simhash_create_segments: done, % rows filled; column %, kept by trigger %', done_rows, seg, seg;
+END
+$$;
+COMMENT ON PROCEDURE simhash_create_segments(regclass, name, jsonb, int) IS
+    'Adds <text_column>_segments bigint[] = simhash_segments(text_column, options), kept by a trigger, with a GIN index; fills existing rows in committed batches (CALL outside a transaction block; rerun to resume)';
+
+-- The query's segments that at most max_rows rows of the table have: a passage repeated
+-- in thousands of rows (a disclaimer, a dateline) finds candidates by the thousand and
+-- says nothing about any one of them. Each count stops at max_rows + 1 rows.
+CREATE FUNCTION simhash_rare_segments(tbl regclass, segments_column name, segments bigint[],
+                                      max_rows int DEFAULT 1000)
+    RETURNS bigint[]
+    STABLE STRICT
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    out bigint[];
+BEGIN
+    IF max_rows < 1 THEN
+        RAISE EXCEPTION 'simhash_rare_segments: max_rows must be at least 1, got %', max_rows USING ERRCODE = '22023';
+    END IF;
+    EXECUTE format(
+        'SELECT coalesce(array_agg(k ORDER BY o), ''{}'') FROM (SELECT DISTINCT ON (k) k, o FROM unnest($1) WITH ORDINALITY u(k, o) '
+        'WHERE k IS NOT NULL ORDER BY k, o) d '
+        'WHERE (SELECT count(*) FROM (SELECT 1 FROM %s t WHERE t.%I @> ARRAY[d.k] LIMIT $2 + 1) x) <= $2',
+        tbl, segments_column)
+        INTO out USING segments, max_rows;
+    RETURN out;
+END
+$$;
+COMMENT ON FUNCTION simhash_rare_segments(regclass, name, bigint[], int) IS
+    'The segments that at most max_rows rows of the table have in segments_column (frequent passages left out)';
+
+-- The rows sharing a rare segment with the query, through the GIN index, with how much
+-- they share: row_ctid identifies the row within the statement (join on ctid).
+CREATE FUNCTION simhash_similar(tbl regclass, segments_column name, segments bigint[],
+                                min_resemblance float8 DEFAULT 0, max_rows int DEFAULT 1000)
+    RETURNS TABLE(row_ctid tid, resemblance float8, query_in_row float8, row_in_query float8)
+    STABLE STRICT ROWS 10
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    rare bigint[] := @extschema@.simhash_rare_segments(tbl, segments_column, segments, max_rows);
+BEGIN
+    IF cardinality(rare) = 0 THEN
+        RETURN;
+    END IF;
+    RETURN QUERY EXECUTE format(
+        'SELECT * FROM (SELECT t.ctid, @extschema@.simhash_resemblance($1, t.%1$I), '
+        '@extschema@.simhash_containment($1, t.%1$I), @extschema@.simhash_containment(t.%1$I, $1) '
+        'FROM %2$s t WHERE t.%1$I && $2) s(c, r, q, w) WHERE s.r >= $3 ORDER BY s.r DESC, s.c',
+        segments_column, tbl)
+        USING segments, rare, min_resemblance;
+END
+$$;
+COMMENT ON FUNCTION simhash_similar(regclass, name, bigint[], float8, int) IS
+    'Rows whose segments_column shares a rare segment with the given segments: resemblance and containment both ways, most similar first';

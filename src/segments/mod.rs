@@ -1,0 +1,85 @@
+//! Segment fingerprints (sql/segments/; docs/segments.md): `simhash_segments(doc [, options])`,
+//! the set measures `simhash_resemblance` and `simhash_containment`, and (in SQL) segment
+//! search on a table's text column: `simhash_create_segments`, `simhash_rare_segments` and
+//! `simhash_similar`. The column is kept by `simhash_segments_trigger` (trigger/segments.rs).
+
+use pgrx::prelude::*;
+use simhash_core::{Definition, Lexicon, Options, Overlap, Tokenizer};
+
+use crate::error::raise;
+use crate::fingerprint::options::{parse, JsonbArg};
+use crate::fingerprint::text_datum_to_utf8;
+
+/// The definition segments use when the options name none.
+pub(crate) const DEFAULT_DEFINITION: Definition = Definition::V1;
+
+/// The segment fingerprints of a text datum, with a check for cancellation between the
+/// pieces of a long text and every 64k occurrences of the window. Options with the ngram
+/// tokenizer are refused (22023): it keeps no punctuation, so a text has no sentences.
+///
+/// # Safety
+/// `datum` must be a non-NULL `text` (or `varchar`) datum.
+pub(crate) unsafe fn segments_of_text_datum(datum: pg_sys::Datum, options: &Options) -> Vec<i64> {
+    if let Tokenizer::Ngram(_) = options.tokenizer {
+        raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            "simhash_segments: option \"tokenizer\" must be \"jieba\"".into(),
+            Some("Segments are runs of sentences, and the ngram tokenizer keeps no punctuation to end them.".into()),
+            None,
+        );
+    }
+    // SAFETY: forwarded from the caller.
+    let doc = unsafe { text_datum_to_utf8(datum) };
+    simhash_core::segments_with(Lexicon::global(), &doc, &options.into(), &mut || {
+        check_for_interrupts!();
+    })
+    .into_iter()
+    .map(|f| f as i64)
+    .collect()
+}
+
+/// `simhash_segments(doc text, options jsonb)` (STRICT): a bigint[] of the text's distinct
+/// segment fingerprints, in text order; `{}` for a text without a segment.
+///
+/// # Safety
+/// `fcinfo` must be the call info of a STRICT function with (text, jsonb) arguments.
+unsafe fn segments_body(fcinfo: pg_sys::FunctionCallInfo, definition: Definition) -> pg_sys::Datum {
+    // SAFETY: STRICT with (text, jsonb) arguments (caller): both non-NULL datums of those
+    // types. The options are parsed before the text is read.
+    unsafe {
+        let json = JsonbArg::from_raw(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 1));
+        let options = parse(&json, definition);
+        let segs = segments_of_text_datum(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0), &options);
+        segs.into_datum().expect("an array datum")
+    }
+}
+
+with_definition! {
+    /// `simhash_segments(doc text, options jsonb DEFAULT '{}') → bigint[]` since 2.0.0.
+    pg_finfo_simhash_segments_v2, simhash_segments_v2 => segments_body, DEFAULT_DEFINITION
+}
+
+/// The non-NULL elements of an array, as the core's u64 fingerprints.
+fn elements(a: &Array<i64>) -> Vec<u64> {
+    a.iter().flatten().map(|v| v as u64).collect()
+}
+
+/// `2|A∩B| / (|A|+|B|)` over distinct non-NULL elements: the share of both texts' segments
+/// that find a partner in the other. 0 when both are empty.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn simhash_resemblance(a: Array<i64>, b: Array<i64>) -> f64 {
+    Overlap::of(&elements(&a), &elements(&b)).resemblance()
+}
+
+/// `|A∩B| / |A|` over distinct non-NULL elements: the share of a's segments found in b.
+/// 0 when a is empty.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn simhash_containment(a: Array<i64>, b: Array<i64>) -> f64 {
+    Overlap::of(&elements(&a), &elements(&b)).containment()
+}
+
+pgrx::extension_sql_file!(
+    "../../sql/segments/segments.sql",
+    name = "segments",
+    requires = [simhash_resemblance, simhash_containment, "trigger"]
+);
