@@ -191,6 +191,7 @@ class Bench:
     target: list[Pair] = field(default_factory=list)
     negatives: dict[str, list[Pair]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    originals: dict[str, list[str]] = field(default_factory=dict)            # length -> sampled originals
 
     def texts(self) -> list[str]:
         """Every text to fingerprint, each once, in a fixed order."""
@@ -227,7 +228,7 @@ def build(corpus: list[str]) -> Bench:
     lo, hi = LENGTHS["paragraphs"]
     pools = {"paragraphs": [t for t in distinct if lo <= len(t) <= hi],
              "articles": list(dict.fromkeys(articles(corpus)))}
-    samples = {}
+    samples = bench.originals
     for length, pool in pools.items():
         samples[length] = originals = rng(f"sample {length}").sample(pool, min(SAMPLES, len(pool)))
         bench.notes.append(f"{length}: {len(originals)} originals drawn from {len(pool):,} "

@@ -6,7 +6,7 @@ Every system is measured in the same run on the People's Daily corpus of January
 - python-jieba: the baseline pipeline, python jieba 0.42.1 `extract_tags(text, topK=None,
   withWeight=True)`, each keyword hashed with md5 (first 8 bytes, big-endian), the
   weighted SimHash fold; a text without keywords gets 0 ("no features");
-- 0.3.0 and 1.0: the extension's definitions, via `quality_fp --options JSON`;
+- 0.3.0 and 1.0: the extension's definitions 0 and 1, via `quality_fp --options JSON`;
 - tuning candidates: `quality_fp --rules SPEC` (CANDIDATES below, or the env
   QUALITY_CANDIDATES="label=spec;label=spec").
 
@@ -43,6 +43,7 @@ definition. The precision with digits as written is reported beside it.
 
 Modules: edits.py builds the pairs, systems.py fingerprints, measure.py measures; this
 file: the systems and candidates run, the command line, the report and the targets.
+segments.py (with segment_pairs.py) adds the segment fingerprints' section at the end.
 
 Deterministic: every random choice comes from random.Random("1998:<purpose>").
 """
@@ -58,11 +59,13 @@ from pathlib import Path
 from edits import KINDS, LENGTHS, SEED, TARGET_LEN, Bench, build, named_pairs, read_corpus
 from measure import (KS, NEAR_DUP, NULL, Result, Stats, by_length, distances, grams, mean_recall, measure,
                      near, precision_of)
+import segments
 from systems import Fingerprints, python_jieba, quality_fp
+from tables import table
 
 MAIN_SYSTEMS = (("python-jieba", None),
                 ("0.3.0", ("--options", '{"definition":"0"}')),
-                ("1.0", ("--options", "{}")))
+                ("1.0", segments.DEFINITION_1))
 SHIPPED = ("0.3.0", "1.0")           # also checked against simhash_duplicates on a server
 # The rules measured against definition 1 (= "tf=raw,num=drop,single=drop,min=6"), one
 # change each; `quality_fp --rules` documents the keys. 1.0 is what won.
@@ -132,17 +135,6 @@ def server_check(server: Path | None, results: dict[str, Result]) -> tuple[list[
 
 
 # ---------------------------------------------------------------- report
-
-def table(header: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
-    """A Markdown table, aligned for a terminal."""
-    widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
-
-    def line(cells):
-        return "| " + " | ".join(c.rjust(w) if i in right else c.ljust(w)
-                                 for i, (c, w) in enumerate(zip(cells, widths))) + " |"
-    rule = "|" + "|".join("-" * (w + 1) + (":" if i in right else "-") for i, w in enumerate(widths)) + "|"
-    return [line(header), rule, *map(line, rows)]
-
 
 def num(x: float | None) -> str:
     return "-" if x is None else f"{x:g}"
@@ -320,6 +312,7 @@ def main() -> int:
     save_corpus_pairs(args.out, res)
     main3 = [label for label, _ in MAIN_SYSTEMS]
     server_lines, server_ok = server_check(args.server, res)
+    segment_lines = segments.run(args.fp, bench, fps, res, gram_cache, args.out)
 
     skipped = ", ".join(f"{l} {k} {n}" for (l, k), n in bench.skipped.items() if n)
     report = [
@@ -349,6 +342,8 @@ def main() -> int:
         "",
         "Targets, 1.0 vs python-jieba:",
         *targets(res, fps["1.0"], corpus),
+        "",
+        *segment_lines,
     ]
     text = "\n".join(report) + "\n"
     print(text, end="")

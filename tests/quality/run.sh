@@ -4,12 +4,15 @@
 # lengths, unrelated and hard negative pairs, precision over the whole corpus, for the
 # python-jieba baseline, the 0.3.0 and 1.0 definitions and the tuning candidates of
 # tests/quality/quality.py. Prints one main table, a candidates table and the issue's
-# targets as PASS/FAIL; writes everything to target/quality/ (report.txt, the pairs).
+# targets as PASS/FAIL, then segment fingerprints against 1.0 (tests/quality/segments.py:
+# their table and targets, met or not); writes everything to target/quality/ (report.txt,
+# the pairs).
 # Exits non-zero only on an error, including server pairs that differ from the brute force.
 #
-# Takes about 75 s on 2 cores once built: ~65 s in quality.py (python jieba over the 40,741
-# distinct texts is most of it), ~10 s for the server check; plus the release builds of
-# quality_fp and of the extension (cluster.sh install) when the sources changed.
+# Takes about 2.5 minutes on 2 shared cores once built: most of it in quality.py (python jieba
+# over the 40,741 distinct texts, and 16,491 more for the segments section), ~10 s for the
+# server check; plus the release builds of quality_fp and of the extension (cluster.sh
+# install) when the sources changed (make quality measured 2m56s with the extension's build).
 #
 #   QUALITY_NO_SERVER=1      skip the server check (no install, no cluster)
 #   QUALITY_SERVER_LEGACY=1  the installed extension predates the `definition` option:
@@ -25,11 +28,13 @@ venv=target/quality-venv
 
 bash "$h/corpus.sh"
 
-# The baseline's Python packages, pinned: jieba's dictionary is part of the baseline.
+# The benchmark's Python packages, pinned: jieba's dictionary is part of the baseline, and
+# OpenCC's s2t tables make the traditional-character copies of the segments section.
+pins=("jieba==0.42.1" "numpy==2.2.6" "opencc-python-reimplemented==0.1.7")
 [ -x $venv/bin/python ] || python3 -m venv $venv
-$venv/bin/python -c 'import importlib.metadata as m
-assert (m.version("jieba"), m.version("numpy")) == ("0.42.1", "2.2.6")' 2>/dev/null ||
-    $venv/bin/pip install -q "jieba==0.42.1" "numpy==2.2.6"
+$venv/bin/python -c 'import importlib.metadata as m, sys
+assert all(m.version(n) == v for n, v in (p.split("==") for p in sys.argv[1:]))' "${pins[@]}" 2>/dev/null ||
+    $venv/bin/pip install -q "${pins[@]}"
 
 cargo build --release -q -p simhash-core --example quality_fp
 
@@ -42,7 +47,8 @@ else
     if [ "${QUALITY_SERVER_LEGACY:-0}" = 1 ]; then
         definitions=("0.3.0=simhash(body)")
     else
-        definitions=("0.3.0=simhash(body, '{\"definition\":\"0\"}'::jsonb)" "1.0=simhash(body)")
+        definitions=("0.3.0=simhash(body, '{\"definition\":\"0\"}'::jsonb)"
+                     "1.0=simhash(body, '{\"definition\":\"1\"}'::jsonb)")
     fi
     install_extension
     own_cluster quality

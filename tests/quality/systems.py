@@ -1,7 +1,7 @@
 """The systems the quality benchmark measures, as functions of the texts: `make quality`.
 
 python_jieba: the baseline pipeline in Python (quality.py's docstring describes it);
-quality_fp: one run of the core crate's quality_fp example over every text.
+quality_fp: one run of the core crate's quality_fp example over every text (run_fp: its lines).
 """
 from __future__ import annotations
 
@@ -45,8 +45,8 @@ def python_jieba(texts: list[str]) -> Fingerprints:
     return out
 
 
-def quality_fp(binary: str, args: tuple[str, ...], texts: list[str]) -> Fingerprints:
-    """One run of the binary over every text."""
+def run_fp(binary: str, args: tuple[str, ...], texts: list[str]) -> list[str]:
+    """One run of the binary over every text: its output line per text."""
     stdin = "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in texts)
     proc = subprocess.run([binary, *args], input=stdin, capture_output=True, text=True)
     if proc.returncode:
@@ -54,4 +54,9 @@ def quality_fp(binary: str, args: tuple[str, ...], texts: list[str]) -> Fingerpr
     lines = proc.stdout.splitlines()
     if len(lines) != len(texts):
         sys.exit(f"quality: {binary} {' '.join(args)} gave {len(lines)} lines for {len(texts)} texts")
-    return {t: None if v == "NULL" else int(v) for t, v in zip(texts, lines)}
+    return lines
+
+
+def quality_fp(binary: str, args: tuple[str, ...], texts: list[str]) -> Fingerprints:
+    """The fingerprints of one run of the binary over every text."""
+    return {t: None if v == "NULL" else int(v) for t, v in zip(texts, run_fp(binary, args, texts))}

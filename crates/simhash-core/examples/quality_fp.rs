@@ -12,6 +12,11 @@
 //! `hmm=0|1`, `fold=0|1` (definition 2's fold of traditional characters), `min=N` (fewest
 //! features for a fingerprint), `w=tfidf|tf|binary`,
 //! `tok=jieba|ngramN`.
+//!
+//!     quality_fp --segments [--options JSON]   # segment fingerprints, as simhash_segments
+//!
+//! `--segments` prints, per text, its distinct segment fingerprints in text order as a JSON
+//! array of signed 64-bit integers (`[]` for a text with fewer than 6 features).
 
 use std::io::{BufRead, Write};
 
@@ -54,23 +59,41 @@ fn parse_rules(spec: &str) -> Rules {
     r
 }
 
+/// What the run prints per text: one fingerprint under these rules, or the segments.
+enum Mode {
+    Fingerprint(Rules),
+    Segments(Options),
+}
+
+fn options(json: &str) -> Options {
+    let raw: RawOptions = serde_json::from_str(json).expect("options JSON");
+    Options::try_from(raw).expect("valid options")
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let rules = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
-        ["--options", json] => {
-            let raw: RawOptions = serde_json::from_str(json).expect("options JSON");
-            Rules::from(&Options::try_from(raw).expect("valid options"))
-        }
-        ["--rules", spec] => parse_rules(spec),
-        _ => panic!("usage: quality_fp --options JSON | --rules SPEC"),
+    let mode = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["--options", json] => Mode::Fingerprint(Rules::from(&options(json))),
+        ["--rules", spec] => Mode::Fingerprint(parse_rules(spec)),
+        ["--segments"] => Mode::Segments(Options::default()),
+        ["--segments", "--options", json] => Mode::Segments(options(json)),
+        _ => panic!("usage: quality_fp --options JSON | --rules SPEC | --segments [--options JSON]"),
     };
     let lex = Lexicon::global();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     for line in std::io::stdin().lock().lines() {
         let doc: String = serde_json::from_str(&line.expect("stdin")).expect("one JSON string per line");
-        match simhash_core::simhash_rules(lex, &doc, &rules) {
-            Some(fp) => writeln!(out, "{}", fp as i64),
-            None => writeln!(out, "NULL"),
+        match &mode {
+            Mode::Fingerprint(rules) => match simhash_core::simhash_rules(lex, &doc, rules) {
+                Some(fp) => writeln!(out, "{}", fp as i64),
+                None => writeln!(out, "NULL"),
+            },
+            Mode::Segments(options) => {
+                // Signed, as SQL's bigint[] holds them.
+                let signed: Vec<i64> =
+                    simhash_core::segments(lex, &doc, options).into_iter().map(|fp| fp as i64).collect();
+                writeln!(out, "{}", serde_json::to_string(&signed).expect("JSON"))
+            }
         }
         .expect("stdout");
     }
