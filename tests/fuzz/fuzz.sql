@@ -198,7 +198,7 @@ BEGIN
     FOR c IN 1 .. n LOOP
         st := '00000'; input := NULL;
         BEGIN
-            CASE floor(random() * 19)::int
+            CASE floor(random() * 21)::int
             WHEN 0, 1 THEN
                 fn := 'simhash(text)'; t := fuzz_text(); input := t;
                 r := simhash(t);
@@ -264,6 +264,18 @@ BEGIN
                 t := (ARRAY['fuzz_nn', 'fuzz_nn2', 'fuzz_rows'])[fuzz_int(1, 3)];
                 input := format('%s, %s, %s', t, a, i);
                 SELECT count(*) INTO r FROM simhash_nearest(t::regclass, 'fp', a, i);
+            WHEN 19 THEN
+                fn := 'simhash_segments(text, jsonb)'; t := fuzz_text(); o := fuzz_options(); input := o::text;
+                r := cardinality(CASE WHEN random() < 0.3 THEN simhash_segments(t) ELSE simhash_segments(t, o) END);
+            WHEN 20 THEN
+                -- Segment arrays: random bigints and NULLs, repeats, and a text's own segments.
+                fn := 'simhash_resemblance/containment';
+                a := fuzz_bigint(); b := fuzz_bigint(); t := fuzz_text(); input := format('%s, %s', a, b);
+                IF random() < 0.5 THEN
+                    r := (simhash_resemblance(ARRAY[a, b, NULL, a], simhash_segments(t)) * 1000)::bigint;
+                ELSE
+                    r := (simhash_containment(simhash_segments(t), ARRAY[b, a]) * 1000)::bigint;
+                END IF;
             ELSE
                 t := fuzz_query(); k := fuzz_small(); input := format('%s, %s', t, k);
                 IF random() < 0.33 THEN

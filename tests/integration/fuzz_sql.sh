@@ -2,7 +2,8 @@
 # SQL-level fuzzing (issue 11, part 5): FUZZ_INPUTS random calls (default 20,000; `make
 # fuzz`: 1,000,000) of simhash(text), simhash(text, jsonb), simhash_v0, simhash_features,
 # simhash(text[], float8[]), hamming and <~>, simhash_block, simhash_probes, simhash_near
-# and ~=, simhash_duplicates (both forms) and simhash_clusters, with inputs generated in the server
+# and ~=, simhash_duplicates (both forms) and simhash_clusters, simhash_segments,
+# simhash_resemblance and simhash_containment, with inputs generated in the server
 # (tests/fuzz/fuzz.sql) in batches of 10,000 calls, FUZZ_JOBS (2) sessions at a time.
 # Passes when:
 #   - no error is an internal one (SQLSTATE class XX: a Rust panic caught by pgrx, or

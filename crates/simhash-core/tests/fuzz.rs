@@ -22,7 +22,10 @@ use serde_json::Value;
 use simhash_core::fingerprint::{normalize, normalize_folded, normalize_for, simplified, Fold, MAX_MIN_FEATURES};
 use simhash_core::pairs::{self, Progress};
 use simhash_core::RawOptions;
-use simhash_core::{extract, fingerprint, hamming, hash_feature, simhash_text, Definition, Lexicon, Options, Rules};
+use simhash_core::{
+    extract, fingerprint, hamming, hash_feature, resemblance, segments, simhash_text, Definition, Lexicon, Options,
+    Rules,
+};
 use unicode_normalization::UnicodeNormalization;
 
 fn cases() -> u32 {
@@ -261,6 +264,27 @@ proptest! {
                 }
             }
         }
+    }
+
+    /// Segments of any text under any options: no panic, distinct, and only for a text
+    /// that has a fingerprint itself (a run's features are the text's); without sentences
+    /// (ngram) the one segment is the text's fingerprint.
+    #[test]
+    fn segments_of_any_text(doc in text(), options in any_options()) {
+        let lex = Lexicon::global();
+        let segs = segments(lex, &doc, &options);
+        let mut sorted = segs.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        prop_assert_eq!(sorted.len(), segs.len());
+        let whole = simhash_text(lex, &doc, &Options { min_features: options.min_features.max(1), ..options });
+        if !segs.is_empty() {
+            prop_assert!(whole.is_some());
+        }
+        if let simhash_core::Tokenizer::Ngram(_) = options.tokenizer {
+            prop_assert_eq!(segs.clone(), whole.into_iter().collect::<Vec<_>>());
+        }
+        prop_assert_eq!(resemblance(&segs, &segs), if segs.is_empty() { 0.0 } else { 1.0 });
     }
 
     /// The fold never panics and its table and vector paths agree, for any weights:
