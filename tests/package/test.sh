@@ -105,7 +105,8 @@ upgrade() {
     v=$(psql -d upgrade -Atc "SELECT extversion FROM pg_extension WHERE extname = 'simhash'")
     echo "extension version: $prev_version, after the update $v"
     [ "$v" = "$version" ] || { echo "after ALTER EXTENSION simhash UPDATE the version is $v, not $version"; return 1; }
-    # Fingerprints are a stored contract: the new library gives the stored row the same one.
+    # Fingerprints are a stored contract: the new library gives the stored row the same one
+    # (a simplified text: 2.0's definition 2 folds only traditional characters).
     fp=$(psql -d upgrade -Atc "SELECT simhash(body) = fp AND fp IS NOT NULL FROM docs WHERE id = 1")
     [ "$fp" = t ] || { echo "simhash() on the stored row after the update: '$fp', not the stored fingerprint"; return 1; }
 }
