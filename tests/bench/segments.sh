@@ -38,6 +38,12 @@ DO \$\$ DECLARE t0 float8; BEGIN
 SELECT format('segments_throughput_MBps %s %s %s', round((mb / s.s)::numeric, 1), round((mb / b.s)::numeric, 1), round((b.s / s.s)::numeric, 2))
   FROM (SELECT sum(octet_length(body)) / 1e6::float8 AS mb FROM paras) m,
        (SELECT min(s) AS s FROM runs WHERE what = 'segments') s, (SELECT min(s) AS s FROM runs WHERE what = 'simhash') b;
+-- Storage of distinct texts: the corpus paragraphs themselves.
+CALL simhash_create_segments('paras', 'body');
+VACUUM ANALYZE paras;
+SELECT format('paragraph_storage_bytes %s %s %s', c + i, t, round((c + i)::numeric / t, 3))
+  FROM (SELECT sum(pg_column_size(body_segments)) AS c, sum(octet_length(body)) AS t FROM paras) x,
+       (SELECT pg_relation_size('paras_body_segments_idx') AS i) y;
 -- Articles.
 CREATE TABLE docs(id bigint PRIMARY KEY, body text);
 INSERT INTO docs
@@ -78,20 +84,27 @@ SELECT format('lookup_p50_ms %s %s %s', round(i::numeric, 2), round(s::numeric, 
   FROM (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS i FROM lat WHERE what = 'index') a,
        (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS s FROM lat WHERE what = 'scan') b;
 SELECT format('lookup_found_original %s of %s', count(*) FILTER (WHERE found), count(*)) FROM lat WHERE what = 'index';
--- Inserts, one client: 20,000 articles into a table with the trigger and GIN index, and
--- into a plain one, interleaved twice.
+-- Inserts, one client: 20,000 articles into a table with the segments trigger and GIN
+-- index, into one with a fingerprint kept by simhash_update_trigger, and into a plain one,
+-- interleaved twice.
 CREATE TABLE ins_plain(id bigint, body text);
+CREATE TABLE ins_fp(id bigint, body text, fp bigint);
+CREATE TRIGGER fp BEFORE INSERT ON ins_fp FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fp', 'body');
 CREATE TABLE ins_seg(id bigint, body text);
 CALL simhash_create_segments('ins_seg', 'body');
 CREATE TEMP TABLE ins(what text, s float8);
 DO \$\$ DECLARE t0 timestamptz; BEGIN
   FOR i IN 1..2 LOOP
-    TRUNCATE ins_plain, ins_seg;
+    TRUNCATE ins_plain, ins_fp, ins_seg;
     t0 := clock_timestamp(); INSERT INTO ins_plain SELECT id, body FROM docs WHERE id < 20000;
     INSERT INTO ins VALUES ('plain', extract(epoch FROM clock_timestamp() - t0));
+    t0 := clock_timestamp(); INSERT INTO ins_fp SELECT id, body FROM docs WHERE id < 20000;
+    INSERT INTO ins VALUES ('fp', extract(epoch FROM clock_timestamp() - t0));
     t0 := clock_timestamp(); INSERT INTO ins_seg SELECT id, body FROM docs WHERE id < 20000;
     INSERT INTO ins VALUES ('segments', extract(epoch FROM clock_timestamp() - t0));
   END LOOP; END \$\$;
 SELECT format('insert_rows_per_s %s %s %s', round((20000 / s)::numeric), round((20000 / p)::numeric), round((p / s)::numeric, 2))
   FROM (SELECT min(s) AS s FROM ins WHERE what = 'segments') a, (SELECT min(s) AS p FROM ins WHERE what = 'plain') b;
+SELECT format('insert_vs_fingerprint_trigger %s %s %s', round((20000 / s)::numeric), round((20000 / p)::numeric), round((p / s)::numeric, 2))
+  FROM (SELECT min(s) AS s FROM ins WHERE what = 'segments') a, (SELECT min(s) AS p FROM ins WHERE what = 'fp') b;
 SQL
