@@ -9,6 +9,7 @@ use pgrx::prelude::*;
 use simhash_core::trigger::{self as dedup, Action, CheckQuery, DedupError};
 use simhash_core::{Definition, Options, Tokenizer, Weighting};
 
+use super::key::{keys, Keys};
 use super::precheck::PreCheck;
 use crate::error::raise;
 use crate::search::{block_sets, covering, Funcs};
@@ -19,7 +20,7 @@ pub(super) fn cstring(s: &str) -> CString {
 }
 
 /// `quote_identifier(name)`.
-fn quote_ident(name: &str) -> String {
+pub(super) fn quote_ident(name: &str) -> String {
     let c = cstring(name);
     // SAFETY: quote_identifier reads a NUL-terminated string and returns either it or a
     // palloc'd quoted copy; we copy the result before `c` is dropped.
@@ -30,7 +31,7 @@ fn quote_ident(name: &str) -> String {
 ///
 /// # Safety
 /// `rel` must be an open relation.
-unsafe fn relation_names(rel: pg_sys::Relation) -> (String, String) {
+pub(super) unsafe fn relation_names(rel: pg_sys::Relation) -> (String, String) {
     // SAFETY: an open relation has a valid pg_class form; the namespace exists while the
     // relation is open and locked.
     unsafe {
@@ -78,17 +79,17 @@ pub(super) fn options(json: Option<&str>, default: Definition) -> Options {
 #[derive(Clone, Debug)]
 pub(super) struct Column {
     pub attnum: i16,
-    base_type: pg_sys::Oid,
-    generated: bool,
+    pub base_type: pg_sys::Oid,
+    pub generated: bool,
     /// quote_identifier(name)
-    sql: String,
+    pub sql: String,
 }
 
 /// Looks a column up by name: ERROR 42703 when it doesn't exist or is a system column.
 ///
 /// # Safety
 /// `rel` must be an open relation.
-unsafe fn column(rel: pg_sys::Relation, name: &str, func: &str, role: &str) -> Column {
+pub(super) unsafe fn column(rel: pg_sys::Relation, name: &str, func: &str, role: &str) -> Column {
     // SAFETY: SPI_fnumber only reads the descriptor (no SPI connection needed); attributes
     // 1..=natts are initialized entries of it.
     unsafe {
@@ -115,9 +116,16 @@ unsafe fn column(rel: pg_sys::Relation, name: &str, func: &str, role: &str) -> C
 }
 
 /// The name of a type, for messages.
-fn type_name(oid: pg_sys::Oid) -> String {
+pub(super) fn type_name(oid: pg_sys::Oid) -> String {
     // SAFETY: format_type_be returns a palloc'd string for any OID.
     unsafe { CStr::from_ptr(pg_sys::format_type_be(oid)).to_string_lossy().into_owned() }
+}
+
+/// The extension's schema, quoted for SQL.
+pub(super) fn schema_name(ext_schema: pg_sys::Oid) -> String {
+    // SAFETY: get_namespace_name returns a palloc'd copy of an existing schema's name (the
+    // extension's, which cannot be dropped while its function runs).
+    quote_ident(&unsafe { CStr::from_ptr(pg_sys::get_namespace_name(ext_schema)) }.to_string_lossy())
 }
 
 /// The fingerprint column, checked: ERROR 42804 unless bigint, 428C9 when it is generated
@@ -232,7 +240,10 @@ pub(super) struct Config {
     /// whose rows bring their fingerprint.
     pub text: Option<Column>,
     pub link: Option<Column>,
+    /// The Hamming bound (`simhash_dedup_trigger`, `simhash_dedup_fp_trigger`).
     pub k: u32,
+    /// The resemblance bound (`simhash_segments_dedup_trigger`; 0 for the others).
+    pub min_resemblance: f64,
     pub action: Action,
     /// What the trigger fingerprints the text with: its options argument, or the defaults
     /// of the definition its C symbol defaults to.
@@ -278,82 +289,18 @@ pub(super) unsafe fn config(
             }
             None => (fp_column(rel, &parsed.fp_column, func, false), None),
         };
-        let (qualified, relname) = relation_names(rel);
-        // The primary key, for DETAIL and for link.
-        let mut key_names = Vec::new();
-        let mut key_attnums = Vec::new();
-        let mut key_types = Vec::new();
-        let pk = pg_sys::RelationGetPrimaryKeyIndex(rel);
-        if pk != pg_sys::InvalidOid {
-            let index = pg_sys::index_open(pk, pg_sys::AccessShareLock as i32);
-            let form = (*index).rd_index;
-            let attrs = (*(*rel).rd_att).attrs.as_slice((*(*rel).rd_att).natts as usize);
-            for j in 0..(*form).indnkeyatts as usize {
-                let attnum = *(*form).indkey.values.as_ptr().add(j);
-                let att = &attrs[attnum as usize - 1];
-                key_names.push(CStr::from_ptr(att.attname.data.as_ptr()).to_string_lossy().into_owned());
-                key_attnums.push(attnum);
-                key_types.push((att.atttypid, att.attbyval, att.attlen));
-            }
-            pg_sys::index_close(index, pg_sys::AccessShareLock as i32);
-        }
-        let mut link = None;
-        let mut link_type = None;
-        if let Some(name) = &parsed.link_column {
-            let col = column(rel, name, func, "link");
-            if key_names.len() != 1 {
-                raise(
-                    PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-                    format!("{func}: action link needs a single-column primary key on \"{relname}\""),
-                    Some(format!(
-                        "The table has {}.",
-                        if key_names.is_empty() {
-                            "no primary key".to_owned()
-                        } else {
-                            format!("a primary key of {} columns", key_names.len())
-                        }
-                    )),
-                    Some("The link column receives the primary key of the matching row."),
-                );
-            }
-            let (key_type, byval, len) = key_types[0];
-            if col.base_type != pg_sys::getBaseType(key_type) {
-                raise(
-                    PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH,
-                    format!(
-                        "{func}: link column \"{name}\" has type {}, but the primary key \"{}\" has type {}",
-                        type_name(col.base_type),
-                        key_names[0],
-                        type_name(key_type)
-                    ),
-                    None,
-                    None,
-                );
-            }
-            if col.generated {
-                raise(
-                    PgSqlErrorCode::ERRCODE_GENERATED_ALWAYS,
-                    format!("{func}: link column \"{name}\" is a generated column"),
-                    None,
-                    None,
-                );
-            }
-            link = Some(col);
-            link_type = Some((byval, len));
-        }
-        let quoted_keys: Vec<String> = key_names.iter().map(|n| quote_ident(n)).collect();
-        let schema = quote_ident(&CStr::from_ptr(pg_sys::get_namespace_name(ext_schema)).to_string_lossy());
-        let q = CheckQuery {
-            table: &qualified,
-            fp: &fp.sql,
-            ext_schema: &schema,
-            max_distance: parsed.max_distance,
-            key_columns: &quoted_keys,
-            with_link_value: link.is_some(),
-            exclude_ctid: false,
+        let target = target(rel, parsed.link_column.as_deref(), ext_schema, func);
+        let query = |t: &Target, exclude_ctid: bool| {
+            dedup::check_query(&CheckQuery {
+                table: &t.table,
+                fp: &fp.sql,
+                ext_schema: &t.schema,
+                max_distance: parsed.max_distance,
+                key_columns: &t.keys.quoted,
+                with_link_value: t.keys.link.is_some(),
+                exclude_ctid,
+            })
         };
-        let query_insert = dedup::check_query(&q);
-        let query_update = dedup::check_query(&CheckQuery { exclude_ctid: true, ..q });
         // The table's row count as of its last VACUUM or ANALYZE, which also invalidate this
         // config (relcache), so the choice follows the table's growth.
         let rows = (*(*rel).rd_rel).reltuples as f64;
@@ -364,21 +311,72 @@ pub(super) unsafe fn config(
             let chosen = dedup::choose_precheck(&shapes, parsed.max_distance, rows)?;
             Some(PreCheck { nblocks: sets[chosen].n, indexes: sets[chosen].indexes.clone() })
         });
+        let k = parsed.max_distance;
+        Config { k, precheck, ..Config::new(rel, target, fp.clone(), text, parsed.action, options, query) }
+    }
+}
+
+/// What every dedup trigger's check query is built from: its table, schema-qualified and
+/// quoted, the extension's schema, quoted, and the table's key and link column.
+pub(super) struct Target {
+    pub table: String,
+    pub relname: String,
+    pub schema: String,
+    pub keys: Keys,
+}
+
+/// The [`Target`] of a trigger on `rel` with link column `link_name`, checked (key.rs).
+///
+/// # Safety
+/// `rel` must be an open relation; must run inside a transaction.
+pub(super) unsafe fn target(
+    rel: pg_sys::Relation,
+    link_name: Option<&str>,
+    ext_schema: pg_sys::Oid,
+    func: &str,
+) -> Target {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let (table, relname) = relation_names(rel);
+        let keys = keys(rel, link_name, &relname, func);
+        Target { table, relname, schema: schema_name(ext_schema), keys }
+    }
+}
+
+impl Config {
+    /// The config of a trigger on `rel` that checks column `fp` (computed from `text`),
+    /// with `query(target, exclude_ctid)` as its insert and update check queries; no bound
+    /// and no pre-check (the caller sets its own).
+    ///
+    /// # Safety
+    /// `rel` must be an open relation.
+    pub(super) unsafe fn new(
+        rel: pg_sys::Relation,
+        target: Target,
+        fp: Column,
+        text: Option<Column>,
+        action: Action,
+        options: Options,
+        query: impl Fn(&Target, bool) -> String,
+    ) -> Config {
+        let (query_insert, query_update) = (query(&target, false), query(&target, true));
         Config {
-            relid: (*rel).rd_id,
-            relname,
+            // SAFETY: an open relation (caller).
+            relid: unsafe { (*rel).rd_id },
+            relname: target.relname,
             fp,
             text,
-            link,
-            k: parsed.max_distance,
-            action: parsed.action,
+            link: target.keys.link,
+            k: 0,
+            min_resemblance: 0.0,
+            action,
             options,
-            key_label: if key_names.is_empty() { "ctid".into() } else { key_names.join(", ") },
-            key_attnums,
-            link_type,
+            key_label: target.keys.label,
+            key_attnums: target.keys.attnums,
+            link_type: target.keys.link_type,
             query_insert,
             query_update,
-            precheck,
+            precheck: None,
         }
     }
 }

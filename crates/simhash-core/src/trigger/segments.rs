@@ -119,7 +119,8 @@ pub struct SegmentsCheckQuery<'a> {
 /// resemblance float8)`, ties broken by key. Candidates are the rows sharing one of `$1`'s
 /// rare segments, those that at most `$2` (int4, `simhash.segment_max_rows`) rows have,
 /// each count stopping at `$2 + 1` rows; both lookups go through the GIN index (`@>`,
-/// `&&`). Resemblance is measured over all segments, frequent ones included.
+/// `&&`): the rare segments are an uncorrelated subquery, so the `&&` index condition gets
+/// its value at run time. Resemblance is measured over all segments, frequent ones included.
 ///
 /// As `check_query`, nothing resolves through the inserter's `search_path`.
 pub fn segments_check_query(q: &SegmentsCheckQuery<'_>) -> String {
@@ -127,13 +128,12 @@ pub fn segments_check_query(q: &SegmentsCheckQuery<'_>) -> String {
     let link_value = if q.with_link_value { keys[0].as_str() } else { "NULL" };
     let exclude = if q.exclude_ctid { " AND t.ctid OPERATOR(pg_catalog.<>) $4" } else { "" };
     format!(
-        "WITH rare AS (SELECT pg_catalog.array_agg(u.k) AS ks FROM pg_catalog.unnest($1) AS u(k) \
+        "SELECT s.key, s.link, s.r FROM (SELECT {key_text} AS key, {link_value} AS link, \
+         {s}.simhash_resemblance($1, t.{seg}) AS r, {order_cols} FROM ONLY {table} AS t \
+         WHERE t.{seg} OPERATOR(pg_catalog.&&) (SELECT pg_catalog.array_agg(u.k) FROM pg_catalog.unnest($1) AS u(k) \
          WHERE (SELECT pg_catalog.count(*) FROM (SELECT FROM ONLY {table} AS c \
          WHERE c.{seg} OPERATOR(pg_catalog.@>) ARRAY[u.k] LIMIT $2 OPERATOR(pg_catalog.+) 1) AS x) \
-         OPERATOR(pg_catalog.<=) $2) \
-         SELECT s.key, s.link, s.r FROM (SELECT {key_text} AS key, {link_value} AS link, \
-         {s}.simhash_resemblance($1, t.{seg}) AS r, {order_cols} FROM ONLY {table} AS t, rare \
-         WHERE t.{seg} OPERATOR(pg_catalog.&&) rare.ks{exclude}) AS s \
+         OPERATOR(pg_catalog.<=) $2){exclude}) AS s \
          WHERE s.r OPERATOR(pg_catalog.>=) $3 ORDER BY s.r DESC, {order} LIMIT 1",
         s = q.ext_schema,
         seg = q.segments,
@@ -209,7 +209,7 @@ mod tests {
         };
         let text = segments_check_query(&q);
         assert!(text.contains("public.simhash_resemblance($1, t.segs)"), "{text}");
-        assert!(text.contains("t.segs OPERATOR(pg_catalog.&&) rare.ks AND t.ctid OPERATOR(pg_catalog.<>) $4"));
+        assert!(text.contains("<=) $2) AND t.ctid OPERATOR(pg_catalog.<>) $4) AS s"), "{text}");
         assert!(text.ends_with("ORDER BY s.r DESC, s.o0 LIMIT 1"));
         let none: Vec<String> = vec![];
         let text = segments_check_query(&SegmentsCheckQuery { key_columns: &none, with_link_value: false, ..q });
