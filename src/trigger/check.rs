@@ -10,7 +10,8 @@ use pgrx::pg_sys;
 use pgrx::prelude::*;
 
 use super::cache::keep_plan;
-use super::config::{cstring, Config};
+use super::column::cstring;
+use super::config::Config;
 use super::lock::lock;
 use crate::error::raise;
 

@@ -7,7 +7,7 @@ use std::ffi::CStr;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 
-use super::config::{column, quote_ident, type_name, Column};
+use super::column::{column, quote_ident, type_name, Column};
 use crate::error::raise;
 
 /// The primary key and the link column of a dedup trigger's table.

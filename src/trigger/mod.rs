@@ -3,6 +3,9 @@
 //! action [, link_column] [, options])` also stops near-duplicates at the door (reject /
 //! skip / link), safely under concurrency. `simhash_dedup_skipped()` counts skipped rows,
 //! and `simhash_dedup_query(tbl, VARIADIC args)` shows the check query a trigger runs.
+//! `simhash_segments_dedup_trigger` (segments_dedup.rs) does what the dedup trigger does by
+//! resemblance of segment fingerprints, with the same locks, check, privileges and actions
+//! (lock.rs, check.rs, act.rs).
 //!
 //! The fingerprint is `simhash(text, options)`: the options argument, always the last and
 //! recognized by beginning with `{`, is JSON text read as `simhash`'s jsonb (fingerprint/options.rs).
@@ -45,6 +48,7 @@
 mod act;
 mod cache;
 mod check;
+mod column;
 mod config;
 mod key;
 mod lock;
@@ -61,7 +65,8 @@ use crate::error::raise;
 use act::{act, unchecked};
 use cache::{entry, Kind};
 use check::{check, Match};
-use config::{bad_args, fp_and_text, options, trigger_args, Column};
+use column::Column;
+use config::{bad_args, fp_and_text, options, trigger_args};
 
 /// The fired trigger, after checking that it was declared the way these functions need.
 struct Fired {
