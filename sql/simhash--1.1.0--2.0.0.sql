@@ -208,3 +208,9 @@ END
 $$;
 COMMENT ON FUNCTION simhash_similar(regclass, name, bigint[], float8, int) IS
     'Rows whose segments_column shares a rare segment with the given segments: resemblance and containment both ways, most similar first';
+
+-- Dedup on insert by resemblance of segment fingerprints (sql/trigger/trigger.sql).
+CREATE FUNCTION simhash_segments_dedup_trigger() RETURNS trigger
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segments_dedup_trigger';
+COMMENT ON FUNCTION simhash_segments_dedup_trigger() IS
+    'BEFORE INSERT OR UPDATE row trigger, arguments (segments_column, text_column, min_resemblance, reject|skip|link [, link_column] [, options]): sets segments_column = simhash_segments(text_column [, options]) and acts on an existing row whose segments have resemblance >= min_resemblance (0 < min_resemblance <= 1). Candidates are the rows sharing one of the new row''s segments that at most simhash.segment_max_rows rows have (default 1000): a passage repeated in more rows, such as a disclaimer, finds no candidates, but still counts in the resemblance. A NULL text or one without a segment is never a duplicate';

@@ -3,6 +3,7 @@
 //! search on a table's text column: `simhash_create_segments`, `simhash_rare_segments` and
 //! `simhash_similar`. The column is kept by `simhash_segments_trigger` (trigger/segments.rs).
 
+use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::prelude::*;
 use simhash_core::{Definition, Lexicon, Options, Overlap, Tokenizer};
 
@@ -12,6 +13,24 @@ use crate::fingerprint::text_datum_to_utf8;
 
 /// The definition segments use when the options name none.
 pub(crate) const DEFAULT_DEFINITION: Definition = Definition::V2;
+
+/// `simhash.segment_max_rows`: a segment that more existing rows have is left out of the
+/// lookups of `simhash_segments_dedup_trigger` (a disclaimer or a dateline).
+pub(crate) static SEGMENT_MAX_ROWS: GucSetting<i32> = GucSetting::<i32>::new(1000);
+
+/// Registers the GUC (called from `_PG_init`).
+pub(crate) fn register_gucs() {
+    GucRegistry::define_int_guc(
+        c"simhash.segment_max_rows",
+        c"Segments that more rows have are left out of segment dedup lookups.",
+        c"simhash_segments_dedup_trigger finds candidates only through the new row's segments that at most this many existing rows have, so a passage repeated in thousands of rows does not make every insert read them.",
+        &SEGMENT_MAX_ROWS,
+        1,
+        1_000_000,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+}
 
 /// The segment fingerprints of a text datum, with a check for cancellation between the
 /// pieces of a long text and every 64k occurrences of the window. Options with the ngram

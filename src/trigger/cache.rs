@@ -8,7 +8,18 @@ use pgrx::pg_sys;
 use pgrx::prelude::*;
 use simhash_core::Definition;
 
-use super::config::{config, trigger_args, Config};
+use super::config::Config;
+
+/// The dedup trigger a Config is for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Kind {
+    /// `simhash_dedup_trigger`: fingerprints a text column.
+    Text,
+    /// `simhash_dedup_fp_trigger`: the row brings its fingerprint.
+    FpOnly,
+    /// `simhash_segments_dedup_trigger`: segments, by resemblance.
+    Segments,
+}
 
 /// A backend's cached state of one dedup trigger.
 struct Entry {
@@ -17,9 +28,9 @@ struct Entry {
     /// FUNCTION` can point a trigger's function at the other one without invalidating
     /// the table's relcache entry.
     default: Definition,
-    /// Whether it was built for `simhash_dedup_fp_trigger`'s arguments (the same
-    /// `CREATE OR REPLACE FUNCTION` caveat).
-    fp_only: bool,
+    /// Which trigger's arguments it was built for (the same `CREATE OR REPLACE FUNCTION`
+    /// caveat).
+    kind: Kind,
     config: std::rc::Rc<Config>,
     /// SPI plans kept with SPI_keepplan: [insert, update].
     plans: [pg_sys::SPIPlanPtr; 2],
@@ -50,17 +61,16 @@ unsafe extern "C-unwind" fn relcache_invalidated(_arg: pg_sys::Datum, relid: pg_
     });
 }
 
-/// The trigger's cached state, built (and validated) if missing, stale, or built for
-/// another default definition.
+/// The trigger's cached state, built (and validated) by `build` if missing, stale, or built
+/// for another default definition or kind.
 ///
 /// # Safety
-/// `td` must be the TriggerData of a firing trigger; `ext_schema` this extension's schema.
+/// `td` must be the TriggerData of a firing trigger.
 pub(super) unsafe fn entry(
     td: *mut pg_sys::TriggerData,
-    ext_schema: pg_sys::Oid,
     default: Definition,
-    func: &str,
-    fp_only: bool,
+    kind: Kind,
+    build: impl FnOnce() -> Config,
 ) -> (std::rc::Rc<Config>, [pg_sys::SPIPlanPtr; 2]) {
     if !CALLBACK_REGISTERED.get() {
         // SAFETY: registers a plain function once per backend (PostgreSQL allows 10).
@@ -68,7 +78,7 @@ pub(super) unsafe fn entry(
         CALLBACK_REGISTERED.set(true);
     }
     // SAFETY: `td` is valid for the call (caller).
-    let (tgoid, rel) = unsafe { ((*(*td).tg_trigger).tgoid, (*td).tg_relation) };
+    let tgoid = unsafe { (*(*td).tg_trigger).tgoid };
     let stale: Vec<pg_sys::Oid> = STALE.with(|s| std::mem::take(&mut *s.borrow_mut()));
     let mut dropped = Vec::new();
     let found = CACHE.with(|c| {
@@ -82,7 +92,7 @@ pub(super) unsafe fn entry(
                 keep
             });
         }
-        if c.get(&tgoid).is_some_and(|e| e.default != default || e.fp_only != fp_only) {
+        if c.get(&tgoid).is_some_and(|e| e.default != default || e.kind != kind) {
             let e = c.remove(&tgoid).expect("the entry just looked up");
             dropped.extend(e.plans.iter().copied().filter(|p| !p.is_null()));
         }
@@ -95,11 +105,9 @@ pub(super) unsafe fn entry(
     if let Some(found) = found {
         return found;
     }
-    // SAFETY: forwarded from the caller.
-    let config =
-        std::rc::Rc::new(unsafe { config(rel, &trigger_args((*td).tg_trigger), ext_schema, default, func, fp_only) });
+    let config = std::rc::Rc::new(build());
     let plans = [std::ptr::null_mut(); 2];
-    CACHE.with(|c| c.borrow_mut().insert(tgoid, Entry { default, fp_only, config: config.clone(), plans }));
+    CACHE.with(|c| c.borrow_mut().insert(tgoid, Entry { default, kind, config: config.clone(), plans }));
     (config, plans)
 }
 

@@ -10,24 +10,27 @@ use pgrx::pg_sys;
 use pgrx::prelude::*;
 
 use super::cache::keep_plan;
-use super::config::{cstring, Config};
+use super::column::cstring;
+use super::config::Config;
 use super::lock::lock;
 use crate::error::raise;
 
-/// The nearest existing row within the distance bound.
-pub(super) struct Match {
+/// The existing row the check query found: the nearest within the distance bound (`T` is
+/// the Hamming distance, i32), or the most resembling (`T` is the resemblance, f64).
+pub(super) struct Match<T> {
     pub key: String,
     /// The key as a datum (link only), copied out of SPI's memory.
     pub link_value: Option<pg_sys::Datum>,
-    pub distance: i32,
+    /// The query's third column.
+    pub measure: T,
 }
 
 /// What the check found.
-pub(super) enum Found {
+pub(super) enum Found<T> {
     None,
-    Visible(Match),
+    Visible(Match<T>),
     /// Visible only to the latest snapshot (REPEATABLE READ / SERIALIZABLE).
-    Concurrent(Match),
+    Concurrent(Match<T>),
 }
 
 /// The table owner's user id, in force from [`AsOwner::switch`] until the value is dropped.
@@ -94,13 +97,13 @@ impl Drop for AsOwner {
 /// # Safety
 /// SPI must be connected; `plan` must be a valid plan of this trigger's check query and
 /// `values`/`nulls` match its parameters.
-unsafe fn run_check(
+unsafe fn run_check<T: FromDatum>(
     config: &Config,
     plan: pg_sys::SPIPlanPtr,
     values: &mut [pg_sys::Datum],
     nulls: &CStr,
     snapshot: Option<pg_sys::Snapshot>,
-) -> Option<Match> {
+) -> Option<Match<T>> {
     // SAFETY: forwarded from the caller. read_only = false: SPI increments the command
     // counter and takes a fresh snapshot (READ COMMITTED), so rows committed by whoever
     // held our locks, and rows inserted earlier by this statement, are visible.
@@ -142,8 +145,9 @@ unsafe fn run_check(
             }
             None => None,
         };
-        let distance = pg_sys::SPI_getbinval(tuple, desc, 3, &mut null).value() as i32;
-        Some(Match { key, link_value, distance })
+        let measure = T::from_datum(pg_sys::SPI_getbinval(tuple, desc, 3, &mut null), null)
+            .expect("the check query's measure is never NULL");
+        Some(Match { key, link_value, measure })
     }
 }
 
@@ -154,10 +158,10 @@ unsafe fn run_check(
 pub(super) unsafe fn check(
     td: *mut pg_sys::TriggerData,
     config: &Config,
-    mut plans: [pg_sys::SPIPlanPtr; 2],
+    plans: [pg_sys::SPIPlanPtr; 2],
     fp: i64,
     exclude: Option<pg_sys::ItemPointerData>,
-) -> Found {
+) -> Found<i32> {
     lock(config, fp);
     if let Some(precheck) = &config.precheck {
         // SAFETY: the trigger's relation, open for the call; the block set was found on it
@@ -166,6 +170,26 @@ pub(super) unsafe fn check(
             return Found::None;
         }
     }
+    // SAFETY: forwarded from the caller; the query's parameters are (bigint [, tid]).
+    unsafe { query_as_owner(td, config, plans, &[pg_sys::INT8OID], vec![pg_sys::Datum::from(fp)], exclude) }
+}
+
+/// Runs the trigger's check query (insert or update, by `exclude`) as the table owner, then,
+/// under REPEATABLE READ and SERIALIZABLE if it found nothing, again with the latest
+/// snapshot. `types` and `values` are the query's parameters before the excluded row's
+/// ctid, which comes last in the update query. The caller has taken the locks.
+///
+/// # Safety
+/// `td` must be the TriggerData of a firing dedup trigger whose Config is `config`; `values`
+/// must be datums of `types`, valid until the call returns.
+pub(super) unsafe fn query_as_owner<T: FromDatum>(
+    td: *mut pg_sys::TriggerData,
+    config: &Config,
+    mut plans: [pg_sys::SPIPlanPtr; 2],
+    types: &[pg_sys::Oid],
+    mut values: Vec<pg_sys::Datum>,
+    exclude: Option<pg_sys::ItemPointerData>,
+) -> Found<T> {
     // SAFETY: the trigger's relation is open for the call, so its pg_class form is valid.
     let owner = unsafe { (*(*(*td).tg_relation).rd_rel).relowner };
     // Prepared and run with the owner's rights (see AsOwner); restored when `_owner` drops,
@@ -186,8 +210,9 @@ pub(super) unsafe fn check(
         let which = exclude.is_some() as usize;
         if plans[which].is_null() {
             let text = if exclude.is_some() { &config.query_update } else { &config.query_insert };
-            let mut types = [pg_sys::INT8OID, pg_sys::TIDOID];
-            let nargs = 1 + which as i32;
+            let mut types = types.to_vec();
+            types.push(pg_sys::TIDOID);
+            let nargs = types.len() as i32 - 1 + which as i32;
             // Always the generic plan: its probes come from simhash_probes($1, ...) at run
             // time. The plan cache would otherwise keep choosing custom plans (it guesses 10
             // elements for a run-time array, so the generic plan looks costlier) and re-plan
@@ -213,16 +238,16 @@ pub(super) unsafe fn check(
         }
         let plan = plans[which];
         let mut tid = exclude.unwrap_or_default();
-        let mut values = [pg_sys::Datum::from(fp), pg_sys::Datum::from(&mut tid as *mut pg_sys::ItemPointerData)];
-        let nulls = c"  ";
-        let mut found = match run_check(config, plan, &mut values, nulls, None) {
+        values.push(pg_sys::Datum::from(&mut tid as *mut pg_sys::ItemPointerData));
+        let nulls = cstring(&" ".repeat(values.len()));
+        let mut found = match run_check(config, plan, &mut values, &nulls, None) {
             Some(m) => Found::Visible(m),
             None => Found::None,
         };
         // REPEATABLE READ and SERIALIZABLE: the transaction snapshot cannot see a row
         // committed since it was taken, e.g. by the transaction whose locks we waited for.
         if matches!(found, Found::None) && pg_sys::XactIsoLevel >= pg_sys::XACT_REPEATABLE_READ as i32 {
-            if let Some(m) = run_check(config, plan, &mut values, nulls, Some(pg_sys::GetLatestSnapshot())) {
+            if let Some(m) = run_check(config, plan, &mut values, &nulls, Some(pg_sys::GetLatestSnapshot())) {
                 found = Found::Concurrent(m);
             }
         }

@@ -2,44 +2,18 @@
 //! the bound, action and link column), checked against its table; for the dedup trigger
 //! the `Config` built from them (cached per backend and trigger in cache.rs).
 
-use std::ffi::{CStr, CString};
+use std::ffi::CStr;
 
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 use simhash_core::trigger::{self as dedup, Action, CheckQuery, DedupError};
 use simhash_core::{Definition, Options, Tokenizer, Weighting};
 
+use super::column::{column, relation_names, schema_name, type_name, Column};
+use super::key::{keys, Keys};
 use super::precheck::PreCheck;
 use crate::error::raise;
 use crate::search::{block_sets, covering, Funcs};
-
-/// A NUL-terminated copy of a Rust string (identifiers from trigger arguments can't hold NUL).
-pub(super) fn cstring(s: &str) -> CString {
-    CString::new(s).expect("trigger arguments are C strings")
-}
-
-/// `quote_identifier(name)`.
-fn quote_ident(name: &str) -> String {
-    let c = cstring(name);
-    // SAFETY: quote_identifier reads a NUL-terminated string and returns either it or a
-    // palloc'd quoted copy; we copy the result before `c` is dropped.
-    unsafe { CStr::from_ptr(pg_sys::quote_identifier(c.as_ptr())).to_string_lossy().into_owned() }
-}
-
-/// The trigger's relation as a quoted, schema-qualified name, and its plain name for messages.
-///
-/// # Safety
-/// `rel` must be an open relation.
-unsafe fn relation_names(rel: pg_sys::Relation) -> (String, String) {
-    // SAFETY: an open relation has a valid pg_class form; the namespace exists while the
-    // relation is open and locked.
-    unsafe {
-        let name = (*(*rel).rd_rel).relname.data.as_ptr();
-        let nsp = pg_sys::get_namespace_name((*(*rel).rd_rel).relnamespace);
-        let qualified = CStr::from_ptr(pg_sys::quote_qualified_identifier(nsp, name)).to_string_lossy().into_owned();
-        (qualified, CStr::from_ptr(name).to_string_lossy().into_owned())
-    }
-}
 
 /// The trigger's arguments.
 ///
@@ -72,52 +46,6 @@ pub(super) fn options(json: Option<&str>, default: Definition) -> Options {
         Some(json) => crate::fingerprint::options::parse_str(json, default),
         None => Options::new(default, Tokenizer::Jieba, Weighting::Tfidf),
     }
-}
-
-/// A user column of the trigger's table.
-#[derive(Clone, Debug)]
-pub(super) struct Column {
-    pub attnum: i16,
-    base_type: pg_sys::Oid,
-    generated: bool,
-    /// quote_identifier(name)
-    sql: String,
-}
-
-/// Looks a column up by name: ERROR 42703 when it doesn't exist or is a system column.
-///
-/// # Safety
-/// `rel` must be an open relation.
-unsafe fn column(rel: pg_sys::Relation, name: &str, func: &str, role: &str) -> Column {
-    // SAFETY: SPI_fnumber only reads the descriptor (no SPI connection needed); attributes
-    // 1..=natts are initialized entries of it.
-    unsafe {
-        let desc = (*rel).rd_att;
-        let attnum = pg_sys::SPI_fnumber(desc, cstring(name).as_ptr());
-        if attnum <= 0 {
-            let (_, relname) = relation_names(rel);
-            let what = if attnum == pg_sys::SPI_ERROR_NOATTRIBUTE { "does not exist" } else { "is a system column" };
-            raise(
-                PgSqlErrorCode::ERRCODE_UNDEFINED_COLUMN,
-                format!("{func}: {role} column \"{name}\" of relation \"{relname}\" {what}"),
-                None,
-                None,
-            );
-        }
-        let att = &(*desc).attrs.as_slice((*desc).natts as usize)[attnum as usize - 1];
-        Column {
-            attnum: attnum as i16,
-            base_type: pg_sys::getBaseType(att.atttypid),
-            generated: att.attgenerated != 0,
-            sql: quote_ident(name),
-        }
-    }
-}
-
-/// The name of a type, for messages.
-fn type_name(oid: pg_sys::Oid) -> String {
-    // SAFETY: format_type_be returns a palloc'd string for any OID.
-    unsafe { CStr::from_ptr(pg_sys::format_type_be(oid)).to_string_lossy().into_owned() }
 }
 
 /// The fingerprint column, checked: ERROR 42804 unless bigint, 428C9 when it is generated
@@ -232,7 +160,10 @@ pub(super) struct Config {
     /// whose rows bring their fingerprint.
     pub text: Option<Column>,
     pub link: Option<Column>,
+    /// The Hamming bound (`simhash_dedup_trigger`, `simhash_dedup_fp_trigger`).
     pub k: u32,
+    /// The resemblance bound (`simhash_segments_dedup_trigger`; 0 for the others).
+    pub min_resemblance: f64,
     pub action: Action,
     /// What the trigger fingerprints the text with: its options argument, or the defaults
     /// of the definition its C symbol defaults to.
@@ -278,82 +209,18 @@ pub(super) unsafe fn config(
             }
             None => (fp_column(rel, &parsed.fp_column, func, false), None),
         };
-        let (qualified, relname) = relation_names(rel);
-        // The primary key, for DETAIL and for link.
-        let mut key_names = Vec::new();
-        let mut key_attnums = Vec::new();
-        let mut key_types = Vec::new();
-        let pk = pg_sys::RelationGetPrimaryKeyIndex(rel);
-        if pk != pg_sys::InvalidOid {
-            let index = pg_sys::index_open(pk, pg_sys::AccessShareLock as i32);
-            let form = (*index).rd_index;
-            let attrs = (*(*rel).rd_att).attrs.as_slice((*(*rel).rd_att).natts as usize);
-            for j in 0..(*form).indnkeyatts as usize {
-                let attnum = *(*form).indkey.values.as_ptr().add(j);
-                let att = &attrs[attnum as usize - 1];
-                key_names.push(CStr::from_ptr(att.attname.data.as_ptr()).to_string_lossy().into_owned());
-                key_attnums.push(attnum);
-                key_types.push((att.atttypid, att.attbyval, att.attlen));
-            }
-            pg_sys::index_close(index, pg_sys::AccessShareLock as i32);
-        }
-        let mut link = None;
-        let mut link_type = None;
-        if let Some(name) = &parsed.link_column {
-            let col = column(rel, name, func, "link");
-            if key_names.len() != 1 {
-                raise(
-                    PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-                    format!("{func}: action link needs a single-column primary key on \"{relname}\""),
-                    Some(format!(
-                        "The table has {}.",
-                        if key_names.is_empty() {
-                            "no primary key".to_owned()
-                        } else {
-                            format!("a primary key of {} columns", key_names.len())
-                        }
-                    )),
-                    Some("The link column receives the primary key of the matching row."),
-                );
-            }
-            let (key_type, byval, len) = key_types[0];
-            if col.base_type != pg_sys::getBaseType(key_type) {
-                raise(
-                    PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH,
-                    format!(
-                        "{func}: link column \"{name}\" has type {}, but the primary key \"{}\" has type {}",
-                        type_name(col.base_type),
-                        key_names[0],
-                        type_name(key_type)
-                    ),
-                    None,
-                    None,
-                );
-            }
-            if col.generated {
-                raise(
-                    PgSqlErrorCode::ERRCODE_GENERATED_ALWAYS,
-                    format!("{func}: link column \"{name}\" is a generated column"),
-                    None,
-                    None,
-                );
-            }
-            link = Some(col);
-            link_type = Some((byval, len));
-        }
-        let quoted_keys: Vec<String> = key_names.iter().map(|n| quote_ident(n)).collect();
-        let schema = quote_ident(&CStr::from_ptr(pg_sys::get_namespace_name(ext_schema)).to_string_lossy());
-        let q = CheckQuery {
-            table: &qualified,
-            fp: &fp.sql,
-            ext_schema: &schema,
-            max_distance: parsed.max_distance,
-            key_columns: &quoted_keys,
-            with_link_value: link.is_some(),
-            exclude_ctid: false,
+        let target = target(rel, parsed.link_column.as_deref(), ext_schema, func);
+        let query = |t: &Target, exclude_ctid: bool| {
+            dedup::check_query(&CheckQuery {
+                table: &t.table,
+                fp: &fp.sql,
+                ext_schema: &t.schema,
+                max_distance: parsed.max_distance,
+                key_columns: &t.keys.quoted,
+                with_link_value: t.keys.link.is_some(),
+                exclude_ctid,
+            })
         };
-        let query_insert = dedup::check_query(&q);
-        let query_update = dedup::check_query(&CheckQuery { exclude_ctid: true, ..q });
         // The table's row count as of its last VACUUM or ANALYZE, which also invalidate this
         // config (relcache), so the choice follows the table's growth.
         let rows = (*(*rel).rd_rel).reltuples as f64;
@@ -364,21 +231,72 @@ pub(super) unsafe fn config(
             let chosen = dedup::choose_precheck(&shapes, parsed.max_distance, rows)?;
             Some(PreCheck { nblocks: sets[chosen].n, indexes: sets[chosen].indexes.clone() })
         });
+        let k = parsed.max_distance;
+        Config { k, precheck, ..Config::new(rel, target, fp.clone(), text, parsed.action, options, query) }
+    }
+}
+
+/// What every dedup trigger's check query is built from: its table, schema-qualified and
+/// quoted, the extension's schema, quoted, and the table's key and link column.
+pub(super) struct Target {
+    pub table: String,
+    pub relname: String,
+    pub schema: String,
+    pub keys: Keys,
+}
+
+/// The [`Target`] of a trigger on `rel` with link column `link_name`, checked (key.rs).
+///
+/// # Safety
+/// `rel` must be an open relation; must run inside a transaction.
+pub(super) unsafe fn target(
+    rel: pg_sys::Relation,
+    link_name: Option<&str>,
+    ext_schema: pg_sys::Oid,
+    func: &str,
+) -> Target {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let (table, relname) = relation_names(rel);
+        let keys = keys(rel, link_name, &relname, func);
+        Target { table, relname, schema: schema_name(ext_schema), keys }
+    }
+}
+
+impl Config {
+    /// The config of a trigger on `rel` that checks column `fp` (computed from `text`),
+    /// with `query(target, exclude_ctid)` as its insert and update check queries; no bound
+    /// and no pre-check (the caller sets its own).
+    ///
+    /// # Safety
+    /// `rel` must be an open relation.
+    pub(super) unsafe fn new(
+        rel: pg_sys::Relation,
+        target: Target,
+        fp: Column,
+        text: Option<Column>,
+        action: Action,
+        options: Options,
+        query: impl Fn(&Target, bool) -> String,
+    ) -> Config {
+        let (query_insert, query_update) = (query(&target, false), query(&target, true));
         Config {
-            relid: (*rel).rd_id,
-            relname,
+            // SAFETY: an open relation (caller).
+            relid: unsafe { (*rel).rd_id },
+            relname: target.relname,
             fp,
             text,
-            link,
-            k: parsed.max_distance,
-            action: parsed.action,
+            link: target.keys.link,
+            k: 0,
+            min_resemblance: 0.0,
+            action,
             options,
-            key_label: if key_names.is_empty() { "ctid".into() } else { key_names.join(", ") },
-            key_attnums,
-            link_type,
+            key_label: target.keys.label,
+            key_attnums: target.keys.attnums,
+            link_type: target.keys.link_type,
             query_insert,
             query_update,
-            precheck,
+            precheck: None,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The dedup trigger's advisory locks: before its check, an inserter locks the keys of its
 //! new fingerprint (`simhash_core::trigger::lock_keys`), so two inserters of near-duplicates
 //! always contend, and a transaction that locks many keys escalates to the table's key.
+//! The segments dedup trigger locks keys of its row's segments the same way.
 
 use pgrx::pg_sys;
 use simhash_core::trigger as dedup;
@@ -43,13 +44,27 @@ fn lock_tag(key: u64) -> pg_sys::LOCKTAG {
 
 /// Takes, until the end of the transaction, the locks that make two inserters of
 /// near-duplicates contend: the table key in Share mode, then the block keys of `fp` in
-/// Exclusive mode in ascending order (so single-row inserters never deadlock). A
-/// transaction with many block keys upgrades the table key to Exclusive (see
-/// ESCALATE_TRY_AFTER); once it holds it no other dedup inserter on this table can run,
-/// so it needs no more block keys.
+/// Exclusive mode in ascending order (so single-row inserters never deadlock).
 pub(super) fn lock(config: &Config, fp: i64) {
     let (relid, attnum) = (config.relid.to_u32(), config.fp.attnum);
-    let table = lock_tag(dedup::table_lock_key(relid, attnum, config.k));
+    let table = dedup::table_lock_key(relid, attnum, config.k);
+    lock_keys(table, || dedup::lock_keys(relid, attnum, config.k, fp as u64));
+}
+
+/// The same for `simhash_segments_dedup_trigger`: the keys of a prefix of the row's
+/// segments (`simhash_core::trigger::segment_lock_keys`), which any resembling row shares.
+pub(super) fn lock_segments(config: &Config, segments: &[u64]) {
+    let (relid, attnum) = (config.relid.to_u32(), config.fp.attnum);
+    let table = dedup::segments_table_lock_key(relid, attnum);
+    lock_keys(table, || dedup::segment_lock_keys(relid, attnum, segments, config.min_resemblance));
+}
+
+/// Takes the table key `table` in Share mode, then `keys()` (ascending) in Exclusive mode. A
+/// transaction with many keys upgrades the table key to Exclusive (see ESCALATE_TRY_AFTER);
+/// once it holds it no other dedup inserter of this trigger's kind on this table can run,
+/// so it needs no more keys.
+fn lock_keys(table: u64, keys: impl FnOnce() -> Vec<u64>) {
+    let table = lock_tag(table);
     let (share, exclusive) = (pg_sys::ShareLock as i32, pg_sys::ExclusiveLock as i32);
     // SAFETY: fully initialized advisory LOCKTAGs; transaction locks (sessionLock = false).
     // A waiting LockAcquire returns only once the lock is held (a deadlock or cancellation
@@ -59,7 +74,7 @@ pub(super) fn lock(config: &Config, fp: i64) {
             return;
         }
         pg_sys::LockAcquire(&table, share, false, false);
-        let keys = dedup::lock_keys(relid, attnum, config.k, fp as u64);
+        let keys = keys();
         let lxid = (*pg_sys::MyProc).lxid;
         let (xact, taken) = XACT_LOCKS.get();
         let taken = if xact == lxid { taken } else { 0 };

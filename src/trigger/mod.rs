@@ -3,6 +3,9 @@
 //! action [, link_column] [, options])` also stops near-duplicates at the door (reject /
 //! skip / link), safely under concurrency. `simhash_dedup_skipped()` counts skipped rows,
 //! and `simhash_dedup_query(tbl, VARIADIC args)` shows the check query a trigger runs.
+//! `simhash_segments_dedup_trigger` (segments_dedup.rs) does what the dedup trigger does by
+//! resemblance of segment fingerprints, with the same locks, check, privileges and actions
+//! (lock.rs, check.rs, act.rs).
 //!
 //! The fingerprint is `simhash(text, options)`: the options argument, always the last and
 //! recognized by beginning with `{`, is JSON text read as `simhash`'s jsonb (fingerprint/options.rs).
@@ -42,29 +45,28 @@
 //!   covering block indexes at 1M rows it took insert throughput from 0.44 to about 0.8 of
 //!   fingerprint maintenance alone (docs/performance.md, "Insert triggers").
 
+mod act;
 mod cache;
 mod check;
+mod column;
 mod config;
+mod key;
 mod lock;
 mod precheck;
 mod segments;
-
-use std::ffi::CStr;
-use std::sync::atomic::{AtomicI64, Ordering};
+mod segments_dedup;
 
 use pgrx::pg_sys;
 use pgrx::prelude::*;
-use simhash_core::trigger::{self as dedup, Action};
+use simhash_core::trigger as dedup;
 use simhash_core::{Definition, Options};
 
 use crate::error::raise;
-use cache::entry;
-use check::{check, Found, Match};
-use config::{bad_args, fp_and_text, options, trigger_args, Column};
-
-/// Rows skipped by `simhash_dedup_trigger(..., 'skip')` in this session (see
-/// `simhash_dedup_skipped`). A backend runs one query at a time, so Relaxed is enough.
-static SKIPPED: AtomicI64 = AtomicI64::new(0);
+use act::{act, unchecked};
+use cache::{entry, Kind};
+use check::{check, Match};
+use column::Column;
+use config::{bad_args, fp_and_text, options, trigger_args};
 
 /// The fired trigger, after checking that it was declared the way these functions need.
 struct Fired {
@@ -99,38 +101,6 @@ unsafe fn fired(fcinfo: pg_sys::FunctionCallInfo, func: &str) -> Fired {
             bad("must be fired for INSERT or UPDATE");
         }
         Fired { td, is_update: op == pg_sys::TRIGGER_EVENT_UPDATE }
-    }
-}
-
-/// Whether the current user may see the key of an existing row in DETAIL: the rule of
-/// PostgreSQL's BuildIndexValueDescription (access/index/genam.c), which decides whether a
-/// unique violation's DETAIL shows `Key (...)=(...)`. Not when row-level security applies
-/// to the user on the table (`check_enable_rls` is RLS_ENABLED); else with SELECT on the
-/// table; else with SELECT on every key column. `ctid` (no primary key) has no column
-/// privilege: it needs SELECT on the table.
-///
-/// The distance is shown to everyone: the inserter can compute its own fingerprint, and
-/// the error already says that a row within `max_distance` exists; the distance adds at
-/// most log2(max_distance + 1) bits about that row's fingerprint, which a few inserts of
-/// varied texts would reveal anyway, and nothing about its key or its text.
-fn may_see_key(relid: pg_sys::Oid, key_attnums: &[i16]) -> bool {
-    // SAFETY: catalog lookups inside the transaction, on the trigger's relation (open and
-    // locked for the statement); `noError = true`, so check_enable_rls raises no ERROR for
-    // row_security = off, and the ACL checks return a result instead of raising.
-    unsafe {
-        if pg_sys::check_enable_rls(relid, pg_sys::InvalidOid, true) == pg_sys::CheckEnableRlsResult::RLS_ENABLED as i32
-        {
-            return false;
-        }
-        let user = pg_sys::GetUserId();
-        let select = pg_sys::ACL_SELECT as pg_sys::AclMode;
-        if pg_sys::pg_class_aclcheck(relid, user, select) == pg_sys::AclResult::ACLCHECK_OK {
-            return true;
-        }
-        !key_attnums.is_empty()
-            && key_attnums.iter().all(|&attnum| {
-                pg_sys::pg_attribute_aclcheck(relid, attnum, user, select) == pg_sys::AclResult::ACLCHECK_OK
-            })
     }
 }
 
@@ -241,7 +211,10 @@ unsafe fn dedup_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition, fp_o
         let rel = (*td).tg_relation;
         let desc = (*rel).rd_att;
         let ext_schema = pg_sys::get_func_namespace((*(*td).tg_trigger).tgfoid);
-        let (config, plans) = entry(td, ext_schema, default, func, fp_only);
+        let kind = if fp_only { Kind::FpOnly } else { Kind::Text };
+        let (config, plans) = entry(td, default, kind, || {
+            config::config(rel, &trigger_args((*td).tg_trigger), ext_schema, default, func, fp_only)
+        });
         let tuple = if f.is_update { (*td).tg_newtuple } else { (*td).tg_trigtuple };
         let fp = match &config.text {
             Some(text) => fingerprint_of(tuple, desc, text, &config.options),
@@ -254,11 +227,7 @@ unsafe fn dedup_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition, fp_o
         let Some(fp) = fp else {
             // NULL text or fingerprint, or a text too short for one: never anyone's
             // near-duplicate; no lock, no check.
-            let mut cols = vec![(config.fp.attnum, None)];
-            if let Some(link) = &config.link {
-                cols.push((link.attnum, None));
-            }
-            return pg_sys::Datum::from(replace(tuple, desc, &cols));
+            return unchecked(tuple, desc, &config, None);
         };
         let fp_datum = Some(pg_sys::Datum::from(fp));
         let exclude = if f.is_update {
@@ -273,61 +242,8 @@ unsafe fn dedup_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition, fp_o
             None
         };
         let found = check(td, &config, plans, fp, exclude);
-        // The check ran as the table owner; what DETAIL says is decided for the inserting
-        // user (the user id is restored by now).
-        let detail = |m: &Match| {
-            if may_see_key(config.relid, &config.key_attnums) {
-                format!(
-                    "Key ({})=({}) is at Hamming distance {} (max_distance {}).",
-                    config.key_label, m.key, m.distance, config.k
-                )
-            } else {
-                format!("An existing row is at Hamming distance {} (max_distance {}).", m.distance, config.k)
-            }
-        };
-        let trigger_name = CStr::from_ptr((*(*td).tg_trigger).tgname).to_string_lossy();
-        match (found, config.action) {
-            (Found::Concurrent(m), _) => raise(
-                PgSqlErrorCode::ERRCODE_T_R_SERIALIZATION_FAILURE,
-                format!(
-                    "could not serialize access due to a concurrent near-duplicate in relation \"{}\" (trigger \"{trigger_name}\")",
-                    config.relname
-                ),
-                Some(detail(&m)),
-                Some("The transaction might succeed if retried."),
-            ),
-            (Found::Visible(m), Action::Reject) => raise(
-                PgSqlErrorCode::ERRCODE_UNIQUE_VIOLATION,
-                format!(
-                    "new row for relation \"{}\" is a near-duplicate of an existing row (trigger \"{trigger_name}\")",
-                    config.relname
-                ),
-                Some(detail(&m)),
-                None,
-            ),
-            (Found::Visible(m), Action::Skip) => {
-                SKIPPED.fetch_add(1, Ordering::Relaxed);
-                // DEBUG1, not NOTICE: a bulk load can skip millions of rows.
-                ereport!(
-                    DEBUG1,
-                    PgSqlErrorCode::ERRCODE_SUCCESSFUL_COMPLETION,
-                    format!("{func}: skipped a near-duplicate row of \"{}\"", config.relname),
-                    detail(&m)
-                );
-                pg_sys::Datum::from(0usize)
-            }
-            (found, _) => {
-                let mut cols = vec![(config.fp.attnum, fp_datum)];
-                if let Some(link) = &config.link {
-                    let value = match found {
-                        Found::Visible(m) => m.link_value,
-                        _ => None,
-                    };
-                    cols.push((link.attnum, value));
-                }
-                pg_sys::Datum::from(replace(tuple, desc, &cols))
-            }
-        }
+        let what = |m: &Match<i32>| format!("is at Hamming distance {} (max_distance {})", m.measure, config.k);
+        act(td, &config, func, found, tuple, fp_datum, what)
     }
 }
 
@@ -377,7 +293,7 @@ with_definition! {
 /// rows of statements or transactions that were later rolled back.
 #[pg_extern(volatile, parallel_restricted)]
 fn simhash_dedup_skipped() -> i64 {
-    SKIPPED.load(Ordering::Relaxed)
+    act::skipped()
 }
 
 function_info_v1!(pg_finfo_simhash_dedup_query);

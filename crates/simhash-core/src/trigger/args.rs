@@ -72,6 +72,8 @@ pub enum DedupError {
     OptionsNotLast { position: usize },
     /// `max_distance` is not an integer in `0..=64`: 22023.
     MaxDistance(String),
+    /// `min_resemblance` is not a number in `(0, 1]`: 22023.
+    MinResemblance(String),
     /// Unknown action: 22023.
     Action(String),
     /// `link` without a link column (the argument at `position`): 22023.
@@ -113,6 +115,9 @@ impl fmt::Display for DedupError {
                 write!(f, "argument {position} looks like options (it begins with \"{{\"), but the options must be the last argument")
             }
             DedupError::MaxDistance(s) => write!(f, "max_distance must be an integer between 0 and 64, got \"{s}\""),
+            DedupError::MinResemblance(s) => {
+                write!(f, "min_resemblance must be a number greater than 0 and at most 1, got \"{s}\"")
+            }
             DedupError::Action(s) => write!(f, "unknown action \"{s}\": expected reject, skip or link"),
             DedupError::LinkColumnMissing { position } => {
                 write!(f, "action link needs a {} argument, the column to link with", ordinal(*position))
@@ -139,7 +144,7 @@ pub fn is_options(arg: &str) -> bool {
 
 /// Splits a trailing options argument off `args`, which must hold `min..=max` arguments
 /// before it. Only the last argument may be options, and `max + 1` arguments need them.
-fn split_options<'a, S: AsRef<str>>(
+pub(super) fn split_options<'a, S: AsRef<str>>(
     args: &'a [S],
     min: usize,
     max: usize,
@@ -216,13 +221,23 @@ pub fn parse_fp_args<S: AsRef<str>>(args: &[S]) -> Result<DedupArgs, DedupError>
 /// `args[at]` (2 or 3 arguments from there).
 fn parse_check<S: AsRef<str>>(args: &[S], at: usize) -> Result<(u32, Action, Option<String>), DedupError> {
     let max_distance = parse_max_distance(args[at].as_ref())?;
-    let action = parse_action(args[at + 1].as_ref())?;
-    let link_column = args.get(at + 2).map(|s| s.as_ref().to_owned());
-    let position = at + 3; // the link column's, 1-based, for messages
+    let (action, link_column) = parse_action_and_link(args, at + 1)?;
+    Ok((max_distance, action, link_column))
+}
+
+/// `action [, link_column]` starting at `args[at]`, the tail every dedup trigger shares: the
+/// link column is required with `link` and refused with the other actions.
+pub(super) fn parse_action_and_link<S: AsRef<str>>(
+    args: &[S],
+    at: usize,
+) -> Result<(Action, Option<String>), DedupError> {
+    let action = parse_action(args[at].as_ref())?;
+    let link_column = args.get(at + 1).map(|s| s.as_ref().to_owned());
+    let position = at + 2; // the link column's, 1-based, for messages
     match (action, &link_column) {
         (Action::Link, None) => Err(DedupError::LinkColumnMissing { position }),
         (a, Some(_)) if a != Action::Link => Err(DedupError::LinkColumnUnexpected { action: a, position }),
-        _ => Ok((max_distance, action, link_column)),
+        _ => Ok((action, link_column)),
     }
 }
 

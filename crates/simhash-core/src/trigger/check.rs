@@ -35,14 +35,7 @@ pub struct CheckQuery<'a> {
 /// `OPERATOR(pg_catalog.op)`, casts name `pg_catalog` types, and ORDER BY sorts by the
 /// types' default btree operator classes, which are found without the `search_path`.
 pub fn check_query(q: &CheckQuery<'_>) -> String {
-    let ctid = ["ctid".to_owned()];
-    let keys: Vec<String> =
-        if q.key_columns.is_empty() { &ctid[..] } else { q.key_columns }.iter().map(|c| format!("t.{c}")).collect();
-    let key_text = keys
-        .iter()
-        .map(|c| format!("{c}::pg_catalog.text"))
-        .collect::<Vec<_>>()
-        .join(" OPERATOR(pg_catalog.||) ', ' OPERATOR(pg_catalog.||) ");
+    let (keys, key_text) = key_expressions(q.key_columns);
     let link_value = if q.with_link_value { keys[0].as_str() } else { "NULL" };
     let exclude = if q.exclude_ctid { " AND t.ctid OPERATOR(pg_catalog.<>) $2" } else { "" };
     format!(
@@ -54,6 +47,20 @@ pub fn check_query(q: &CheckQuery<'_>) -> String {
         k = q.max_distance,
         order = keys.join(", "),
     )
+}
+
+/// The key columns qualified with the alias `t` (`t.ctid` when there are none), and the key
+/// as one text, the parts joined with `, ` by pg_catalog's `||`.
+pub(super) fn key_expressions(key_columns: &[String]) -> (Vec<String>, String) {
+    let ctid = ["ctid".to_owned()];
+    let keys: Vec<String> =
+        if key_columns.is_empty() { &ctid[..] } else { key_columns }.iter().map(|c| format!("t.{c}")).collect();
+    let key_text = keys
+        .iter()
+        .map(|c| format!("{c}::pg_catalog.text"))
+        .collect::<Vec<_>>()
+        .join(" OPERATOR(pg_catalog.||) ', ' OPERATOR(pg_catalog.||) ");
+    (keys, key_text)
 }
 
 #[cfg(test)]

@@ -5,6 +5,8 @@
 //! - `lock`: the advisory-lock keys that make concurrent inserts of near-duplicates contend
 //!   (`k + 1` pigeonhole blocks), and the table-wide key of many-row inserts.
 //! - `check`: the text of the check query, the nearest existing row within the bound.
+//! - `segments`: the arguments, lock keys and check query of `simhash_segments_dedup_trigger`
+//!   (dedup by resemblance of segment fingerprints).
 //! - `precheck`: the cost model that picks the block set of the index pre-check, which lets
 //!   most inserts skip the check query, or none.
 //!
@@ -14,6 +16,7 @@ mod args;
 mod check;
 mod lock;
 mod precheck;
+mod segments;
 
 pub use args::{
     is_options, parse_action, parse_args, parse_fp_args, parse_max_distance, parse_segments_args, parse_update_args,
@@ -23,3 +26,7 @@ pub use args::{
 pub use check::{check_query, CheckQuery};
 pub use lock::{lock_blocks, lock_keys, table_lock_key};
 pub use precheck::{choose_precheck, precheck_cost, ENTRY_COST, FALLBACK_COST};
+pub use segments::{
+    min_common, parse_min_resemblance, parse_segments_dedup_args, segment_lock_keys, segments_check_query,
+    segments_table_lock_key, SegmentsCheckQuery, SegmentsDedupArgs, SEGMENTS_DEDUP_SIGNATURE,
+};

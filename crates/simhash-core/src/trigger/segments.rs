@@ -1,0 +1,238 @@
+//! The PostgreSQL-free half of `simhash_segments_dedup_trigger(segments_column, text_column,
+//! min_resemblance, action [, link_column] [, options])`, dedup on insert by resemblance of
+//! segment fingerprints (the SQL layer's `src/trigger/segments_dedup.rs`): its arguments,
+//! its advisory-lock keys and its check query.
+//!
+//! Lock keys: two rows whose segments have resemblance `2|A∩B| / (|A|+|B|) ≥ θ` share at
+//! least `t(|A|) = ⌈θ|A| / (2 − θ)⌉` segments (as `|A∩B| ≤ |B|`), and likewise `t(|B|)`.
+//! By the prefix-filtering principle, the first `|A| − t(|A|) + 1` segments of A in
+//! ascending order and the first `|B| − t(|B|) + 1` of B both hold the smallest common
+//! segment: a text holds at most `|A| − |A∩B|` segments below it. So an inserter locks one
+//! key per segment of that prefix (hashed with the table and column), and two inserters of
+//! texts that resemble each other always contend, with a third fewer locks at θ = 0.5.
+
+use super::args::{parse_action_and_link, split_options, Action, DedupError};
+
+/// The arguments of `simhash_segments_dedup_trigger`, checked (the options only split off:
+/// the SQL layer parses them).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SegmentsDedupArgs {
+    pub segments_column: String,
+    pub text_column: String,
+    /// In `(0, 1]`.
+    pub min_resemblance: f64,
+    pub action: Action,
+    /// Only (and always) with [`Action::Link`].
+    pub link_column: Option<String>,
+    /// The trailing options argument, JSON text as written.
+    pub options: Option<String>,
+}
+
+pub const SEGMENTS_DEDUP_SIGNATURE: &str =
+    "4 to 6 arguments (segments_column, text_column, min_resemblance, action [, link_column] [, options])";
+
+/// Parses a resemblance bound given as a trigger argument: a number in `(0, 1]`. 0 is
+/// refused: every pair of texts would match, and a row without a shared segment is never
+/// a candidate anyway.
+pub fn parse_min_resemblance(s: &str) -> Result<f64, DedupError> {
+    match s.trim().parse::<f64>() {
+        Ok(t) if t > 0.0 && t <= 1.0 => Ok(t),
+        _ => Err(DedupError::MinResemblance(s.to_owned())),
+    }
+}
+
+/// Checks the arguments of `simhash_segments_dedup_trigger`.
+pub fn parse_segments_dedup_args<S: AsRef<str>>(args: &[S]) -> Result<SegmentsDedupArgs, DedupError> {
+    let (args, options) = split_options(args, 4, 5, SEGMENTS_DEDUP_SIGNATURE)?;
+    let min_resemblance = parse_min_resemblance(args[2].as_ref())?;
+    let (action, link_column) = parse_action_and_link(args, 3)?;
+    Ok(SegmentsDedupArgs {
+        segments_column: args[0].as_ref().to_owned(),
+        text_column: args[1].as_ref().to_owned(),
+        min_resemblance,
+        action,
+        link_column,
+        options,
+    })
+}
+
+/// How many segments a text of `n` distinct segments shares at least with any text it
+/// resembles at `min_resemblance` or more: `⌈θn / (2 − θ)⌉`, at least 1 (rounded down a
+/// hair, so that floating-point error can only lengthen the locked prefix).
+pub fn min_common(n: usize, min_resemblance: f64) -> usize {
+    let t = min_resemblance * n as f64 / (2.0 - min_resemblance);
+    ((t - 1e-9).ceil().max(1.0) as usize).min(n.max(1))
+}
+
+/// The advisory-lock keys of a row's segments for a check at `min_resemblance` on column
+/// `attnum` of table `relid`: one per segment of the prefix the module docs describe,
+/// ascending and without repeats (the order to lock them in). Empty for no segments.
+pub fn segment_lock_keys(relid: u32, attnum: i16, segments: &[u64], min_resemblance: f64) -> Vec<u64> {
+    let mut sorted = segments.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    if sorted.is_empty() {
+        return Vec::new();
+    }
+    let prefix = sorted.len() + 1 - min_common(sorted.len(), min_resemblance);
+    let mut keys: Vec<u64> = sorted[..prefix]
+        .iter()
+        .map(|&s| {
+            let mut buf = [0u8; 16];
+            buf[0..4].copy_from_slice(&relid.to_le_bytes());
+            buf[4..6].copy_from_slice(&attnum.to_le_bytes());
+            buf[6..8].copy_from_slice(b"SG"); // not a block key's (k, block count) bytes
+            buf[8..16].copy_from_slice(&s.to_le_bytes());
+            xxhash_rust::xxh3::xxh3_64(&buf)
+        })
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
+/// The table-wide key of segment dedup on (table, column), held in Share mode by every
+/// inserter and exclusively by a transaction with many keys (src/trigger/lock.rs).
+pub fn segments_table_lock_key(relid: u32, attnum: i16) -> u64 {
+    // k = 0xfe is no Hamming bound (0..=64): never the key of a Hamming dedup trigger.
+    super::lock::table_lock_key(relid, attnum, 0xfe)
+}
+
+/// The pieces of the segments check query, already quoted for SQL by the caller.
+#[derive(Debug, Clone)]
+pub struct SegmentsCheckQuery<'a> {
+    /// Schema-qualified table.
+    pub table: &'a str,
+    /// The segments column.
+    pub segments: &'a str,
+    /// The extension's schema.
+    pub ext_schema: &'a str,
+    /// The key columns (the primary key); empty means `ctid`.
+    pub key_columns: &'a [String],
+    pub with_link_value: bool,
+    /// Whether to exclude the row being updated: `ctid <> $4`.
+    pub exclude_ctid: bool,
+}
+
+/// The check query: the existing row that most resembles `$1` (the new row's segments,
+/// bigint[]) with resemblance ≥ `$3` (float8), as `(key text, link value or NULL,
+/// resemblance float8)`, ties broken by key. Candidates are the rows sharing one of `$1`'s
+/// rare segments, those that at most `$2` (int4, `simhash.segment_max_rows`) rows have,
+/// each count stopping at `$2 + 1` rows; both lookups go through the GIN index (`@>`,
+/// `&&`): the rare segments are an uncorrelated subquery, so the `&&` index condition gets
+/// its value at run time. Resemblance is measured over all segments, frequent ones included.
+///
+/// As `check_query`, nothing resolves through the inserter's `search_path`.
+pub fn segments_check_query(q: &SegmentsCheckQuery<'_>) -> String {
+    let (keys, key_text) = super::check::key_expressions(q.key_columns);
+    let link_value = if q.with_link_value { keys[0].as_str() } else { "NULL" };
+    let exclude = if q.exclude_ctid { " AND t.ctid OPERATOR(pg_catalog.<>) $4" } else { "" };
+    format!(
+        "SELECT s.key, s.link, s.r FROM (SELECT {key_text} AS key, {link_value} AS link, \
+         {s}.simhash_resemblance($1, t.{seg}) AS r, {order_cols} FROM ONLY {table} AS t \
+         WHERE t.{seg} OPERATOR(pg_catalog.&&) (SELECT pg_catalog.array_agg(u.k) FROM pg_catalog.unnest($1) AS u(k) \
+         WHERE (SELECT pg_catalog.count(*) FROM (SELECT FROM ONLY {table} AS c \
+         WHERE c.{seg} OPERATOR(pg_catalog.@>) ARRAY[u.k] LIMIT $2 OPERATOR(pg_catalog.+) 1) AS x) \
+         OPERATOR(pg_catalog.<=) $2){exclude}) AS s \
+         WHERE s.r OPERATOR(pg_catalog.>=) $3 ORDER BY s.r DESC, {order} LIMIT 1",
+        s = q.ext_schema,
+        seg = q.segments,
+        table = q.table,
+        order_cols = keys.iter().enumerate().map(|(i, k)| format!("{k} AS o{i}")).collect::<Vec<_>>().join(", "),
+        order = (0..keys.len()).map(|i| format!("s.o{i}")).collect::<Vec<_>>().join(", "),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::segments::resemblance;
+    use proptest::prelude::*;
+
+    #[test]
+    fn args() {
+        let a = parse_segments_dedup_args(&["segs", "body", "0.5", "reject"]).unwrap();
+        assert_eq!((a.segments_column.as_str(), a.text_column.as_str()), ("segs", "body"));
+        assert_eq!((a.min_resemblance, a.action, a.link_column, a.options), (0.5, Action::Reject, None, None));
+        let a =
+            parse_segments_dedup_args(&["segs", "body", " 1 ", "link", "dup_of", r#"{"definition": "1"}"#]).unwrap();
+        assert_eq!((a.min_resemblance, a.link_column.as_deref()), (1.0, Some("dup_of")));
+        assert_eq!(a.options.as_deref(), Some(r#"{"definition": "1"}"#));
+        for bad in ["0", "-0.5", "1.01", "x", "NaN", ""] {
+            assert_eq!(
+                parse_segments_dedup_args(&["segs", "body", bad, "skip"]),
+                Err(DedupError::MinResemblance(bad.into()))
+            );
+        }
+        assert_eq!(
+            parse_segments_dedup_args(&["segs", "body", "0.5", "link"]),
+            Err(DedupError::LinkColumnMissing { position: 5 })
+        );
+        assert_eq!(
+            parse_segments_dedup_args(&["segs", "body", "0.5", "skip", "d"]),
+            Err(DedupError::LinkColumnUnexpected { action: Action::Skip, position: 5 })
+        );
+        let e = parse_segments_dedup_args(&["segs", "body", "0.5"]).unwrap_err();
+        assert_eq!(e, DedupError::ArgCount { got: 3, options: false, expected: SEGMENTS_DEDUP_SIGNATURE });
+        assert!(e.is_protocol());
+        assert_eq!(
+            DedupError::MinResemblance("2".into()).to_string(),
+            "min_resemblance must be a number greater than 0 and at most 1, got \"2\""
+        );
+    }
+
+    #[test]
+    fn lock_prefixes() {
+        assert!(segment_lock_keys(1, 2, &[], 0.5).is_empty());
+        assert_eq!(segment_lock_keys(1, 2, &[9], 0.5).len(), 1);
+        // θ = 0.5, 9 segments: a resembling text shares ≥ 3, so 7 are locked.
+        assert_eq!(min_common(9, 0.5), 3);
+        assert_eq!(segment_lock_keys(1, 2, &(0..9).collect::<Vec<_>>(), 0.5).len(), 7);
+        // θ = 1: only identical sets match; one key suffices.
+        assert_eq!(segment_lock_keys(1, 2, &(0..9).collect::<Vec<_>>(), 1.0).len(), 1);
+        let keys = segment_lock_keys(1, 2, &[5, 3, 3, 8], 0.01);
+        assert!(keys.windows(2).all(|w| w[0] < w[1]) && keys.len() == 3);
+        assert!(segment_lock_keys(2, 2, &[5], 0.5).iter().all(|k| !segment_lock_keys(1, 2, &[5], 0.5).contains(k)));
+        assert_ne!(segments_table_lock_key(1, 2), super::super::lock::table_lock_key(1, 2, 3));
+    }
+
+    #[test]
+    fn query_text() {
+        let keys = vec!["id".to_owned()];
+        let q = SegmentsCheckQuery {
+            table: "public.docs",
+            segments: "segs",
+            ext_schema: "public",
+            key_columns: &keys,
+            with_link_value: true,
+            exclude_ctid: true,
+        };
+        let text = segments_check_query(&q);
+        assert!(text.contains("public.simhash_resemblance($1, t.segs)"), "{text}");
+        assert!(text.contains("<=) $2) AND t.ctid OPERATOR(pg_catalog.<>) $4) AS s"), "{text}");
+        assert!(text.ends_with("ORDER BY s.r DESC, s.o0 LIMIT 1"));
+        let none: Vec<String> = vec![];
+        let text = segments_check_query(&SegmentsCheckQuery { key_columns: &none, with_link_value: false, ..q });
+        assert!(text.contains("t.ctid::pg_catalog.text AS key, NULL AS link"), "{text}");
+    }
+
+    proptest! {
+        /// Any two sets that resemble each other at θ or more share a lock key.
+        #[test]
+        fn resembling_sets_share_a_key(
+            common in proptest::collection::btree_set(0u64..1000, 1..20),
+            only_a in proptest::collection::btree_set(1000u64..2000, 0..20),
+            only_b in proptest::collection::btree_set(2000u64..3000, 0..20),
+            theta in 0.01f64..=1.0,
+        ) {
+            // Scrambled, so that shared and own segments interleave in ascending order.
+            let mix = |x: &u64| x.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17);
+            let a: Vec<u64> = common.iter().chain(&only_a).map(mix).collect();
+            let b: Vec<u64> = common.iter().chain(&only_b).map(mix).collect();
+            if resemblance(&a, &b) >= theta {
+                let (ka, kb) = (segment_lock_keys(7, 3, &a, theta), segment_lock_keys(7, 3, &b, theta));
+                prop_assert!(ka.iter().any(|k| kb.binary_search(k).is_ok()));
+            }
+        }
+    }
+}

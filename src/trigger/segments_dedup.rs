@@ -1,0 +1,112 @@
+//! `simhash_segments_dedup_trigger(segments_column, text_column, min_resemblance, action
+//! [, link_column] [, options])`: a BEFORE INSERT OR UPDATE row trigger that sets
+//! segments_column = simhash_segments(text [, options]), as `simhash_segments_trigger` does,
+//! and rejects, skips or links a row whose segments resemble those of an existing row at
+//! `min_resemblance` or more (docs/segments.md, "Dedup on insert by resemblance").
+//!
+//! It is `simhash_dedup_trigger` with another measure, and shares its machinery: the
+//! per-backend cache of the config and plans (cache.rs), the primary key and link column
+//! (key.rs), the check as the table owner with the REPEATABLE READ re-check (check.rs), the
+//! escalating advisory locks (lock.rs) and the actions (act.rs). What differs:
+//! - The locks are keys of a prefix of the row's segments in ascending order, which every
+//!   resembling row shares (`simhash_core::trigger::segment_lock_keys`).
+//! - The check query (`simhash_core::trigger::segments_check_query`) finds candidates
+//!   through the GIN index on the segments column (`&&`), by the row's rare segments only:
+//!   those that at most `simhash.segment_max_rows` existing rows have. A passage repeated
+//!   in thousands of rows (a disclaimer, a dateline) would make every insert read them all
+//!   and says nothing about any one of them. Resemblance is then measured over all segments.
+//! - A NULL text, or a text without a segment (fewer than 6 features in all), is never a
+//!   duplicate: no lock, no check.
+
+use pgrx::prelude::*;
+use simhash_core::trigger::{self as dedup, SegmentsCheckQuery};
+
+use super::act::{act, unchecked};
+use super::cache::{entry, Kind};
+use super::check::{query_as_owner, Match};
+use super::config::{bad_args, options, segments_and_text, target, trigger_args, Config, Target};
+use super::lock::lock_segments;
+use super::{fired, replace};
+use crate::segments::{segments_of_text_datum, DEFAULT_DEFINITION, SEGMENT_MAX_ROWS};
+
+const F: &str = "simhash_segments_dedup_trigger";
+
+/// Checks the trigger's arguments against its table and builds its check queries.
+///
+/// # Safety
+/// `rel` must be an open relation; must run inside a transaction.
+unsafe fn config(rel: pg_sys::Relation, args: &[String], ext_schema: pg_sys::Oid) -> Config {
+    let parsed = dedup::parse_segments_dedup_args(args).unwrap_or_else(|e| bad_args(e, F));
+    let options = options(parsed.options.as_deref(), DEFAULT_DEFINITION);
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let (seg, text) = segments_and_text(rel, &parsed.segments_column, &parsed.text_column, F);
+        let target = target(rel, parsed.link_column.as_deref(), ext_schema, F);
+        let query = |t: &Target, exclude_ctid: bool| {
+            dedup::segments_check_query(&SegmentsCheckQuery {
+                table: &t.table,
+                segments: &seg.sql,
+                ext_schema: &t.schema,
+                key_columns: &t.keys.quoted,
+                with_link_value: t.keys.link.is_some(),
+                exclude_ctid,
+            })
+        };
+        let min_resemblance = parsed.min_resemblance;
+        Config { min_resemblance, ..Config::new(rel, target, seg.clone(), Some(text), parsed.action, options, query) }
+    }
+}
+
+function_info_v1!(pg_finfo_simhash_segments_dedup_trigger);
+/// `simhash_segments_dedup_trigger()` since 2.0.0.
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_segments_dedup_trigger(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: called by the fmgr with a valid fcinfo; `fired` checks it is a BEFORE ROW
+    // INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid for the call;
+    // the config checked that the columns are a bigint[] and a text/varchar of the relation.
+    unsafe {
+        let f = fired(fcinfo, F);
+        let td = f.td;
+        let rel = (*td).tg_relation;
+        let desc = (*rel).rd_att;
+        let ext_schema = pg_sys::get_func_namespace((*(*td).tg_trigger).tgfoid);
+        let (config, plans) =
+            entry(td, DEFAULT_DEFINITION, Kind::Segments, || config(rel, &trigger_args((*td).tg_trigger), ext_schema));
+        let tuple = if f.is_update { (*td).tg_newtuple } else { (*td).tg_trigtuple };
+        let text = config.text.as_ref().expect("the segments trigger has a text column");
+        let mut null = false;
+        let datum = pg_sys::heap_getattr(tuple, text.attnum as i32, desc, &mut null);
+        if null {
+            return unchecked(tuple, desc, &config, None);
+        }
+        let segments = segments_of_text_datum(datum, &config.options);
+        let value = segments.clone().into_datum();
+        if segments.is_empty() {
+            return unchecked(tuple, desc, &config, value);
+        }
+        let exclude = if f.is_update {
+            // An UPDATE that keeps the segments was checked when the row got them.
+            let old = pg_sys::heap_getattr((*td).tg_trigtuple, config.fp.attnum as i32, desc, &mut null);
+            let old = Vec::<Option<i64>>::from_datum(old, null);
+            if old.is_some_and(|old| old.iter().copied().eq(segments.iter().map(|&s| Some(s)))) {
+                return pg_sys::Datum::from(replace(tuple, desc, &[(config.fp.attnum, value)]));
+            }
+            Some((*(*td).tg_trigtuple).t_self)
+        } else {
+            None
+        };
+        let ids: Vec<u64> = segments.iter().map(|&s| s as u64).collect();
+        lock_segments(&config, &ids);
+        let params = vec![
+            value.expect("an array datum"),
+            pg_sys::Datum::from(SEGMENT_MAX_ROWS.get()),
+            config.min_resemblance.into_datum().expect("a float8 datum"),
+        ];
+        let types = [pg_sys::INT8ARRAYOID, pg_sys::INT4OID, pg_sys::FLOAT8OID];
+        let found = query_as_owner::<f64>(td, &config, plans, &types, params, exclude);
+        let what =
+            |m: &Match<f64>| format!("has resemblance {:.3} (min_resemblance {})", m.measure, config.min_resemblance);
+        act(td, &config, F, found, tuple, value, what)
+    }
+}

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# simhash_segments_dedup_trigger under concurrency (issue 19, item 4), as
+# trigger_concurrency.sh tests simhash_dedup_trigger: 8 pgbench clients insert 600 real
+# paragraphs and their reposts (an exact copy, the first or the last sentence dropped, a
+# sentence added), arranged so that a paragraph and its reposts are inserted by different
+# clients at the same moment. A group is a paragraph and its reposts; every two texts of a
+# group resemble each other at 0.5 or more and no two texts of different groups do (checked
+# here, by PostgreSQL's own array operators). For actions reject and skip, under READ
+# COMMITTED and REPEATABLE READ, with 2 rows per transaction (lock order across rows) and 50
+# (the table-wide lock escalation), pgbench retrying 40001/40P01:
+#   - every item is processed exactly once (one outcome row each);
+#   - the table ends with exactly one row per group (compared with the expected count);
+#   - no two rows resemble each other at 0.5 or more (brute force over shared segments);
+#   - pgbench reports no failed transaction and no aborted client.
+# Expects PGHOST/PGPORT/PGUSER of a running cluster with the extension installed.
+set -euo pipefail
+source "$(dirname "$0")/../harness/lib.sh"
+export PGDATABASE=simhash_segdedup_conc
+theta=0.5
+clients=8
+
+fresh_db "$PGDATABASE"
+psql -c "CREATE EXTENSION simhash"
+psql -c "CREATE TABLE src(id serial PRIMARY KEY, body text NOT NULL)" \
+     -c "\\copy src(body) FROM '$root/target/corpus/peoples_daily_199801.txt'"
+psql >/dev/null <<SQL
+-- 600 paragraphs of 3 or more sentences; the added sentence is the first of the next
+-- corpus paragraph, so that it differs between groups.
+CREATE TABLE para AS
+SELECT row_number() OVER (ORDER BY id) AS g, id, body FROM src
+WHERE length(body) BETWEEN 150 AND 400 AND id % 7 = 0
+  AND array_length(regexp_split_to_array(body, '[。！？]'), 1) > 3
+ORDER BY id LIMIT 600;
+CREATE TABLE sent AS
+SELECT p.g, s.i, s.sentence FROM para p,
+    regexp_split_to_table(p.body, '(?<=[。！？])') WITH ORDINALITY s(sentence, i) WHERE s.sentence <> '';
+CREATE TABLE cand AS
+SELECT g, 0 AS var, body FROM para
+UNION ALL SELECT g, 1, body FROM para
+UNION ALL SELECT g, 2, (SELECT string_agg(s.sentence, '' ORDER BY s.i) FROM sent s WHERE s.g = p.g AND s.i > 1) FROM para p
+UNION ALL SELECT g, 3, (SELECT string_agg(s.sentence, '' ORDER BY s.i) FROM sent s WHERE s.g = p.g
+                        AND s.i < (SELECT max(t.i) FROM sent t WHERE t.g = p.g)) FROM para p
+UNION ALL SELECT g, 4, p.body || substring(n.body FROM '^[^。！？]*[。！？]') FROM para p JOIN src n ON n.id = p.id + 1;
+ALTER TABLE cand ADD COLUMN segs bigint[];
+UPDATE cand SET segs = simhash_segments(body) WHERE body IS NOT NULL;
+DELETE FROM cand WHERE coalesce(cardinality(segs), 0) = 0;
+-- Within a group, every two texts resemble each other at theta or more.
+DELETE FROM cand c WHERE EXISTS (SELECT 1 FROM cand o WHERE o.g = c.g AND o.var <> c.var
+                                 AND simhash_resemblance(o.segs, c.segs) < $theta);
+-- Across groups, no two do: drop both groups of any such pair.
+CREATE TABLE cand_seg AS SELECT g, var, unnest(segs) AS seg FROM cand;
+DELETE FROM cand WHERE g IN (
+    SELECT x FROM (SELECT DISTINCT a.g AS ag, a.var AS av, b.g AS bg, b.var AS bv
+                   FROM cand_seg a JOIN cand_seg b ON a.seg = b.seg AND a.g < b.g) p
+    JOIN cand ca ON ca.g = p.ag AND ca.var = p.av JOIN cand cb ON cb.g = p.bg AND cb.var = p.bv,
+    LATERAL (VALUES (p.ag), (p.bg)) v(x)
+    WHERE simhash_resemblance(ca.segs, cb.segs) >= $theta);
+CREATE TABLE work AS
+SELECT (row_number() OVER (ORDER BY g, var) - 1)::int AS item, g, body FROM cand;
+ALTER TABLE work ADD PRIMARY KEY (item);
+CREATE TABLE docs(id int PRIMARY KEY, body text, segs bigint[]);
+CREATE INDEX docs_segs ON docs USING gin (segs);
+SQL
+psql -f "$h/try_item.sql" >/dev/null
+items=$(psql -Atc "SELECT count(*) FROM work")
+groups=$(psql -Atc "SELECT count(DISTINCT g) FROM work")
+echo "items $items in $groups groups (a paragraph and its reposts), $clients clients"
+
+# Client c, transaction i handles items 8(per_tx i + j) + c for j < per_tx: the consecutive
+# items of a group start in different clients at the same moment. i only advances after
+# COMMIT, so a retried transaction handles the same items again.
+psql -c "CREATE FUNCTION try_items(c int, i int, per_tx int) RETURNS void LANGUAGE sql AS
+         'SELECT try_item(8 * (per_tx * i + j) + c) FROM generate_series(0, per_tx - 1) j'"
+cat >"$tmp/insert.sql" <<'EOF'
+BEGIN;
+SELECT try_items(:client_id, :i, :per_tx);
+COMMIT;
+\set i :i + 1
+EOF
+
+while IFS=, read -r action iso per_tx; do
+    txs=$(( (items + clients * per_tx - 1) / (clients * per_tx) ))
+    psql -c "SET client_min_messages = warning" -c "TRUNCATE docs, outcome" \
+         -c "DROP TRIGGER IF EXISTS docs_dedup ON docs" \
+         -c "CREATE TRIGGER docs_dedup BEFORE INSERT OR UPDATE OF body ON docs FOR EACH ROW
+             EXECUTE FUNCTION simhash_segments_dedup_trigger('segs', 'body', '$theta', '$action')"
+    set +e
+    PGOPTIONS="-c default_transaction_isolation=${iso// /\\ } -c deadlock_timeout=50ms" \
+        pgbench -n -c $clients -j 2 -t "$txs" --max-tries=1000 -D i=0 -D per_tx="$per_tx" -f "$tmp/insert.sql" \
+        >"$tmp/pgbench.out" 2>"$tmp/pgbench.err"
+    rc=$?
+    set -e
+    retried=$(sed -n 's/^number of transactions retried: \([0-9]*\).*/\1/p' "$tmp/pgbench.out")
+    failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$tmp/pgbench.out")
+    read -r done inserted rows groups_in not_one pairs < <(psql -AtF' ' <<SQL
+SELECT (SELECT count(*) FROM outcome),
+       (SELECT count(*) FROM outcome WHERE result = 'inserted'),
+       (SELECT count(*) FROM docs),
+       (SELECT count(DISTINCT w.g) FROM docs d JOIN work w ON w.item = d.id),
+       (SELECT count(*) FROM (SELECT w.g FROM work w LEFT JOIN docs d ON d.id = w.item
+                              GROUP BY w.g HAVING count(d.id) <> 1) x),
+       (SELECT count(*) FROM (SELECT DISTINCT a.id, b.id FROM docs a JOIN docs b ON a.id < b.id AND a.segs && b.segs
+                              WHERE simhash_resemblance(a.segs, b.segs) >= $theta) x);
+SQL
+    )
+    line="$action, $iso, $per_tx rows/transaction: attempted $items, done $done, inserted $inserted, rows $rows (expected $groups, one per group; groups without exactly one: $not_one), transactions retried ${retried:-?}, failed ${failed:-?}; pairs resembling at $theta: $pairs"
+    if [ "$rc" -ne 0 ] || [ "$done" -ne "$items" ] || [ "$rows" -ne "$groups" ] || [ "$not_one" -ne 0 ] \
+        || [ "$pairs" -ne 0 ] || [ "$rows" -ne "$inserted" ] || [ "${failed:-1}" -ne 0 ]; then
+        fail "$line (pgbench exit $rc)"
+        tail -5 "$tmp/pgbench.err"
+    else
+        echo "ok   $line"
+    fi
+done <<'RUNS'
+reject,read committed,2
+reject,repeatable read,2
+skip,read committed,2
+skip,repeatable read,2
+reject,read committed,50
+skip,repeatable read,50
+RUNS
+exit $status
