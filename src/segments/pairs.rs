@@ -91,7 +91,12 @@ fn read_segment_rows(func: &str, query: &str) -> Vec<(i64, Vec<u64>)> {
                             continue;
                         }
                         let a = Array::<i64>::from_datum(values[1], false).expect("a non-NULL array");
-                        rows.push((values[0].value() as i64, a.iter().flatten().map(|v| v as u64).collect()));
+                        // The elements in place when there is no NULL (the common case).
+                        let segs = match a.as_slice() {
+                            Ok(s) => s.iter().map(|&v| v as u64).collect(),
+                            Err(_) => a.iter().flatten().map(|v| v as u64).collect(),
+                        };
+                        rows.push((values[0].value() as i64, segs));
                     }
                 });
                 pg_sys::SPI_freetuptable(table);
