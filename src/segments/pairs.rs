@@ -8,7 +8,7 @@
 
 use pgrx::prelude::*;
 use pgrx::PgMemoryContexts;
-use simhash_core::segments::{segment_clusters, SegmentPairs};
+use simhash_core::segments::{segment_clusters, SegmentPairs, SegmentRows};
 
 use crate::error::raise;
 use crate::pairs::progress;
@@ -38,11 +38,11 @@ fn arguments(func: &str, min_resemblance: f64, max_rows: i32) -> usize {
 /// Runs `query` and returns its `(id, segments)` rows, NULL elements left out. ERROR 42804
 /// unless it returns exactly a bigint and a bigint[] column, 22004 on a NULL id; rows with
 /// NULL segments are skipped. Each fetch's arrays are detoasted in a context reset after it.
-fn read_segment_rows(func: &str, query: &str) -> Vec<(i64, Vec<u64>)> {
+fn read_segment_rows(func: &str, query: &str) -> SegmentRows {
     Spi::connect(|client| {
         let mut cursor = client.open_cursor(query, &[]);
         let mut cx = PgMemoryContexts::new("simhash segment rows");
-        let (mut rows, mut null_rows, mut checked) = (Vec::new(), 0u64, false);
+        let (mut rows, mut null_rows, mut checked) = (SegmentRows::new(), 0u64, false);
         loop {
             let n = cursor.fetch(FETCH_ROWS).unwrap_or_else(|e| error!("{func}: {e}")).len();
             // SAFETY: as in pairs::rows::take_fetched: the fetch just set SPI_tuptable to a
@@ -91,12 +91,12 @@ fn read_segment_rows(func: &str, query: &str) -> Vec<(i64, Vec<u64>)> {
                             continue;
                         }
                         let a = Array::<i64>::from_datum(values[1], false).expect("a non-NULL array");
+                        let id = values[0].value() as i64;
                         // The elements in place when there is no NULL (the common case).
-                        let segs = match a.as_slice() {
-                            Ok(s) => s.iter().map(|&v| v as u64).collect(),
-                            Err(_) => a.iter().flatten().map(|v| v as u64).collect(),
-                        };
-                        rows.push((values[0].value() as i64, segs));
+                        match a.as_slice() {
+                            Ok(s) => rows.push(id, s.iter().map(|&v| v as u64)),
+                            Err(_) => rows.push(id, a.iter().flatten().map(|v| v as u64)),
+                        }
                     }
                 });
                 pg_sys::SPI_freetuptable(table);

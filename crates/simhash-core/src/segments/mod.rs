@@ -17,6 +17,7 @@ mod pairs;
 mod postings;
 
 pub use pairs::{segment_clusters, segment_pairs, SegmentPair, SegmentPairs};
+pub use postings::SegmentRows;
 
 /// The distinct values of `a`, sorted.
 fn set(a: &[u64]) -> Vec<u64> {

@@ -20,7 +20,7 @@
 //! **Order.** Pairs come out by `id1`, then `id2`, with `id1 < id2`; rows with equal ids
 //! never pair (ids are meant to be unique).
 
-use super::postings::{Postings, TICK_WORK};
+use super::postings::{Postings, Row, SegmentRows, TICK_WORK};
 use super::Overlap;
 use crate::pairs::{Progress, UnionFind};
 
@@ -40,8 +40,9 @@ pub struct SegmentPairs {
     max_rows: usize,
     /// The next row whose pairs to find.
     next_row: u32,
-    /// Shared rare segments per row, for the current row (0 outside `touched`).
-    count: Vec<u32>,
+    /// The rows, taken out of `p` so that their counts can change while `p` is read.
+    rows: Vec<Row>,
+    /// The rows whose `count` the current row has made non-zero.
     touched: Vec<u32>,
     /// The current row's pairs `(row1, row2, overlap)`, and how many are out.
     chunk: Vec<(u32, u32, Overlap)>,
@@ -52,27 +53,21 @@ pub struct SegmentPairs {
 
 impl SegmentPairs {
     /// Builds the postings (reported as [`Progress::Phase`]s). `max_rows` below 1 acts as 1.
-    pub fn new(
-        rows: impl IntoIterator<Item = (i64, Vec<u64>)>,
-        min_resemblance: f64,
-        max_rows: usize,
-        cb: &mut dyn FnMut(Progress),
-    ) -> SegmentPairs {
-        let p = Postings::new(rows, cb);
+    pub fn new(rows: SegmentRows, min_resemblance: f64, max_rows: usize, cb: &mut dyn FnMut(Progress)) -> SegmentPairs {
+        let mut p = Postings::new(rows, cb);
         let max_rows = max_rows.max(1);
         let rare = (0..p.segments() as u32).filter(|&s| p.seg(s).len() <= max_rows).count();
         cb(Progress::Phase(format!(
-            "{} rows, {} distinct segments, {rare} in at most {max_rows} rows",
-            p.rows(),
+            "{} rows, {} segments in two or more rows, {rare} of them in at most {max_rows}",
+            p.len(),
             p.segments()
         )));
-        let n = p.rows();
         SegmentPairs {
+            rows: std::mem::take(&mut p.rows),
             p,
             min_resemblance,
             max_rows,
             next_row: 0,
-            count: vec![0; n],
             touched: Vec::new(),
             chunk: Vec::new(),
             out: 0,
@@ -95,7 +90,7 @@ impl SegmentPairs {
     /// segments merged) within one call.
     pub fn next_pair(&mut self, cb: &mut dyn FnMut(Progress)) -> Option<SegmentPair> {
         self.next_rows(cb).map(|(x, y, overlap)| {
-            let (id1, id2) = (self.p.ids[x as usize], self.p.ids[y as usize]);
+            let (id1, id2) = (self.rows[x as usize].id, self.rows[y as usize].id);
             SegmentPair { id1, id2, overlap }
         })
     }
@@ -108,8 +103,8 @@ impl SegmentPairs {
                 self.emitted += 1;
                 return Some(pair);
             }
-            if self.next_row as usize >= self.p.rows() {
-                if self.next_row as usize == self.p.rows() {
+            if self.next_row as usize >= self.rows.len() {
+                if self.next_row as usize == self.rows.len() {
                     self.next_row += 1;
                     cb(Progress::Phase(format!("{} pairs", self.emitted)));
                 }
@@ -125,7 +120,7 @@ impl SegmentPairs {
     fn row_pairs(&mut self, x: u32, cb: &mut dyn FnMut(Progress)) {
         self.chunk.clear();
         self.out = 0;
-        let id = self.p.ids[x as usize];
+        let id = self.rows[x as usize].id;
         let mut frequent = false;
         for i in 0..self.p.row(x).len() {
             let s = self.p.row(x)[i];
@@ -137,22 +132,23 @@ impl SegmentPairs {
             // The rows after x: the group is ascending.
             let after = &rows[rows.partition_point(|&y| y <= x)..];
             for &y in after {
-                if self.p.ids[y as usize] != id {
-                    if self.count[y as usize] == 0 {
+                let row = &mut self.rows[y as usize];
+                if row.id != id {
+                    if row.count == 0 {
                         self.touched.push(y);
                     }
-                    self.count[y as usize] += 1;
+                    row.count += 1;
                 }
             }
             let units = after.len() + 1;
             self.tick(units, cb);
         }
         self.touched.sort_unstable();
-        let a = self.p.row(x).len();
+        let a = self.rows[x as usize].len as usize;
         for t in 0..self.touched.len() {
             let y = self.touched[t];
-            let shared = std::mem::take(&mut self.count[y as usize]) as usize;
-            let b = self.p.row(y).len();
+            let row = &mut self.rows[y as usize];
+            let (shared, b) = (std::mem::take(&mut row.count) as usize, row.len as usize);
             // An upper bound first: all of the smaller set shared.
             if 2.0 * a.min(b) as f64 / (a + b) as f64 >= self.min_resemblance {
                 let common = if frequent { self.common_with_frequent(x, y, shared) } else { shared };
@@ -190,7 +186,7 @@ impl SegmentPairs {
 
 /// Every pair of [`SegmentPairs`], collected in their order: for tests and small inputs.
 pub fn segment_pairs(
-    rows: impl IntoIterator<Item = (i64, Vec<u64>)>,
+    rows: SegmentRows,
     min_resemblance: f64,
     max_rows: usize,
     cb: &mut dyn FnMut(Progress),
@@ -204,17 +200,17 @@ pub fn segment_pairs(
 /// `(cluster_id, id)`. Memory: the postings and 4 B per row (union-find), then 12 B per row
 /// and the result.
 pub fn segment_clusters(
-    rows: impl IntoIterator<Item = (i64, Vec<u64>)>,
+    rows: SegmentRows,
     min_resemblance: f64,
     max_rows: usize,
     cb: &mut dyn FnMut(Progress),
 ) -> Vec<(i64, i64)> {
     let mut s = SegmentPairs::new(rows, min_resemblance, max_rows, cb);
-    let mut uf = UnionFind::new(s.p.rows());
+    let mut uf = UnionFind::new(s.rows.len());
     while let Some((x, y, _)) = s.next_rows(cb) {
         uf.union(x, y);
     }
-    let ids = std::mem::take(&mut s.p.ids);
+    let ids: Vec<i64> = s.rows.iter().map(|r| r.id).collect();
     drop(s);
     let mut out = uf.components(|r| std::iter::once(ids[r]), &mut || cb(Progress::Tick));
     cb(Progress::Phase(format!("{} rows in clusters, sorting", out.len())));

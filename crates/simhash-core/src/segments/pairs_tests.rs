@@ -39,7 +39,9 @@ fn sorted(mut v: Vec<(i64, i64, Overlap)>) -> Vec<(i64, i64, Overlap)> {
 }
 
 fn fast(rows: &Rows, theta: f64, max_rows: usize) -> Vec<(i64, i64, Overlap)> {
-    let v = segment_pairs(rows.clone(), theta, max_rows, &mut nop).into_iter().map(|p| (p.id1, p.id2, p.overlap));
+    let v = segment_pairs(rows.iter().cloned().collect(), theta, max_rows, &mut nop)
+        .into_iter()
+        .map(|p| (p.id1, p.id2, p.overlap));
     sorted(v.collect())
 }
 
@@ -88,7 +90,7 @@ fn small_cases() {
     assert_eq!(fast(&vec![(1, vec![5]), (1, vec![5])], 0.0, 10), vec![]);
     assert_eq!(fast(&vec![(1, vec![]), (2, vec![])], 0.0, 10), vec![]);
     assert_eq!(fast(&vec![], 0.5, 10), vec![]);
-    assert_eq!(segment_clusters(rows, 0.8, 10, &mut nop), vec![(1, 1), (3, 1), (4, 1)]);
+    assert_eq!(segment_clusters(rows.into_iter().collect(), 0.8, 10, &mut nop), vec![(1, 1), (3, 1), (4, 1)]);
 }
 
 #[test]
@@ -102,8 +104,10 @@ fn planted_against_brute_force() {
                 assert!(!want.is_empty(), "seed {seed}: the planted reposts pair");
             }
             let edges: Vec<(i64, i64)> = want.iter().map(|p| (p.0, p.1)).collect();
-            let clusters: Vec<(i64, i64)> =
-                segment_clusters(rows.clone(), theta, max_rows, &mut nop).into_iter().map(|(id, c)| (c, id)).collect();
+            let clusters: Vec<(i64, i64)> = segment_clusters(rows.iter().cloned().collect(), theta, max_rows, &mut nop)
+                .into_iter()
+                .map(|(id, c)| (c, id))
+                .collect();
             assert_eq!(clusters, brute_components(&edges));
         }
     }
@@ -130,7 +134,7 @@ fn ticks_and_phases() {
         Progress::Tick => ticks += 1,
         Progress::Phase(m) => phases.push(m),
     };
-    let n = segment_pairs(rows, 1.0, 5000, &mut cb).len();
+    let n = segment_pairs(rows.into_iter().collect(), 1.0, 5000, &mut cb).len();
     assert_eq!(n, 3000 * 2999 / 2);
     assert!(ticks >= n / (1 << 16), "{ticks} ticks");
     assert_eq!(phases.last().unwrap(), &format!("{n} pairs"));
