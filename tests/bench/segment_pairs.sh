@@ -5,7 +5,7 @@
 # text a repost of the one before with its first sentence dropped. Both functions read precomputed columns (the
 # segments and simhash() of each text), so the times are the bulk searches: count(*) over
 # simhash_segment_pairs(θ = 0.5, max_rows 1000) against simhash_duplicates(k = 3) over the
-# same texts, from the same run. Release build, its own cluster. Prints
+# same texts, from the same run, best of 3 each. Release build, its own cluster. Prints
 #   name  value  baseline  ratio
 set -euo pipefail
 source "$(dirname "$0")/../harness/lib.sh"
@@ -35,9 +35,18 @@ tprep=$(secs q -c "CREATE UNLOGGED TABLE fps AS SELECT id, simhash(body) AS fp, 
 q -c "VACUUM ANALYZE fps"
 stats=$(q -c "SELECT count(*) || ' texts, ' || sum(cardinality(segs)) || ' segments' FROM fps")
 
-td=$(secs q -c "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM fps', 3)"); pd=$(cat "$tmp/out")
-ts=$(secs q -c "SELECT count(*) FROM simhash_segment_pairs('SELECT id, segs FROM fps', 0.5)"); ps=$(cat "$tmp/out")
-tc=$(secs q -c "SELECT count(*) FROM simhash_segment_clusters('SELECT id, segs FROM fps', 0.5)"); pc=$(cat "$tmp/out")
+# The best of 3 runs each: the machine is shared, so one slow run says little.
+best() { # best SQL: the shortest of 3 runs, its output in $tmp/out
+    local t b=
+    for _ in 1 2 3; do
+        t=$(secs q -c "$1")
+        b=$(awk -v t="$t" -v b="$b" 'BEGIN { print (b == "" || t < b) ? t : b }')
+    done
+    echo "$b"
+}
+td=$(best "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM fps', 3)"); pd=$(cat "$tmp/out")
+ts=$(best "SELECT count(*) FROM simhash_segment_pairs('SELECT id, segs FROM fps', 0.5)"); ps=$(cat "$tmp/out")
+tc=$(best "SELECT count(*) FROM simhash_segment_clusters('SELECT id, segs FROM fps', 0.5)"); pc=$(cat "$tmp/out")
 # Cancellation: how long past a 50 ms statement_timeout the segment pairs keep running
 # (every pair sharing a rare segment, θ = 0, so it is still searching then).
 c=$(cancel_delay 50 "SELECT count(*) FROM simhash_segment_pairs('SELECT id, segs FROM fps', 0.0)")
