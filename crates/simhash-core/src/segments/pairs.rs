@@ -9,13 +9,14 @@
 //! of pairs found through other segments. Pairs that share only frequent segments are not
 //! reported, whatever their resemblance.
 //!
-//! **Method.** The postings `(segment, row)` are radix-sorted once ([`Postings`]). Then row by
-//! row, in increasing order of id, the rows after it in the groups of its rare segments are
-//! counted in a sparse accumulator (a count per row, and the list of rows touched): the count
-//! is the number of rare segments they share, and the frequent ones are added by merging the
-//! two rows' lists when both have any. Each pair is met once, from its smaller row, so it
-//! comes out once without a hash set, and memory is the postings plus 4 B per row, never the
-//! pairs: the pairs of one row (at most its rare segments × `max_rows`) are the only chunk held.
+//! **Method.** The postings `(segment, row)` are sorted once ([`Postings`]; segments no other
+//! row has are only counted). Then row by row, in increasing order of id, the rows after it in
+//! the groups of its rare segments are counted in a sparse accumulator (a count per row, and
+//! the list of rows touched): the count is the number of rare segments they share, and the
+//! frequent ones are added by merging the two rows' lists when both have any. Each pair is met
+//! once, from its smaller row, so it comes out once without a hash set, and memory is the
+//! postings and 16 B per row (id, length, count), never the pairs: the pairs of one row (at
+//! most one per other row) are the only chunk held.
 //!
 //! **Order.** Pairs come out by `id1`, then `id2`, with `id1 < id2`; rows with equal ids
 //! never pair (ids are meant to be unique).

@@ -1,8 +1,9 @@
-//! The postings of bulk segment pairs: which rows have which segment, both ways, built
-//! once from the rows' segment lists by one radix sort of the `(segment, row)` postings.
+//! The postings of bulk segment pairs: which rows have which shared segment, both ways,
+//! built once from the rows' segment lists by one sort of the `(segment, row)` postings.
 //!
-//! Memory after the build: 8 B per posting (the row's segment number, the segment's row
-//! number), 12 B per row (id, offset) and 4 B per distinct segment (offset). During the
+//! Memory after the build: 8 B per posting of a shared segment (the row's segment number,
+//! the segment's row number), 20 B per row ([`Row`], offset) and 4 B per shared segment
+//! (offset). During the
 //! build the input ([`SegmentRows`], 8 B per segment, 16 B per row) is turned into
 //! `(segment, row)` postings, 16 B, then freed; the sort takes as much again of scratch.
 
