@@ -215,3 +215,40 @@ CREATE FUNCTION simhash_segments_dedup_trigger() RETURNS trigger
     LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segments_dedup_trigger';
 COMMENT ON FUNCTION simhash_segments_dedup_trigger() IS
     'BEFORE INSERT OR UPDATE row trigger, arguments (segments_column, text_column, min_resemblance, reject|skip|link [, link_column] [, options]): sets segments_column = simhash_segments(text_column [, options]) and acts on an existing row whose segments have resemblance >= min_resemblance (0 < min_resemblance <= 1). Candidates are the rows sharing one of the new row''s segments that at most simhash.segment_max_rows rows have (default 1000): a passage repeated in more rows, such as a disclaimer, finds no candidates, but still counts in the resemblance. A NULL text or one without a segment is never a duplicate';
+
+-- Bulk pairs and clusters by resemblance (sql/segments/pairs.sql; src/segments/pairs.rs).
+CREATE FUNCTION "simhash_segment_pairs_stream"(
+	"segments" TEXT, /* & str */
+	"min_resemblance" double precision, /* f64 */
+	"max_rows" INT /* i32 */
+) RETURNS TABLE (
+	"id1" bigint,  /* i64 */
+	"id2" bigint,  /* i64 */
+	"resemblance" double precision,  /* f64 */
+	"id1_in_id2" double precision,  /* f64 */
+	"id2_in_id1" double precision  /* f64 */
+)
+STRICT VOLATILE PARALLEL UNSAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'simhash_segment_pairs_wrapper';
+CREATE FUNCTION "simhash_segment_clusters"(
+	"segments" TEXT, /* & str */
+	"min_resemblance" double precision, /* f64 */
+	"max_rows" INT DEFAULT 1000 /* i32 */
+) RETURNS TABLE (
+	"id" bigint,  /* i64 */
+	"cluster_id" bigint  /* i64 */
+)
+STRICT VOLATILE PARALLEL UNSAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'simhash_segment_clusters_wrapper';
+CREATE FUNCTION simhash_segment_pairs(segments text, min_resemblance float8, max_rows int DEFAULT 1000)
+    RETURNS TABLE(id1 bigint, id2 bigint, resemblance float8, id1_in_id2 float8, id2_in_id1 float8)
+    STABLE PARALLEL UNSAFE
+    LANGUAGE sql
+    AS $$ SELECT (p).id1, (p).id2, (p).resemblance, (p).id1_in_id2, (p).id2_in_id1
+          FROM (SELECT @extschema@.simhash_segment_pairs_stream(segments, min_resemblance, max_rows) AS p OFFSET 0) s $$;
+COMMENT ON FUNCTION simhash_segment_pairs(text, float8, int) IS
+    'Every pair of rows of a query returning (id bigint, segments bigint[]) with resemblance >= min_resemblance that shares a segment at most max_rows rows have, once, id1 < id2, with containment both ways; streamed by id1, id2';
+COMMENT ON FUNCTION simhash_segment_clusters(text, float8, int) IS
+    'Connected components of simhash_segment_pairs: (id, cluster_id) for every row in a pair, cluster_id the smallest id of its component';

@@ -2,6 +2,9 @@
 //! the set measures `simhash_resemblance` and `simhash_containment`, and (in SQL) segment
 //! search on a table's text column: `simhash_create_segments`, `simhash_rare_segments` and
 //! `simhash_similar`. The column is kept by `simhash_segments_trigger` (trigger/segments.rs).
+//! Bulk pairs and clusters by resemblance: `pairs.rs`.
+
+mod pairs;
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::prelude::*;

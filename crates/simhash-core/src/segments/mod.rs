@@ -9,6 +9,15 @@
 //!   (Broder's containment): an excerpt of B, or a text merged into B, is contained in B.
 //!
 //! Both are over distinct segments: a segment repeated in a text counts once.
+//!
+//! [`SegmentPairs`] and [`segment_clusters`] find every pair of rows by resemblance in bulk
+//! (module `pairs`, over the postings of module `postings`).
+
+mod pairs;
+mod postings;
+
+pub use pairs::{segment_clusters, segment_pairs, SegmentPair, SegmentPairs};
+pub use postings::SegmentRows;
 
 /// The distinct values of `a`, sorted.
 fn set(a: &[u64]) -> Vec<u64> {
