@@ -35,7 +35,9 @@ mkdir -p "$out"
 changelog=$(bash "$here/changelog.sh" "${SIMHASH_CHANGELOG:-$root/CHANGELOG.md}" "$package" "$version" "$maintainer")
 
 echo "deb: release build of $version (tests/harness/cluster.sh install)"
-env -u SIMHASH_DEBUG bash "$src/tests/harness/cluster.sh" install
+# Whatever the caller exports for its servers (tests/package/test.sh: SIMHASH_SYSTEM_PG=1), the build
+# goes to target/pgroot, which cluster.sh install refuses under SIMHASH_SYSTEM_PG.
+env -u SIMHASH_DEBUG -u SIMHASH_SYSTEM_PG bash "$src/tests/harness/cluster.sh" install
 pgroot=$src/target/pgroot
 
 rm -rf "$stage"
