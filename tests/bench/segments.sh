@@ -8,7 +8,8 @@
 #   that computes the resemblance of every row, p50 over the queries;
 # - inserts into a table with the segments trigger and GIN index against plain inserts.
 # Articles are SEG_BENCH_ROWS (default 100,000) texts of four People's Daily paragraphs each,
-# drawn in a different order per copy, so each is distinct and each paragraph recurs.
+# drawn in a different order per copy, each sentence marked with a word of its article's own,
+# so that articles share no segment, as distinct texts do not.
 set -euo pipefail
 source "$(dirname "$0")/../harness/lib.sh"
 cd "$root"
@@ -46,9 +47,13 @@ SELECT format('paragraph_storage_bytes %s %s %s', c + i, t, round((c + i)::numer
        (SELECT pg_relation_size('paras_body_segments_idx') AS i) y;
 -- Articles.
 CREATE TABLE docs(id bigint PRIMARY KEY, body text);
+-- Each sentence gets a word of its article's own (w<hex id>), so that no two articles share
+-- a segment, as distinct texts would not: a lookup then meets its original, not the other
+-- articles that reuse a paragraph.
 INSERT INTO docs
-SELECT g, (SELECT string_agg(p.body, E'\n' ORDER BY k) FROM generate_series(0, 3) k
-           JOIN paras p ON p.i = (g + k * (1 + g / :n * 7919)) % :n)
+SELECT g, regexp_replace((SELECT string_agg(p.body, E'\n' ORDER BY k) FROM generate_series(0, 3) k
+                          JOIN paras p ON p.i = (g + k * (1 + g / :n * 7919)) % :n),
+                         '。', ' w' || to_hex(g) || '。', 'g')
 FROM generate_series(0, :rows - 1) g;
 \\timing on
 CALL simhash_create_segments('docs', 'body', batch_pages => 100000);
