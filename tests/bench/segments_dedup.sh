@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Insert throughput with simhash_segments_dedup_trigger (issue 19's "insert with segment
+# dedup, 8 clients"), release build, its own cluster. Three tables of N rows (default
+# 100,000 corpus paragraphs, segments filled by simhash_create_segments, whose GIN index has
+# fastupdate off), written by pgbench, 8 clients, one new row per transaction (two random
+# paragraphs joined, 200-600 characters), DURATION seconds each, alternated ROUNDS times:
+#   plain:    no segments at all;
+#   segments: simhash_segments_trigger (the column kept, no check);
+#   dedup:    simhash_segments_dedup_trigger(..., '0.5', 'skip') (kept, locked, checked).
+# Prints "name  value  baseline  ratio" lines.
+#   N=100000 DURATION=15 ROUNDS=2 bash tests/bench/segments_dedup.sh
+set -euo pipefail
+source "$(dirname "$0")/../harness/lib.sh"
+N=${N:-100000}
+DURATION=${DURATION:-15}
+ROUNDS=${ROUNDS:-2}
+CLIENTS=8
+install_extension
+own_cluster segdedupbench "shared_buffers = 1GB" "max_wal_size = 8GB" \
+    "shared_preload_libraries = 'simhash'" "max_parallel_workers_per_gather = 0"
+
+q -c "CREATE EXTENSION simhash"
+psql -c "CREATE TABLE para(pid serial PRIMARY KEY, body text NOT NULL)" \
+    -c "\\copy para(body) FROM '$root/target/corpus/peoples_daily_199801.txt'"
+q -c "DELETE FROM para WHERE length(body) NOT BETWEEN 100 AND 300"
+q -c "CREATE TABLE para2 AS SELECT row_number() OVER (ORDER BY pid)::int AS pid, body FROM para;
+   ALTER TABLE para2 ADD PRIMARY KEY (pid)"
+npara=$(q -c "SELECT count(*) FROM para2")
+for t in plain segments dedup; do
+    q -c "CREATE TABLE $t(id bigserial PRIMARY KEY, body text)"
+    q -c "INSERT INTO $t(body) SELECT x.body || '。' || g FROM generate_series(1, $N) g JOIN para2 x ON x.pid = 1 + g % $npara"
+    [ $t = plain ] || q -c "SET client_min_messages = warning" -c "CALL simhash_create_segments('$t', 'body')" >/dev/null
+    q -c "VACUUM ANALYZE $t"
+done
+q -c "DROP TRIGGER body_segments ON dedup"
+q -c "CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body, body_segments ON dedup
+   FOR EACH ROW EXECUTE FUNCTION simhash_segments_dedup_trigger('body_segments', 'body', '0.5', 'skip')"
+q -c "CHECKPOINT"
+
+for t in plain segments dedup; do
+    cat >"$tmp/$t.sql" <<EOF
+\\set a random(1, $npara)
+\\set b random(1, $npara)
+INSERT INTO $t(body) SELECT x.body || y.body FROM para2 x, para2 y WHERE x.pid = :a AND y.pid = :b;
+EOF
+done
+
+declare -A tps
+tps[plain]=0 tps[segments]=0 tps[dedup]=0
+for r in $(seq 1 "$ROUNDS"); do
+    for t in plain segments dedup; do
+        pgbench -n -c $CLIENTS -j 2 -T "$DURATION" --random-seed="$r" -f "$tmp/$t.sql" >"$tmp/out" 2>&1
+        rate=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$tmp/out")
+        tps[$t]=$(echo "${tps[$t]} + $rate" | bc)
+    done
+done
+p=$(echo "scale=1; ${tps[plain]} / $ROUNDS" | bc)
+s=$(echo "scale=1; ${tps[segments]} / $ROUNDS" | bc)
+d=$(echo "scale=1; ${tps[dedup]} / $ROUNDS" | bc)
+row_width=34
+row name value baseline ratio
+row table_rows "$N" - -
+row dedup_tps_vs_plain_8_clients "$d" "$p" "$(ratio "$d" "$p")"
+row dedup_tps_vs_segments_8_clients "$d" "$s" "$(ratio "$d" "$s")"
+row segments_tps_vs_plain_8_clients "$s" "$p" "$(ratio "$s" "$p")"
