@@ -104,6 +104,17 @@ unsafe fn fired(fcinfo: pg_sys::FunctionCallInfo, func: &str) -> Fired {
     }
 }
 
+/// The value of column `col` in `tuple`: None when it is NULL.
+///
+/// # Safety
+/// `tuple` must be a heap tuple of `desc`, and `col` a column of it.
+unsafe fn value_of(tuple: pg_sys::HeapTuple, desc: pg_sys::TupleDesc, col: &Column) -> Option<pg_sys::Datum> {
+    let mut null = false;
+    // SAFETY: forwarded from the caller; the datum lives as long as the tuple.
+    let datum = unsafe { pg_sys::heap_getattr(tuple, col.attnum as i32, desc, &mut null) };
+    (!null).then_some(datum)
+}
+
 /// The fingerprint of the text in `text_col` of `tuple` under `options`: None when the
 /// text is NULL or the definition gives it no fingerprint (too few features).
 ///
@@ -115,14 +126,27 @@ unsafe fn fingerprint_of(
     text_col: &Column,
     options: &Options,
 ) -> Option<i64> {
-    let mut null = false;
-    // SAFETY: forwarded from the caller; the datum lives as long as the tuple.
-    let datum = unsafe { pg_sys::heap_getattr(tuple, text_col.attnum as i32, desc, &mut null) };
-    if null {
-        return None;
+    // SAFETY: forwarded from the caller; a non-NULL text or varchar datum (checked by
+    // `fp_and_text`).
+    unsafe {
+        value_of(tuple, desc, text_col).and_then(|datum| crate::fingerprint::simhash_of_text_datum(datum, options))
     }
-    // SAFETY: a non-NULL text or varchar datum (checked by `fp_and_text`).
-    unsafe { crate::fingerprint::simhash_of_text_datum(datum, options) }
+}
+
+/// The segments of the text in `text_col` of `tuple` under `options`: None when the text
+/// is NULL.
+///
+/// # Safety
+/// `tuple` must be a heap tuple of `desc`, and `text_col` a text/varchar column of it.
+unsafe fn segments_of(
+    tuple: pg_sys::HeapTuple,
+    desc: pg_sys::TupleDesc,
+    text_col: &Column,
+    options: &Options,
+) -> Option<Vec<i64>> {
+    // SAFETY: forwarded from the caller; a non-NULL text or varchar datum (checked by
+    // `segments_and_text`).
+    unsafe { value_of(tuple, desc, text_col).map(|datum| crate::segments::segments_of_text_datum(datum, options)) }
 }
 
 /// `tuple` with some columns replaced, palloc'd in the current memory context.
@@ -218,11 +242,7 @@ unsafe fn dedup_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition, fp_o
         let tuple = if f.is_update { (*td).tg_newtuple } else { (*td).tg_trigtuple };
         let fp = match &config.text {
             Some(text) => fingerprint_of(tuple, desc, text, &config.options),
-            None => {
-                let mut null = false;
-                let datum = pg_sys::heap_getattr(tuple, config.fp.attnum as i32, desc, &mut null);
-                (!null).then(|| datum.value() as i64)
-            }
+            None => value_of(tuple, desc, &config.fp).map(|datum| datum.value() as i64),
         };
         let Some(fp) = fp else {
             // NULL text or fingerprint, or a text too short for one: never anyone's
@@ -232,9 +252,7 @@ unsafe fn dedup_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition, fp_o
         let fp_datum = Some(pg_sys::Datum::from(fp));
         let exclude = if f.is_update {
             // An UPDATE that keeps the fingerprint was checked when the row got it.
-            let mut null = false;
-            let old = pg_sys::heap_getattr((*td).tg_trigtuple, config.fp.attnum as i32, desc, &mut null);
-            if !null && old.value() as i64 == fp {
+            if value_of((*td).tg_trigtuple, desc, &config.fp).is_some_and(|old| old.value() as i64 == fp) {
                 return pg_sys::Datum::from(replace(tuple, desc, &[(config.fp.attnum, fp_datum)]));
             }
             Some((*(*td).tg_trigtuple).t_self)

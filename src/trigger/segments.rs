@@ -8,8 +8,8 @@ use pgrx::prelude::*;
 use simhash_core::trigger as args;
 
 use super::config::{bad_args, options, segments_and_text, trigger_args};
-use super::{fired, replace};
-use crate::segments::{segments_of_text_datum, DEFAULT_DEFINITION};
+use super::{fired, replace, segments_of};
+use crate::segments::DEFAULT_DEFINITION;
 
 function_info_v1!(pg_finfo_simhash_segments_trigger);
 /// `simhash_segments_trigger()` since 2.0.0.
@@ -28,9 +28,7 @@ pub unsafe extern "C-unwind" fn simhash_segments_trigger(fcinfo: pg_sys::Functio
         let rel = (*td).tg_relation;
         let (seg, text) = segments_and_text(rel, &parsed.fp_column, &parsed.text_column, F);
         let tuple = if f.is_update { (*td).tg_newtuple } else { (*td).tg_trigtuple };
-        let mut null = false;
-        let datum = pg_sys::heap_getattr(tuple, text.attnum as i32, (*rel).rd_att, &mut null);
-        let value = (!null).then(|| segments_of_text_datum(datum, &options).into_datum().expect("an array datum"));
+        let value = segments_of(tuple, (*rel).rd_att, &text, &options).map(|s| s.into_datum().expect("an array datum"));
         pg_sys::Datum::from(replace(tuple, (*rel).rd_att, &[(seg.attnum, value)]))
     }
 }

@@ -26,8 +26,8 @@ use super::cache::{entry, Kind};
 use super::check::{query_as_owner, Match};
 use super::config::{bad_args, options, segments_and_text, target, trigger_args, Config, Target};
 use super::lock::lock_segments;
-use super::{fired, replace};
-use crate::segments::{segments_of_text_datum, DEFAULT_DEFINITION, SEGMENT_MAX_ROWS};
+use super::{fired, replace, segments_of, value_of};
+use crate::segments::{DEFAULT_DEFINITION, SEGMENT_MAX_ROWS};
 
 const F: &str = "simhash_segments_dedup_trigger";
 
@@ -75,20 +75,17 @@ pub unsafe extern "C-unwind" fn simhash_segments_dedup_trigger(fcinfo: pg_sys::F
             entry(td, DEFAULT_DEFINITION, Kind::Segments, || config(rel, &trigger_args((*td).tg_trigger), ext_schema));
         let tuple = if f.is_update { (*td).tg_newtuple } else { (*td).tg_trigtuple };
         let text = config.text.as_ref().expect("the segments trigger has a text column");
-        let mut null = false;
-        let datum = pg_sys::heap_getattr(tuple, text.attnum as i32, desc, &mut null);
-        if null {
+        let Some(segments) = segments_of(tuple, desc, text, &config.options) else {
             return unchecked(tuple, desc, &config, None);
-        }
-        let segments = segments_of_text_datum(datum, &config.options);
+        };
         let value = segments.clone().into_datum();
         if segments.is_empty() {
             return unchecked(tuple, desc, &config, value);
         }
         let exclude = if f.is_update {
             // An UPDATE that keeps the segments was checked when the row got them.
-            let old = pg_sys::heap_getattr((*td).tg_trigtuple, config.fp.attnum as i32, desc, &mut null);
-            let old = Vec::<Option<i64>>::from_datum(old, null);
+            let old = value_of((*td).tg_trigtuple, desc, &config.fp)
+                .and_then(|old| Vec::<Option<i64>>::from_datum(old, false));
             if old.is_some_and(|old| old.iter().copied().eq(segments.iter().map(|&s| Some(s)))) {
                 return pg_sys::Datum::from(replace(tuple, desc, &[(config.fp.attnum, value)]));
             }

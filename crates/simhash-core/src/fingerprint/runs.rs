@@ -93,9 +93,7 @@ pub fn segments_with(lexicon: &Lexicon, doc: &str, rules: &Rules, tick: &mut dyn
     OCCURRENCES.with_borrow_mut(|o| {
         segment(lexicon, &normalized, rules, o, PIECE_BYTES, tick);
         // The last sentence needs no end mark.
-        if o.ends.last().copied().unwrap_or(0) != o.occ.len() as u32 {
-            o.ends.push(o.occ.len() as u32);
-        }
+        o.sentence_end();
         let out = runs(lexicon, o, rules, tick);
         o.counts.release_if_huge();
         if o.occ.capacity() > 1 << 16 {
