@@ -27,12 +27,7 @@ own_cluster trigbench "shared_buffers = 1GB" "max_wal_size = 8GB" \
     "shared_preload_libraries = 'simhash'" "max_parallel_workers_per_gather = 0"
 
 q -c "CREATE EXTENSION simhash"
-psql -c "CREATE TABLE para(pid serial PRIMARY KEY, body text NOT NULL)" \
-    -c "\\copy para(body) FROM '$root/target/corpus/peoples_daily_199801.txt'"
-q -c "DELETE FROM para WHERE length(body) NOT BETWEEN 100 AND 300"
-q -c "CREATE TABLE para2 AS SELECT row_number() OVER (ORDER BY pid)::int AS pid, body FROM para;
-   ALTER TABLE para2 ADD PRIMARY KEY (pid)"
-npara=$(q -c "SELECT count(*) FROM para2")
+load_paragraphs
 for t in baseline dedup; do
     q -c "CREATE TABLE $t(id bigserial PRIMARY KEY, body text, fp bigint)"
     q -c "INSERT INTO $t(body, fp) SELECT 'synthetic row ' || g, hashint8extended(g, 7) FROM generate_series(1, $N) g"

@@ -16,6 +16,15 @@
 #                               EXPLAIN (ANALYZE, FORMAT JSON) in it
 #   cancel_delay TIMEOUT_MS SQL seconds from a statement_timeout of TIMEOUT_MS to the end
 #                               of SQL (how promptly it is cancelled)
+#   sqlstate PSQL-ARGS...       runs `q PSQL-ARGS...`: "ok", or the SQLSTATE it ended with
+#                               (57014 for a statement_timeout)
+#   pgbench_figure FILE LABEL   the number on the line "LABEL: N" of pgbench's output FILE
+#   dedup_writers CLIENTS TXS PER_TX ISOLATION
+#                               8 concurrent dedup writers (try_item.sql's try_items):
+#                               pgbench, TXS transactions of PER_TX items per client,
+#                               40001/40P01 retried; output in $tmp/pgbench.{out,err}
+#   load_paragraphs             the table para2(pid, body) of the corpus paragraphs of
+#                               100-300 characters, pid 1..n; sets npara to n
 #   row NAME VALUE BASELINE RATIO   one "name value baseline ratio" line of a bench;
 #                               the name column is $row_width (default 40) wide
 #   check NAME GOT WANT         prints "ok   NAME: GOT", or "FAIL NAME: got GOT, expected
@@ -55,6 +64,31 @@ cancel_delay() {
     t0=$(now)
     q -c "SET statement_timeout = '$1ms'" -c "$2" >/dev/null 2>&1 || true
     echo "$(since "$t0") - $1 / 1000" | bc -l
+}
+sqlstate() {
+    local out
+    if out=$(q -v VERBOSITY=sqlstate -c "\\set VERBOSITY sqlstate" "$@" 2>&1); then
+        echo ok
+    else
+        echo "$out" | grep -oE '[0-9A-Z]{5}' | tail -1
+    fi
+}
+pgbench_figure() { sed -n "s/^$2: \([0-9]*\).*/\1/p" "$1"; }
+dedup_writers() {
+    # Client c, transaction i handles items 8(per_tx i + j) + c for j < per_tx; i only
+    # advances after COMMIT, so a retried transaction handles the same items again.
+    printf 'BEGIN;\nSELECT try_items(:client_id, :i, :per_tx);\nCOMMIT;\n\\set i :i + 1\n' >"$tmp/insert.sql"
+    PGOPTIONS="-c default_transaction_isolation=${4// /\\ } -c deadlock_timeout=50ms" \
+        pgbench -n -c "$1" -j 2 -t "$2" --max-tries=1000 -D i=0 -D per_tx="$3" -f "$tmp/insert.sql" \
+        >"$tmp/pgbench.out" 2>"$tmp/pgbench.err"
+}
+load_paragraphs() {
+    psql -c "CREATE TABLE para(pid serial PRIMARY KEY, body text NOT NULL)" \
+        -c "\\copy para(body) FROM '$root/target/corpus/peoples_daily_199801.txt'"
+    q -c "DELETE FROM para WHERE length(body) NOT BETWEEN 100 AND 300"
+    q -c "CREATE TABLE para2 AS SELECT row_number() OVER (ORDER BY pid)::int AS pid, body FROM para;
+       ALTER TABLE para2 ADD PRIMARY KEY (pid)"
+    npara=$(q -c "SELECT count(*) FROM para2")
 }
 explain_times() {
     psql -At -f "$1" | tr -d '\n' |

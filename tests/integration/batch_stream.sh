@@ -34,15 +34,7 @@ got=$(q -c "SET statement_timeout = '60s'" \
         -c "SELECT count(*) FROM (SELECT * FROM simhash_duplicates('SELECT i::bigint, 0::bigint FROM generate_series(1, 100000) i', 3) LIMIT 10) p" 2>&1) || true
 [ "$got" = 10 ] || fail "LIMIT 10 over 100,000 zero fingerprints: got '$got'"
 
-# Cancel: SQLSTATE 57014 (query_canceled), from statement_timeout.
-sqlstate() { # SQL...: the SQLSTATE the statement ends with, or "ok"
-    local out
-    if out=$(q -v VERBOSITY=sqlstate -c "\\set VERBOSITY sqlstate" "$@" 2>&1); then
-        echo ok
-    else
-        echo "$out" | grep -oE '[0-9A-Z]{5}' | tail -1
-    fi
-}
+# Cancel: SQLSTATE 57014 (query_canceled), from statement_timeout (lib.sh's sqlstate).
 s=$(sqlstate -c "SET statement_timeout = '200ms'" -c "SELECT count(*) FROM simhash_duplicates('$identical', 3)")
 [ "$s" = 57014 ] || fail "count(*) of 5·10⁹ identical pairs under a 200 ms timeout: $s, want 57014"
 s=$(sqlstate -c "SET statement_timeout = '200ms'" -c "SELECT count(*) FROM simhash_clusters('SELECT i::bigint, hashint8extended(i, 0) FROM generate_series(1, 3000000) i', 3)")

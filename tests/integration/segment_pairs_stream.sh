@@ -15,11 +15,7 @@ fresh_db "$PGDATABASE"
 q -c "CREATE EXTENSION simhash"
 
 # Whether SQL, run under a 200 ms statement_timeout, ends with 57014 (query_canceled).
-cancelled() {
-    local out
-    out=$(q -c "\\set VERBOSITY sqlstate" -c "SET statement_timeout = '200ms'" -c "$1" 2>&1) || true
-    [ "$out" = "ERROR:  57014" ]
-}
+cancelled() { [ "$(sqlstate -c "SET statement_timeout = '200ms'" -c "$1")" = 57014 ]; }
 
 one="SELECT i::bigint, ''{42}''::bigint[] FROM generate_series(1, 4000) i"
 got=$(q -c "SET statement_timeout = '60s'" \

@@ -66,18 +66,6 @@ items=$(psql -Atc "SELECT count(*) FROM work")
 groups=$(psql -Atc "SELECT count(DISTINCT g) FROM work")
 echo "items $items in $groups groups (a paragraph and its reposts), $clients clients"
 
-# Client c, transaction i handles items 8(per_tx i + j) + c for j < per_tx: the consecutive
-# items of a group start in different clients at the same moment. i only advances after
-# COMMIT, so a retried transaction handles the same items again.
-psql -c "CREATE FUNCTION try_items(c int, i int, per_tx int) RETURNS void LANGUAGE sql AS
-         'SELECT try_item(8 * (per_tx * i + j) + c) FROM generate_series(0, per_tx - 1) j'"
-cat >"$tmp/insert.sql" <<'EOF'
-BEGIN;
-SELECT try_items(:client_id, :i, :per_tx);
-COMMIT;
-\set i :i + 1
-EOF
-
 while IFS=, read -r action iso per_tx; do
     txs=$(( (items + clients * per_tx - 1) / (clients * per_tx) ))
     psql -c "SET client_min_messages = warning" -c "TRUNCATE docs, outcome" \
@@ -85,13 +73,11 @@ while IFS=, read -r action iso per_tx; do
          -c "CREATE TRIGGER docs_dedup BEFORE INSERT OR UPDATE OF body ON docs FOR EACH ROW
              EXECUTE FUNCTION simhash_segments_dedup_trigger('segs', 'body', '$theta', '$action')"
     set +e
-    PGOPTIONS="-c default_transaction_isolation=${iso// /\\ } -c deadlock_timeout=50ms" \
-        pgbench -n -c $clients -j 2 -t "$txs" --max-tries=1000 -D i=0 -D per_tx="$per_tx" -f "$tmp/insert.sql" \
-        >"$tmp/pgbench.out" 2>"$tmp/pgbench.err"
+    dedup_writers $clients "$txs" "$per_tx" "$iso"
     rc=$?
     set -e
-    retried=$(sed -n 's/^number of transactions retried: \([0-9]*\).*/\1/p' "$tmp/pgbench.out")
-    failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$tmp/pgbench.out")
+    retried=$(pgbench_figure "$tmp/pgbench.out" "number of transactions retried")
+    failed=$(pgbench_figure "$tmp/pgbench.out" "number of failed transactions")
     read -r done inserted rows groups_in not_one pairs < <(psql -AtF' ' <<SQL
 SELECT (SELECT count(*) FROM outcome),
        (SELECT count(*) FROM outcome WHERE result = 'inserted'),

@@ -148,8 +148,8 @@ SQL
         >"$tmp/pgbench.out" 2>"$tmp/pgbench.err"
     rc=$?
     set -e
-    failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$tmp/pgbench.out")
-    retried=$(sed -n 's/^number of transactions retried: \([0-9]*\).*/\1/p' "$tmp/pgbench.out")
+    failed=$(pgbench_figure "$tmp/pgbench.out" "number of failed transactions")
+    retried=$(pgbench_figure "$tmp/pgbench.out" "number of transactions retried")
     c -c "CREATE TABLE gathered AS SELECT id, fp FROM docs" >/dev/null
     got=$(c -At <<SQL
 SELECT format('done %s, pairs within $K %s, lost %s, unjustified %s, key mismatches %s',

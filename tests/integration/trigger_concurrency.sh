@@ -40,18 +40,6 @@ planted=$(psql -Atc "SELECT count(*) FROM cand WHERE var > 0")
 lonely=$(psql -Atc "SELECT count(*) FROM lonely")
 echo "items $items (planted variants $planted, items without any near-duplicate $lonely), $clients clients"
 
-# Client c, transaction i handles items 8(per_tx i + j) + c for j < per_tx: the consecutive
-# items of a paragraph and its variants start in different clients at the same moment. i
-# only advances after COMMIT, so a retried transaction handles the same items again.
-psql -c "CREATE FUNCTION try_items(c int, i int, per_tx int) RETURNS void LANGUAGE sql AS
-         'SELECT try_item(8 * (per_tx * i + j) + c) FROM generate_series(0, per_tx - 1) j'"
-cat >"$tmp/insert.sql" <<'EOF'
-BEGIN;
-SELECT try_items(:client_id, :i, :per_tx);
-COMMIT;
-\set i :i + 1
-EOF
-
 # action, isolation, items per transaction, block indexes. 2 items: lock order across rows
 # can deadlock. 100 items (up to 400 block keys): transactions escalate to the table-wide
 # key. Block indexes plain or covering (INCLUDE (fp)): both pre-check paths of src/probe.rs.
@@ -68,14 +56,12 @@ SQL
              -c "CREATE TRIGGER docs_dedup BEFORE INSERT OR UPDATE OF body ON docs FOR EACH ROW
                  EXECUTE FUNCTION simhash_dedup_trigger('fp', 'body', '$k', '$action')"
         set +e
-        PGOPTIONS="-c default_transaction_isolation=${iso// /\\ } -c deadlock_timeout=50ms" \
-            pgbench -n -c $clients -j 2 -t "$txs" --max-tries=1000 -D i=0 -D per_tx="$per_tx" -f "$tmp/insert.sql" \
-            >"$tmp/pgbench.out" 2>"$tmp/pgbench.err"
+        dedup_writers $clients "$txs" "$per_tx" "$iso"
         rc=$?
         set -e
-        retried=$(sed -n 's/^number of transactions retried: \([0-9]*\).*/\1/p' "$tmp/pgbench.out")
-        retries=$(sed -n 's/^total number of retries: \([0-9]*\).*/\1/p' "$tmp/pgbench.out")
-        failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$tmp/pgbench.out")
+        retried=$(pgbench_figure "$tmp/pgbench.out" "number of transactions retried")
+        retries=$(pgbench_figure "$tmp/pgbench.out" "total number of retries")
+        failed=$(pgbench_figure "$tmp/pgbench.out" "number of failed transactions")
         read -r done inserted refused pairs lost unjustified rows < <(psql -AtF' ' <<SQL
 SELECT (SELECT count(*) FROM outcome),
        (SELECT count(*) FROM outcome WHERE result = 'inserted'),
