@@ -114,6 +114,8 @@ summary() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; }
 # One EXIT trap for every script; a script adds to it rather than setting its own.
 exit_commands=()
 at_exit() { exit_commands=("$1" "${exit_commands[@]}"); }
+# A background process of the script, killed at exit if still running.
+kill_at_exit() { at_exit "kill $1 2>/dev/null || true"; }
 run_exit_commands() {
     local c
     for c in "${exit_commands[@]}"; do eval "$c" || true; done

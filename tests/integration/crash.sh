@@ -29,8 +29,6 @@ name=crash
 k=3
 clients=8
 own_cluster $name "shared_buffers = 128MB" "max_wal_size = 1GB"
-bg_pids=()
-at_exit 'for p in "${bg_pids[@]}"; do kill "$p" 2>/dev/null || true; done'
 log=$run_dir/$name/server.log
 
 # amcheck on every btree index of a table; prints the number of indexes checked.
@@ -107,7 +105,7 @@ printf 'BEGIN;\nSELECT write_items(2);\nCOMMIT;\n' >"$tmp/write.sql"
 # pgbench until killed; deadlocks between two items' locks are retried.
 PGOPTIONS="-c deadlock_timeout=50ms" pgbench -n -c $clients -j 2 -T 600 --max-tries=1000 \
     -f "$tmp/write.sql" $db >"$tmp/pgbench1.out" 2>"$tmp/pgbench1.err" &
-bench=$!; bg_pids+=("$bench")
+bench=$!; kill_at_exit "$bench"
 for _ in $(seq 1200); do
     handed=$(psql -d $db -Atc "SELECT last_value FROM next_item")
     [ "$handed" -ge $((items / 3)) ] && break
@@ -178,10 +176,10 @@ SQL
 # An old snapshot: CREATE INDEX CONCURRENTLY waits for it at its end, so it cannot finish
 # before it is killed.
 psql -d $db -c "SELECT pg_sleep(600)" >/dev/null 2>&1 &
-blocker=$!; bg_pids+=("$blocker")
+blocker=$!; kill_at_exit "$blocker"
 until [ "$(psql -d $db -Atc "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(600)' AND backend_xmin IS NOT NULL")" = 1 ]; do sleep 0.05; done
 psql -d $db -c "CREATE INDEX CONCURRENTLY big_b3 ON big ((simhash_block(fp, 3, 4)))" >"$tmp/cic.out" 2>&1 &
-cic=$!; bg_pids+=("$cic")
+cic=$!; kill_at_exit "$cic"
 phase=
 for _ in $(seq 6000); do
     # Killed once the build has begun (the scan of the table, usually) or anything after it.

@@ -17,8 +17,6 @@ set -euo pipefail
 source "$(dirname "$0")/../harness/lib.sh"
 name=segonline
 own_cluster $name "shared_buffers = 128MB" "max_wal_size = 1GB"
-bg_pids=()
-at_exit 'for p in "${bg_pids[@]}"; do kill "$p" 2>/dev/null || true; done'
 log=$run_dir/$name/server.log
 db=segonline
 createdb $db
@@ -41,9 +39,9 @@ SQL
 
 ### 1. Kill during the online build, with writers.
 pgbench -n -c 4 -j 2 -T 600 -f "$tmp/write.sql" $db >"$tmp/pgbench.out" 2>"$tmp/pgbench.err" &
-bench=$!; bg_pids+=("$bench")
+bench=$!; kill_at_exit "$bench"
 psql -d $db -c "CALL simhash_create_segments('docs', 'body', batch_pages => 20)" >"$tmp/build.out" 2>&1 &
-build=$!; bg_pids+=("$build")
+build=$!; kill_at_exit "$build"
 filled=0
 for _ in $(seq 3000); do
     filled=$(psql -d $db -Atc "SELECT count(*) FROM docs WHERE body_segments IS NOT NULL" 2>/dev/null || echo 0)
