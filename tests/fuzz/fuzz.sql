@@ -17,6 +17,29 @@ SELECT (g % 40)::bigint AS id,
        CASE WHEN g % 17 = 0 THEN NULL WHEN g % 5 = 0 THEN 0 ELSE (g % 7) * 1234567890123 END AS fp
   FROM generate_series(1, 120) g;
 
+-- Segment rows for simhash_similar and the bulk segment functions: paragraphs (so that rows
+-- share segments), repeated ids, NULL, empty and repeating arrays, random and extreme values.
+CREATE TABLE fuzz_seg AS
+SELECT (n % 50)::bigint AS id, simhash_segments(body) AS segs FROM fuzz_para
+UNION ALL SELECT 1000 + g, CASE g % 4 WHEN 0 THEN NULL WHEN 1 THEN '{}'
+                                      WHEN 2 THEN ARRAY[g, g, NULL, -9223372036854775808]
+                                      ELSE ARRAY[9223372036854775807, g % 3] END
+  FROM generate_series(1, 40) g;
+CREATE INDEX ON fuzz_seg USING gin (segs);
+-- Tables with the segment dedup trigger, one per action.
+CREATE TABLE fuzz_dedup_reject(id bigserial PRIMARY KEY, body text, segs bigint[]);
+CREATE TABLE fuzz_dedup_skip(id bigserial PRIMARY KEY, body text, segs bigint[]);
+CREATE TABLE fuzz_dedup_link(id bigserial PRIMARY KEY, body text, segs bigint[], dup_of bigint);
+CREATE INDEX ON fuzz_dedup_reject USING gin (segs);
+CREATE INDEX ON fuzz_dedup_skip USING gin (segs);
+CREATE INDEX ON fuzz_dedup_link USING gin (segs);
+CREATE TRIGGER dedup BEFORE INSERT OR UPDATE ON fuzz_dedup_reject FOR EACH ROW
+    EXECUTE FUNCTION simhash_segments_dedup_trigger('segs', 'body', '0.5', 'reject');
+CREATE TRIGGER dedup BEFORE INSERT OR UPDATE ON fuzz_dedup_skip FOR EACH ROW
+    EXECUTE FUNCTION simhash_segments_dedup_trigger('segs', 'body', '0.3', 'skip');
+CREATE TRIGGER dedup BEFORE INSERT OR UPDATE ON fuzz_dedup_link FOR EACH ROW
+    EXECUTE FUNCTION simhash_segments_dedup_trigger('segs', 'body', '1', 'link', 'dup_of', '{"definition": "1"}');
+
 -- Tables for simhash_nearest: 4 and 2 block indexes (fuzz_rows has none).
 CREATE TABLE fuzz_nn AS SELECT id, fp FROM fuzz_rows;
 SELECT simhash_create_blocks('fuzz_nn', 'fp', 4);
@@ -180,6 +203,26 @@ SELECT (ARRAY['SELECT id, fp FROM fuzz_rows',
               'SELECT 1::bigint, 2::bigint; SELECT 3::bigint, 4::bigint',
               fuzz_chars(fuzz_int(0, 10)::int)])[fuzz_int(1, 20)] $$;
 
+CREATE FUNCTION fuzz_seg_query() RETURNS text LANGUAGE sql VOLATILE AS $$
+SELECT (ARRAY['SELECT id, segs FROM fuzz_seg',
+              'SELECT id, segs FROM fuzz_seg WHERE segs IS NOT NULL',
+              'SELECT id % 3, segs FROM fuzz_seg',
+              'SELECT segs, id FROM fuzz_seg',
+              'SELECT id::int, segs FROM fuzz_seg',
+              'SELECT id, segs::int[] FROM fuzz_seg WHERE false',
+              'SELECT id, ARRAY[segs, segs] FROM fuzz_seg WHERE segs IS NOT NULL AND cardinality(segs) = 2',
+              'SELECT id FROM fuzz_seg',
+              'SELECT g::bigint, ARRAY[1::bigint, g % 2] FROM generate_series(1, 300) g',
+              'SELECT NULL::bigint, ARRAY[1::bigint]',
+              'SELECT 1::bigint, NULL::bigint[]',
+              'SELEC 1', '', 'SELECT 1/0',
+              fuzz_chars(fuzz_int(0, 10)::int)])[fuzz_int(1, 15)] $$;
+
+CREATE FUNCTION fuzz_theta() RETURNS float8 LANGUAGE sql VOLATILE AS $$
+SELECT CASE floor(random() * 8)::int
+    WHEN 0 THEN (ARRAY['NaN'::float8, 'Infinity', '-Infinity', 0, -0.5, 1, 1.5, 5e-324])[fuzz_int(1, 8)]
+    ELSE random() END $$;
+
 -- `n` random calls after setseed(seed): counts per target and SQLSTATE.
 CREATE FUNCTION fuzz_batch(seed float8, n int)
 RETURNS TABLE(target text, sqlstate text, calls bigint) LANGUAGE plpgsql VOLATILE AS $$
@@ -187,7 +230,7 @@ DECLARE
     outcomes text[] := '{}';
     fn text; st text; msg text; input text;
     t text; t2 text; o jsonb; f text[]; w float8[]; a bigint; b bigint; i int; m int; k int;
-    r bigint; ok boolean; len int;
+    r bigint; ok boolean; len int; th float8;
 BEGIN
     PERFORM setseed(seed);
     SET LOCAL client_min_messages = warning;
@@ -198,7 +241,7 @@ BEGIN
     FOR c IN 1 .. n LOOP
         st := '00000'; input := NULL;
         BEGIN
-            CASE floor(random() * 21)::int
+            CASE floor(random() * 24)::int
             WHEN 0, 1 THEN
                 fn := 'simhash(text)'; t := fuzz_text(); input := t;
                 r := simhash(t);
@@ -276,6 +319,31 @@ BEGIN
                 ELSE
                     r := (simhash_containment(simhash_segments(t), ARRAY[b, a]) * 1000)::bigint;
                 END IF;
+            WHEN 21 THEN
+                fn := 'simhash_segment_pairs/clusters'; t := fuzz_seg_query(); th := fuzz_theta(); k := fuzz_small();
+                input := format('%s, %s, %s', t, th, k);
+                IF random() < 0.5 THEN
+                    SELECT count(*) INTO r FROM simhash_segment_pairs(t, th, k);
+                ELSE
+                    SELECT count(*) INTO r FROM simhash_segment_clusters(t, th, k);
+                END IF;
+            WHEN 22 THEN
+                -- The dedup trigger, under random bounds of frequent passages.
+                fn := 'simhash_segments_dedup_trigger'; t := fuzz_text(); k := fuzz_small(); input := t;
+                IF random() < 0.3 THEN
+                    PERFORM set_config('simhash.segment_max_rows', k::text, true);
+                END IF;
+                CASE floor(random() * 3)::int
+                WHEN 0 THEN INSERT INTO fuzz_dedup_reject(body) VALUES (t);
+                WHEN 1 THEN INSERT INTO fuzz_dedup_skip(body) VALUES (t);
+                ELSE UPDATE fuzz_dedup_link SET body = t WHERE id = (SELECT max(id) FROM fuzz_dedup_link);
+                     INSERT INTO fuzz_dedup_link(body) VALUES (t);
+                END CASE;
+            WHEN 23 THEN
+                fn := 'simhash_similar'; t := fuzz_text(); th := fuzz_theta(); k := fuzz_small(); a := fuzz_bigint();
+                input := format('%s, %s, %s', th, k, t);
+                SELECT count(*) INTO r FROM simhash_similar('fuzz_seg', 'segs',
+                    CASE WHEN random() < 0.7 THEN simhash_segments(t) ELSE ARRAY[a, NULL, a] END, th, k);
             ELSE
                 t := fuzz_query(); k := fuzz_small(); input := format('%s, %s', t, k);
                 IF random() < 0.33 THEN
