@@ -13,6 +13,7 @@ Negatives (edits.py's): the pairs matched at each threshold, a count (the target
 Corpus precision: every pair of corpus lines that shares a segment, found exactly through an
 inverted index of the segments, judged as measure.py judges (3-gram Jaccard >= 0.5).
 The targets of issue 19 are judged at DEFAULT_THETA and DEFAULT_THETA_C.
+Last, tolerance.py's table: what matching segments within k bits would give (tried, not adopted).
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from measure import NEAR_DUP, Result, distances, jaccard, precision_of
 from segment_pairs import NEW_KINDS, SegmentBench, build
 from systems import Fingerprints, python_jieba, quality_fp, run_fp
 from tables import table
+import tolerance
 
 THETAS = (0.3, 0.4, 0.5, 0.6)           # resemblance thresholds measured
 THETAS_C = (0.5, 0.6, 0.8)              # containment thresholds measured
@@ -240,4 +242,7 @@ def run(binary: str, bench: Bench, fps: dict[str, Fingerprints], res: dict[str, 
         "",
         f"Targets, segments at resemblance >= {DEFAULT_THETA} and containment >= {DEFAULT_THETA_C}:",
         *targets(stats, lengths, neg, corpus),
+        "",
+        *tolerance.lines(sb.edited, segs, bench.corpus, [(p.a, p.b) for p in corpus],
+                         {(p.a, p.b): p.jaccard for p in corpus}.__getitem__),
     ]
