@@ -12,6 +12,7 @@ use simhash_core::{Definition, Options, Tokenizer, Weighting};
 use super::column::{column, relation_names, schema_name, type_name, Column};
 use super::key::{keys, Keys};
 use super::precheck::PreCheck;
+use super::segments_precheck::SegmentsIndex;
 use crate::error::raise;
 use crate::search::{block_sets, covering, Funcs};
 
@@ -180,6 +181,9 @@ pub(super) struct Config {
     /// The block indexes scanned before the check query (precheck.rs), if some set is cheaper
     /// to scan than the query is to run (`dedup::choose_precheck`).
     pub precheck: Option<PreCheck>,
+    /// The GIN index scanned before the segment dedup trigger's check query
+    /// (segments_precheck.rs), if the segments column has one it can scan.
+    pub segments_index: Option<SegmentsIndex>,
 }
 
 /// Checks the arguments of a dedup trigger against its table and builds the check queries.
@@ -297,6 +301,7 @@ impl Config {
             query_insert,
             query_update,
             precheck: None,
+            segments_index: None,
         }
     }
 }

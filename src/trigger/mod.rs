@@ -55,6 +55,7 @@ mod lock;
 mod precheck;
 mod segments;
 mod segments_dedup;
+mod segments_precheck;
 
 use pgrx::pg_sys;
 use pgrx::prelude::*;

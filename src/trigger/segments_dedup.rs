@@ -15,6 +15,9 @@
 //!   those that at most `simhash.segment_max_rows` existing rows have. A passage repeated
 //!   in thousands of rows (a disclaimer, a dateline) would make every insert read them all
 //!   and says nothing about any one of them. Resemblance is then measured over all segments.
+//! - Before the check query, the GIN index on the segments column, if there is one, is asked
+//!   whether any row version has one of the row's segments; if none has, the query is not
+//!   run (segments_precheck.rs).
 //! - A NULL text, or a text without a segment (fewer than 6 features in all), is never a
 //!   duplicate: no lock, no check.
 
@@ -23,9 +26,10 @@ use simhash_core::trigger::{self as dedup, SegmentsCheckQuery};
 
 use super::act::{act, unchecked};
 use super::cache::{entry, Kind};
-use super::check::{query_as_owner, Match};
+use super::check::{query_as_owner, Found, Match};
 use super::config::{bad_args, options, segments_and_text, target, trigger_args, Config, Target};
 use super::lock::lock_segments;
+use super::segments_precheck::segments_index;
 use super::{fired, replace, segments_of, value_of};
 use crate::segments::{DEFAULT_DEFINITION, SEGMENT_MAX_ROWS};
 
@@ -53,7 +57,12 @@ unsafe fn config(rel: pg_sys::Relation, args: &[String], ext_schema: pg_sys::Oid
             })
         };
         let min_resemblance = parsed.min_resemblance;
-        Config { min_resemblance, ..Config::new(rel, target, seg.clone(), Some(text), parsed.action, options, query) }
+        let segments_index = segments_index(rel, seg.attnum);
+        Config {
+            min_resemblance,
+            segments_index,
+            ..Config::new(rel, target, seg.clone(), Some(text), parsed.action, options, query)
+        }
     }
 }
 
@@ -95,6 +104,14 @@ pub unsafe extern "C-unwind" fn simhash_segments_dedup_trigger(fcinfo: pg_sys::F
         };
         let ids: Vec<u64> = segments.iter().map(|&s| s as u64).collect();
         lock_segments(&config, &ids);
+        let what =
+            |m: &Match<f64>| format!("has resemblance {:.3} (min_resemblance {})", m.measure, config.min_resemblance);
+        if let Some(index) = &config.segments_index {
+            // No row version has one of its segments: nothing to check (segments_precheck.rs).
+            if !index.any_shared(value.expect("an array datum")) {
+                return act(td, &config, F, Found::None, tuple, value, what);
+            }
+        }
         let params = vec![
             value.expect("an array datum"),
             pg_sys::Datum::from(SEGMENT_MAX_ROWS.get()),
@@ -102,8 +119,6 @@ pub unsafe extern "C-unwind" fn simhash_segments_dedup_trigger(fcinfo: pg_sys::F
         ];
         let types = [pg_sys::INT8ARRAYOID, pg_sys::INT4OID, pg_sys::FLOAT8OID];
         let found = query_as_owner::<f64>(td, &config, plans, &types, params, exclude);
-        let what =
-            |m: &Match<f64>| format!("has resemblance {:.3} (min_resemblance {})", m.measure, config.min_resemblance);
         act(td, &config, F, found, tuple, value, what)
     }
 }

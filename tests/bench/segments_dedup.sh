@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Insert throughput with simhash_segments_dedup_trigger (issue 19's "insert with segment
-# dedup, 8 clients"), release build, its own cluster. Three tables of N rows (default
-# 100,000 corpus paragraphs, segments filled by simhash_create_segments, whose GIN index has
-# fastupdate off), written by pgbench, 8 clients, one new row per transaction (two random
-# paragraphs joined, 200-600 characters), DURATION seconds each, alternated ROUNDS times:
+# dedup, 8 clients"), release build, its own cluster. Tables of N rows (default 100,000
+# corpus paragraphs; segments filled by simhash_create_segments, whose GIN index has
+# fastupdate off), written by pgbench, 8 clients, one new row per transaction, DURATION
+# seconds each, alternated ROUNDS times. The new rows are two random paragraphs joined
+# (200-600 characters), in two workloads:
+#   reposts: as they are, so every new row shares its segments with ~10 rows of the table;
+#   fresh:   each sentence tagged with ten characters from a random paragraph, so that its
+#            segments are new (98% of them): the common case of a text that is no repost.
+# Per workload, three tables:
 #   plain:    no segments at all;
 #   segments: simhash_segments_trigger (the column kept, no check);
 #   dedup:    simhash_segments_dedup_trigger(..., '0.5', 'skip') (kept, locked, checked).
@@ -21,40 +26,47 @@ own_cluster segdedupbench "shared_buffers = 1GB" "max_wal_size = 8GB" \
 
 q -c "CREATE EXTENSION simhash"
 load_paragraphs
-for t in plain segments dedup; do
+runs="plain segments dedup segments_fresh dedup_fresh"
+for t in $runs; do
     q -c "CREATE TABLE $t(id bigserial PRIMARY KEY, body text)"
     q -c "INSERT INTO $t(body) SELECT x.body || '。' || g FROM generate_series(1, $N) g JOIN para2 x ON x.pid = 1 + g % $npara"
     [ $t = plain ] || q -c "SET client_min_messages = warning" -c "CALL simhash_create_segments('$t', 'body')" >/dev/null
     q -c "VACUUM ANALYZE $t"
 done
-q -c "DROP TRIGGER body_segments ON dedup"
-q -c "CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body, body_segments ON dedup
-   FOR EACH ROW EXECUTE FUNCTION simhash_segments_dedup_trigger('body_segments', 'body', '0.5', 'skip')"
+for t in dedup dedup_fresh; do
+    q -c "DROP TRIGGER body_segments ON $t"
+    q -c "CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body, body_segments ON $t
+       FOR EACH ROW EXECUTE FUNCTION simhash_segments_dedup_trigger('body_segments', 'body', '0.5', 'skip')"
+done
 q -c "CHECKPOINT"
 
-for t in plain segments dedup; do
+for t in $runs; do
+    body="x.body || y.body"
+    [ "${t%_fresh}" = "$t" ] || body="regexp_replace($body, '([。；！？])', substr(z.body, 5, 10) || '\\1', 'g')"
     cat >"$tmp/$t.sql" <<EOF
 \\set a random(1, $npara)
 \\set b random(1, $npara)
-INSERT INTO $t(body) SELECT x.body || y.body FROM para2 x, para2 y WHERE x.pid = :a AND y.pid = :b;
+\\set c random(1, $npara)
+INSERT INTO $t(body) SELECT $body FROM para2 x, para2 y, para2 z WHERE x.pid = :a AND y.pid = :b AND z.pid = :c;
 EOF
 done
 
 declare -A tps
-tps[plain]=0 tps[segments]=0 tps[dedup]=0
+for t in $runs; do tps[$t]=0; done
 for r in $(seq 1 "$ROUNDS"); do
-    for t in plain segments dedup; do
+    for t in $runs; do
         pgbench -n -c $CLIENTS -j 2 -T "$DURATION" --random-seed="$r" -f "$tmp/$t.sql" >"$tmp/out" 2>&1
         rate=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$tmp/out")
         tps[$t]=$(echo "${tps[$t]} + $rate" | bc)
     done
 done
-p=$(echo "scale=1; ${tps[plain]} / $ROUNDS" | bc)
-s=$(echo "scale=1; ${tps[segments]} / $ROUNDS" | bc)
-d=$(echo "scale=1; ${tps[dedup]} / $ROUNDS" | bc)
-row_width=34
+for t in $runs; do tps[$t]=$(echo "scale=1; ${tps[$t]} / $ROUNDS" | bc); done
+row_width=40
 row name value baseline ratio
 row table_rows "$N" - -
-row dedup_tps_vs_plain_8_clients "$d" "$p" "$(ratio "$d" "$p")"
-row dedup_tps_vs_segments_8_clients "$d" "$s" "$(ratio "$d" "$s")"
-row segments_tps_vs_plain_8_clients "$s" "$p" "$(ratio "$s" "$p")"
+for w in "" _fresh; do
+    p=${tps[plain]} s=${tps[segments$w]} d=${tps[dedup$w]}
+    row "dedup${w}_tps_vs_plain_8_clients" "$d" "$p" "$(ratio "$d" "$p")"
+    row "dedup${w}_tps_vs_segments${w}_8_clients" "$d" "$s" "$(ratio "$d" "$s")"
+    row "segments${w}_tps_vs_plain_8_clients" "$s" "$p" "$(ratio "$s" "$p")"
+done
