@@ -120,7 +120,7 @@ BEGIN
     EXECUTE format(
         'SELECT coalesce(array_agg(k ORDER BY o), ''{}'') FROM (SELECT DISTINCT ON (k) k, o FROM unnest($1) WITH ORDINALITY u(k, o) '
         'WHERE k IS NOT NULL ORDER BY k, o) d '
-        'WHERE (SELECT count(*) FROM (SELECT 1 FROM %s t WHERE t.%I @> ARRAY[d.k] LIMIT $2 + 1) x) <= $2',
+        'WHERE (SELECT count(*) FROM (SELECT 1 FROM %s t WHERE t.%I @> ARRAY[d.k] LIMIT $2::int8 + 1) x) <= $2',
         tbl, segments_column)
         INTO out USING segments, max_rows;
     RETURN out;

@@ -104,6 +104,9 @@ SELECT cardinality(simhash_segments('本文仅代表作者本人观点，与本�
        cardinality(simhash_rare_segments('seg_docs', 'body_segments',
                    simhash_segments('本文仅代表作者本人观点，与本网站立场无关，转载请注明出处。'), 100)) AS rare_at_100,
        (SELECT count(*) FROM simhash_similar('seg_docs', 'body_segments',
-                   simhash_segments('本文仅代表作者本人观点，与本网站立场无关，转载请注明出处。'), max_rows => 10)) AS found_at_10;
+                   simhash_segments('本文仅代表作者本人观点，与本网站立场无关，转载请注明出处。'), max_rows => 10)) AS found_at_10,
+       (SELECT count(*) FROM simhash_similar('seg_docs', 'body_segments',
+                   simhash_segments('本文仅代表作者本人观点，与本网站立场无关，转载请注明出处。'), max_rows => 2147483647))
+           AS found_at_int_max;
 SELECT regress_try($$SELECT simhash_rare_segments('seg_docs', 'body_segments', '{1}', 0)$$);
 DROP TABLE seg_docs, seg_tx;
