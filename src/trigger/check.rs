@@ -95,9 +95,10 @@ impl Drop for AsOwner {
 /// Runs the check query (under SPI, already connected) and copies its row out.
 ///
 /// # Safety
-/// SPI must be connected; `plan` must be a valid plan of this trigger's check query and
-/// `values`/`nulls` match its parameters.
+/// `td` must be the TriggerData of the firing trigger; SPI must be connected; `plan` must be
+/// a valid plan of this trigger's check query and `values`/`nulls` match its parameters.
 unsafe fn run_check<T: FromDatum>(
+    td: *mut pg_sys::TriggerData,
     config: &Config,
     plan: pg_sys::SPIPlanPtr,
     values: &mut [pg_sys::Datum],
@@ -124,7 +125,7 @@ unsafe fn run_check<T: FromDatum>(
         if rc != pg_sys::SPI_OK_SELECT as i32 {
             raise(
                 PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
-                format!("simhash_dedup_trigger: the check query failed (SPI code {rc})"),
+                format!("{}: the check query failed (SPI code {rc})", function_name(td)),
                 None,
                 None,
             );
@@ -149,6 +150,16 @@ unsafe fn run_check<T: FromDatum>(
             .expect("the check query's measure is never NULL");
         Some(Match { key, link_value, measure })
     }
+}
+
+/// The name of the firing trigger's function, for the messages of failures that should
+/// not happen.
+///
+/// # Safety
+/// `td` must be the TriggerData of a firing trigger.
+unsafe fn function_name(td: *mut pg_sys::TriggerData) -> String {
+    // SAFETY: the firing trigger's function exists; get_func_name returns a palloc'd copy.
+    unsafe { CStr::from_ptr(pg_sys::get_func_name((*(*td).tg_trigger).tgfoid)) }.to_string_lossy().into_owned()
 }
 
 /// Locks, then looks for the nearest existing row within the bound.
@@ -202,7 +213,7 @@ pub(super) unsafe fn query_as_owner<T: FromDatum>(
         if pg_sys::SPI_connect() != pg_sys::SPI_OK_CONNECT as i32 {
             raise(
                 PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
-                "simhash_dedup_trigger: SPI_connect failed".into(),
+                format!("{}: SPI_connect failed", function_name(td)),
                 None,
                 None,
             );
@@ -227,7 +238,7 @@ pub(super) unsafe fn query_as_owner<T: FromDatum>(
                 let code = pg_sys::SPI_result;
                 raise(
                     PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
-                    format!("simhash_dedup_trigger: could not prepare the check query (SPI code {code})"),
+                    format!("{}: could not prepare the check query (SPI code {code})", function_name(td)),
                     Some(text.clone()),
                     None,
                 );
@@ -240,14 +251,14 @@ pub(super) unsafe fn query_as_owner<T: FromDatum>(
         let mut tid = exclude.unwrap_or_default();
         values.push(pg_sys::Datum::from(&mut tid as *mut pg_sys::ItemPointerData));
         let nulls = cstring(&" ".repeat(values.len()));
-        let mut found = match run_check(config, plan, &mut values, &nulls, None) {
+        let mut found = match run_check(td, config, plan, &mut values, &nulls, None) {
             Some(m) => Found::Visible(m),
             None => Found::None,
         };
         // REPEATABLE READ and SERIALIZABLE: the transaction snapshot cannot see a row
         // committed since it was taken, e.g. by the transaction whose locks we waited for.
         if matches!(found, Found::None) && pg_sys::XactIsoLevel >= pg_sys::XACT_REPEATABLE_READ as i32 {
-            if let Some(m) = run_check(config, plan, &mut values, &nulls, Some(pg_sys::GetLatestSnapshot())) {
+            if let Some(m) = run_check(td, config, plan, &mut values, &nulls, Some(pg_sys::GetLatestSnapshot())) {
                 found = Found::Concurrent(m);
             }
         }
