@@ -1,7 +1,9 @@
--- simhash 2.0.0 → 2.0.1: simhash_rare_segments (and so simhash_similar) with max_rows =
--- 2147483647 raised 22003 (integer out of range) from its LIMIT max_rows + 1; the limit is
--- now computed in bigint. The function below is sql/segments/segments.sql's, as a fresh
--- install creates it; nothing else changes.
+-- simhash 2.0.0 → 2.0.1:
+-- - simhash_rare_segments (and so simhash_similar) with max_rows = 2147483647 raised 22003
+--   (integer out of range) from its LIMIT max_rows + 1; the limit is now computed in bigint.
+--   The function below is sql/segments/segments.sql's, as a fresh install creates it.
+-- - simhash_segments_dedup_query, simhash_dedup_query's counterpart for the segment dedup
+--   trigger (sql/trigger/trigger.sql's).
 
 -- The query's segments that at most max_rows rows of the table have: a passage repeated
 -- in thousands of rows (a disclaimer, a dateline) finds candidates by the thousand and
@@ -28,3 +30,9 @@ BEGIN
     RETURN out;
 END
 $$;
+
+CREATE FUNCTION simhash_segments_dedup_query(tbl regclass, VARIADIC trigger_args text[]) RETURNS text
+    STABLE STRICT
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segments_dedup_query';
+COMMENT ON FUNCTION simhash_segments_dedup_query(regclass, text[]) IS
+    'The check query simhash_segments_dedup_trigger(trigger_args) runs on tbl for an INSERT ($1 = the new segments, $2 = simhash.segment_max_rows, $3 = min_resemblance), with its index pre-check in a trailing comment';

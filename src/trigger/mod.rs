@@ -324,8 +324,30 @@ function_info_v1!(pg_finfo_simhash_dedup_query);
 #[unsafe(no_mangle)]
 #[pg_guard]
 pub unsafe extern "C-unwind" fn simhash_dedup_query(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: declared STRICT (regclass, text[]) in sql/trigger/trigger.sql; the relation is opened
-    // with AccessShareLock for the duration of the call.
+    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of sql/trigger/trigger.sql.
+    unsafe {
+        dedup_query(fcinfo, |rel, args, ext_schema| {
+            let config = config::config(rel, args, ext_schema, Definition::V2, "simhash_dedup_query", false);
+            let precheck = config.precheck.as_ref().map_or_else(|| "no index pre-check".to_owned(), |p| p.describe());
+            (config.query_insert, precheck)
+        })
+    }
+}
+
+/// The body of `simhash_dedup_query` and `simhash_segments_dedup_query`: `build(relation,
+/// trigger_args, extension schema)` checks the arguments against the table and returns its
+/// insert check query and a description of its pre-check, which goes in a trailing comment
+/// (the text stays a query that PREPARE accepts).
+///
+/// # Safety
+/// `fcinfo` must be that of a STRICT (regclass, text[]) function.
+unsafe fn dedup_query(
+    fcinfo: pg_sys::FunctionCallInfo,
+    build: impl FnOnce(pg_sys::Relation, &[String], pg_sys::Oid) -> (String, String),
+) -> pg_sys::Datum {
+    // SAFETY: both arguments are non-NULL (STRICT); the relation is opened with
+    // AccessShareLock for the duration of `build` (an error there releases it with the
+    // transaction).
     unsafe {
         let relid = pg_sys::Oid::from(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0).value() as u32);
         let args = Vec::<Option<String>>::from_datum(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 1), false)
@@ -333,14 +355,9 @@ pub unsafe extern "C-unwind" fn simhash_dedup_query(fcinfo: pg_sys::FunctionCall
         let args: Vec<String> = args.into_iter().map(Option::unwrap_or_default).collect();
         let ext_schema = pg_sys::get_func_namespace((*(*fcinfo).flinfo).fn_oid);
         let rel = pg_sys::relation_open(relid, pg_sys::AccessShareLock as i32);
-        let config = config::config(rel, &args, ext_schema, Definition::V2, "simhash_dedup_query", false);
+        let (query, precheck) = build(rel, &args, ext_schema);
         pg_sys::relation_close(rel, pg_sys::AccessShareLock as i32);
-        // The pre-check, in a trailing comment: the text stays a query that PREPARE accepts.
-        let precheck = match &config.precheck {
-            Some(p) => p.describe(),
-            None => "no index pre-check".to_owned(),
-        };
-        format!("{} /* {precheck} */", config.query_insert).into_datum().expect("text datum")
+        format!("{query} /* {precheck} */").into_datum().expect("text datum")
     }
 }
 

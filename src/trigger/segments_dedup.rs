@@ -30,7 +30,7 @@ use super::check::{query_as_owner, Found, Match};
 use super::config::{bad_args, options, segments_and_text, target, trigger_args, Config, Target};
 use super::lock::lock_segments;
 use super::segments_precheck::segments_index;
-use super::{fired, replace, segments_of, value_of};
+use super::{dedup_query, fired, replace, segments_of, value_of};
 use crate::segments::{DEFAULT_DEFINITION, SEGMENT_MAX_ROWS};
 
 const F: &str = "simhash_segments_dedup_trigger";
@@ -39,13 +39,13 @@ const F: &str = "simhash_segments_dedup_trigger";
 ///
 /// # Safety
 /// `rel` must be an open relation; must run inside a transaction.
-unsafe fn config(rel: pg_sys::Relation, args: &[String], ext_schema: pg_sys::Oid) -> Config {
-    let parsed = dedup::parse_segments_dedup_args(args).unwrap_or_else(|e| bad_args(e, F));
+unsafe fn config(rel: pg_sys::Relation, args: &[String], ext_schema: pg_sys::Oid, func: &str) -> Config {
+    let parsed = dedup::parse_segments_dedup_args(args).unwrap_or_else(|e| bad_args(e, func));
     let options = options(parsed.options.as_deref(), DEFAULT_DEFINITION);
     // SAFETY: forwarded from the caller.
     unsafe {
-        let (seg, text) = segments_and_text(rel, &parsed.segments_column, &parsed.text_column, F);
-        let target = target(rel, parsed.link_column.as_deref(), ext_schema, F);
+        let (seg, text) = segments_and_text(rel, &parsed.segments_column, &parsed.text_column, func);
+        let target = target(rel, parsed.link_column.as_deref(), ext_schema, func);
         let query = |t: &Target, exclude_ctid: bool| {
             dedup::segments_check_query(&SegmentsCheckQuery {
                 table: &t.table,
@@ -80,8 +80,9 @@ pub unsafe extern "C-unwind" fn simhash_segments_dedup_trigger(fcinfo: pg_sys::F
         let rel = (*td).tg_relation;
         let desc = (*rel).rd_att;
         let ext_schema = pg_sys::get_func_namespace((*(*td).tg_trigger).tgfoid);
-        let (config, plans) =
-            entry(td, DEFAULT_DEFINITION, Kind::Segments, || config(rel, &trigger_args((*td).tg_trigger), ext_schema));
+        let (config, plans) = entry(td, DEFAULT_DEFINITION, Kind::Segments, || {
+            config(rel, &trigger_args((*td).tg_trigger), ext_schema, F)
+        });
         let tuple = if f.is_update { (*td).tg_newtuple } else { (*td).tg_trigtuple };
         let text = config.text.as_ref().expect("the segments trigger has a text column");
         let Some(segments) = segments_of(tuple, desc, text, &config.options) else {
@@ -120,5 +121,23 @@ pub unsafe extern "C-unwind" fn simhash_segments_dedup_trigger(fcinfo: pg_sys::F
         let types = [pg_sys::INT8ARRAYOID, pg_sys::INT4OID, pg_sys::FLOAT8OID];
         let found = query_as_owner::<f64>(td, &config, plans, &types, params, exclude);
         act(td, &config, F, found, tuple, value, what)
+    }
+}
+
+function_info_v1!(pg_finfo_simhash_segments_dedup_query);
+/// `simhash_segments_dedup_query(tbl regclass, VARIADIC trigger_args text[]) → text` since
+/// 2.0.1: the check query `simhash_segments_dedup_trigger(trigger_args...)` runs on `tbl` for
+/// an INSERT, after the same validation, e.g. to EXPLAIN it, with its pre-check in a
+/// trailing comment (`simhash_dedup_query`'s counterpart).
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_segments_dedup_query(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of sql/trigger/trigger.sql.
+    unsafe {
+        dedup_query(fcinfo, |rel, args, ext_schema| {
+            let config = config(rel, args, ext_schema, "simhash_segments_dedup_query");
+            let precheck = config.segments_index.map_or_else(|| "no index pre-check".to_owned(), |i| i.describe());
+            (config.query_insert, precheck)
+        })
     }
 }

@@ -63,6 +63,21 @@ pub(super) unsafe fn segments_index(rel: pg_sys::Relation, attnum: i16) -> Optio
 }
 
 impl SegmentsIndex {
+    /// For `simhash_segments_dedup_query`: the index the pre-check scans.
+    pub fn describe(&self) -> String {
+        // SAFETY: get_rel_name returns a palloc'd copy of the name, or NULL for an index
+        // dropped since (the caller holds no lock on it).
+        let name = unsafe {
+            let p = pg_sys::get_rel_name(self.oid);
+            if p.is_null() {
+                "?".to_owned()
+            } else {
+                std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
+            }
+        };
+        format!("index pre-check on the GIN index {name}")
+    }
+
     /// Whether some row version of `heap` has one of `segments` (a non-empty bigint[] datum
     /// without NULLs): false proves that no row shares a segment with them.
     ///

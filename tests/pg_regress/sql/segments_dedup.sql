@@ -142,6 +142,23 @@ CREATE TRIGGER t BEFORE INSERT ON sd_nopk FOR EACH ROW EXECUTE FUNCTION simhash_
 INSERT INTO sd_nopk(body) VALUES (:'speech');
 SELECT regress_try(format('INSERT INTO sd_nopk(body) VALUES (%L)', :'trad'));
 
+-- simhash_segments_dedup_query: the check query a trigger with these arguments runs, and its
+-- index pre-check; the query reads the GIN index (here with sequential scans off: the table is
+-- tiny). It validates the arguments as the trigger does.
+SELECT simhash_segments_dedup_query('sd_docs', 'segs', 'body', '0.5', 'reject') AS q \gset
+\echo :q
+PREPARE sd_check(bigint[], int, float8) AS :q;
+SET plan_cache_mode = force_generic_plan;
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) EXECUTE sd_check('{1,2,3}', 1000, 0.5);
+RESET enable_seqscan;
+RESET plan_cache_mode;
+EXECUTE sd_check(simhash_segments(:'speech'), 1000, 0.5);
+DEALLOCATE sd_check;
+SELECT simhash_segments_dedup_query('sd_bad', 'segs', 'body', '0.5', 'reject') ~ 'no index pre-check' AS without_index;
+SELECT regress_try($$SELECT simhash_segments_dedup_query('sd_bad', 'segs', 'body', '1.5', 'reject')$$) AS bad_bound,
+       regress_try($$SELECT simhash_segments_dedup_query('sd_nopk', 'segs', 'body', '0.5', 'link', 'dup_of')$$) AS link_without_key;
+
 -- 6. Privileges, as simhash_dedup_trigger's: the check runs as the table owner, so a role
 -- with only INSERT can use every action; DETAIL names the key only to a role that may
 -- SELECT it.
