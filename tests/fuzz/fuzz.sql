@@ -340,10 +340,20 @@ BEGIN
                      INSERT INTO fuzz_dedup_link(body) VALUES (t);
                 END CASE;
             WHEN 23 THEN
+              IF random() < 0.2 THEN
+                -- The check query of a segment dedup trigger, from fuzzed arguments.
+                fn := 'simhash_segments_dedup_query';
+                t := (ARRAY['fuzz_dedup_reject', 'fuzz_dedup_link', 'fuzz_seg', 'fuzz_rows'])[fuzz_int(1, 4)];
+                f := ARRAY['segs', 'body', fuzz_theta()::text, (ARRAY['reject', 'skip', 'link', 'x'])[fuzz_int(1, 4)]]
+                     || fuzz_features(fuzz_int(0, 2)::int);
+                input := t || ' ' || f::text;
+                SELECT length(simhash_segments_dedup_query(t::regclass, VARIADIC f)) INTO r;
+              ELSE
                 fn := 'simhash_similar'; t := fuzz_text(); th := fuzz_theta(); k := fuzz_small(); a := fuzz_bigint();
                 input := format('%s, %s, %s', th, k, t);
                 SELECT count(*) INTO r FROM simhash_similar('fuzz_seg', 'segs',
                     CASE WHEN random() < 0.7 THEN simhash_segments(t) ELSE ARRAY[a, NULL, a] END, th, k);
+              END IF;
             ELSE
                 t := fuzz_query(); k := fuzz_small(); input := format('%s, %s', t, k);
                 IF random() < 0.33 THEN
