@@ -34,14 +34,10 @@ pub fn lock_keys(relid: u32, attnum: i16, k: u32, fp: u64) -> Vec<u64> {
         .map(|i| {
             // k = 64: every fingerprint gets the same single key.
             let value = if k >= 64 { 0 } else { block_bits(fp, i, m) };
-            let mut buf = [0u8; 20];
-            buf[0..4].copy_from_slice(&relid.to_le_bytes());
-            buf[4..6].copy_from_slice(&attnum.to_le_bytes());
-            buf[6] = k as u8;
-            buf[7] = m as u8;
-            buf[8..12].copy_from_slice(&i.to_le_bytes());
-            buf[12..20].copy_from_slice(&value.to_le_bytes());
-            xxhash_rust::xxh3::xxh3_64(&buf)
+            let mut payload = [0u8; 12];
+            payload[0..4].copy_from_slice(&i.to_le_bytes());
+            payload[4..12].copy_from_slice(&value.to_le_bytes());
+            key_hash(relid, attnum, [k as u8, m as u8], &payload)
         })
         .collect();
     keys.sort_unstable();
@@ -53,12 +49,20 @@ pub fn lock_keys(relid: u32, attnum: i16, k: u32, fp: u64) -> Vec<u64> {
 /// mode; a transaction that inserts many rows holds it exclusively instead of one set of
 /// block keys per row, so that its lock count stays bounded (see `src/trigger/lock.rs`).
 pub fn table_lock_key(relid: u32, attnum: i16, k: u32) -> u64 {
-    let mut buf = [0u8; 8];
+    // 0xff is not a block count (1..=64): never equal to a block key's prefix.
+    key_hash(relid, attnum, [k as u8, 0xff], &[])
+}
+
+/// An advisory-lock key: xxh3 of `relid`, `attnum` (little-endian), the two `kind` bytes
+/// that keep the key families apart, and `payload`. Every dedup trigger's keys are made
+/// here, so that the families cannot collide by layout.
+pub(crate) fn key_hash(relid: u32, attnum: i16, kind: [u8; 2], payload: &[u8]) -> u64 {
+    let mut buf = [0u8; 20];
     buf[0..4].copy_from_slice(&relid.to_le_bytes());
     buf[4..6].copy_from_slice(&attnum.to_le_bytes());
-    buf[6] = k as u8;
-    buf[7] = 0xff; // not a block count (1..=64): never equal to a block key's prefix
-    xxhash_rust::xxh3::xxh3_64(&buf)
+    buf[6..8].copy_from_slice(&kind);
+    buf[8..8 + payload.len()].copy_from_slice(payload);
+    xxhash_rust::xxh3::xxh3_64(&buf[..8 + payload.len()])
 }
 
 #[cfg(test)]
@@ -66,6 +70,18 @@ mod tests {
     use super::*;
     use crate::search::{block_range, hamming};
     use proptest::prelude::*;
+
+    /// The keys' bytes are a contract between backends that may run different library
+    /// builds during a package upgrade: golden values.
+    #[test]
+    fn keys_are_stable() {
+        assert_eq!(
+            lock_keys(16384, 3, 3, 0x0123_4567_89ab_cdef),
+            [9815188284699966602, 10652883501766361374, 13259001694597486821, 14004016914913275741]
+        );
+        assert_eq!(lock_keys(16384, 3, 64, 42), [13543192021923494208]);
+        assert_eq!(table_lock_key(16384, 3, 3), 15317213355336866575);
+    }
 
     fn shares_key(relid: u32, k: u32, a: u64, b: u64) -> bool {
         let (ka, kb) = (lock_keys(relid, 3, k, a), lock_keys(relid, 3, k, b));

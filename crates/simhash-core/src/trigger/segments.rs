@@ -77,14 +77,8 @@ pub fn segment_lock_keys(relid: u32, attnum: i16, segments: &[u64], min_resembla
     let prefix = sorted.len() + 1 - min_common(sorted.len(), min_resemblance);
     let mut keys: Vec<u64> = sorted[..prefix]
         .iter()
-        .map(|&s| {
-            let mut buf = [0u8; 16];
-            buf[0..4].copy_from_slice(&relid.to_le_bytes());
-            buf[4..6].copy_from_slice(&attnum.to_le_bytes());
-            buf[6..8].copy_from_slice(b"SG"); // not a block key's (k, block count) bytes
-            buf[8..16].copy_from_slice(&s.to_le_bytes());
-            xxhash_rust::xxh3::xxh3_64(&buf)
-        })
+        // "SG": not a block key's (k, block count) bytes.
+        .map(|&s| super::lock::key_hash(relid, attnum, *b"SG", &s.to_le_bytes()))
         .collect();
     keys.sort_unstable();
     keys.dedup();
@@ -201,6 +195,16 @@ mod tests {
             DedupError::MinResemblance("2".into()).to_string(),
             "min_resemblance must be a number greater than 0 and at most 1, got \"2\""
         );
+    }
+
+    #[test]
+    fn keys_are_stable() {
+        // As trigger::lock's golden keys: backends of two library builds must agree.
+        assert_eq!(
+            segment_lock_keys(16384, 3, &[5, 9, 1, 77], 0.5),
+            [4813864129585961847, 5834676849088955536, 10520518644808060337]
+        );
+        assert_eq!(segments_table_lock_key(16384, 3), 12727824887986790498);
     }
 
     #[test]
