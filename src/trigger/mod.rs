@@ -328,22 +328,21 @@ pub unsafe extern "C-unwind" fn simhash_dedup_query(fcinfo: pg_sys::FunctionCall
     unsafe {
         dedup_query(fcinfo, |rel, args, ext_schema| {
             let config = config::config(rel, args, ext_schema, Definition::V2, "simhash_dedup_query", false);
-            let precheck = config.precheck.as_ref().map_or_else(|| "no index pre-check".to_owned(), |p| p.describe());
-            (config.query_insert, precheck)
+            (config.query_insert, config.precheck.as_ref().map(|p| p.describe()))
         })
     }
 }
 
 /// The body of `simhash_dedup_query` and `simhash_segments_dedup_query`: `build(relation,
 /// trigger_args, extension schema)` checks the arguments against the table and returns its
-/// insert check query and a description of its pre-check, which goes in a trailing comment
-/// (the text stays a query that PREPARE accepts).
+/// insert check query and a description of its pre-check, if any, which goes in a trailing
+/// comment (the text stays a query that PREPARE accepts).
 ///
 /// # Safety
 /// `fcinfo` must be that of a STRICT (regclass, text[]) function.
 unsafe fn dedup_query(
     fcinfo: pg_sys::FunctionCallInfo,
-    build: impl FnOnce(pg_sys::Relation, &[String], pg_sys::Oid) -> (String, String),
+    build: impl FnOnce(pg_sys::Relation, &[String], pg_sys::Oid) -> (String, Option<String>),
 ) -> pg_sys::Datum {
     // SAFETY: both arguments are non-NULL (STRICT); the relation is opened with
     // AccessShareLock for the duration of `build` (an error there releases it with the
@@ -357,6 +356,7 @@ unsafe fn dedup_query(
         let rel = pg_sys::relation_open(relid, pg_sys::AccessShareLock as i32);
         let (query, precheck) = build(rel, &args, ext_schema);
         pg_sys::relation_close(rel, pg_sys::AccessShareLock as i32);
+        let precheck = precheck.unwrap_or_else(|| "no index pre-check".to_owned());
         format!("{query} /* {precheck} */").into_datum().expect("text datum")
     }
 }

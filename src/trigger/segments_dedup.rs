@@ -107,14 +107,15 @@ pub unsafe extern "C-unwind" fn simhash_segments_dedup_trigger(fcinfo: pg_sys::F
         lock_segments(&config, &ids);
         let what =
             |m: &Match<f64>| format!("has resemblance {:.3} (min_resemblance {})", m.measure, config.min_resemblance);
+        let array = value.expect("an array datum");
         if let Some(index) = &config.segments_index {
             // No row version has one of its segments: nothing to check (segments_precheck.rs).
-            if !index.any_shared(value.expect("an array datum")) {
+            if !index.any_shared(array) {
                 return act(td, &config, F, Found::None, tuple, value, what);
             }
         }
         let params = vec![
-            value.expect("an array datum"),
+            array,
             pg_sys::Datum::from(SEGMENT_MAX_ROWS.get()),
             config.min_resemblance.into_datum().expect("a float8 datum"),
         ];
@@ -136,8 +137,7 @@ pub unsafe extern "C-unwind" fn simhash_segments_dedup_query(fcinfo: pg_sys::Fun
     unsafe {
         dedup_query(fcinfo, |rel, args, ext_schema| {
             let config = config(rel, args, ext_schema, "simhash_segments_dedup_query");
-            let precheck = config.segments_index.map_or_else(|| "no index pre-check".to_owned(), |i| i.describe());
-            (config.query_insert, precheck)
+            (config.query_insert, config.segments_index.map(|i| i.describe()))
         })
     }
 }
