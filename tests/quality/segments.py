@@ -243,6 +243,5 @@ def run(binary: str, bench: Bench, fps: dict[str, Fingerprints], res: dict[str, 
         f"Targets, segments at resemblance >= {DEFAULT_THETA} and containment >= {DEFAULT_THETA_C}:",
         *targets(stats, lengths, neg, corpus),
         "",
-        *tolerance.lines(sb.edited, segs, bench.corpus, [(p.a, p.b) for p in corpus],
-                         {(p.a, p.b): p.jaccard for p in corpus}.__getitem__),
+        *tolerance.lines(sb.edited, segs, bench.corpus, corpus),
     ]

@@ -40,11 +40,11 @@ def found(ds, k: int, theta: float) -> float:
     return float(np.mean([d is not None and resemblance(d, k) >= theta for d in ds])) if ds else float("nan")
 
 
-def lines(edited: dict[str, dict[str, list]], segs, corpus_texts: list[str], corpus_pairs,
-          jaccard_of) -> list[str]:
-    """The table of this section. `corpus_pairs`: (a, b) 1-based lines sharing a segment."""
+def lines(edited: dict[str, dict[str, list]], segs, corpus_texts: list[str], corpus_pairs) -> list[str]:
+    """The table of this section. `corpus_pairs`: segments.py's CorpusPairs, the lines (1-based
+    `a`, `b`) sharing a segment, with their `jaccard`."""
     ds = {(l, k): distances_of(ps, segs) for l, kinds in edited.items() for k, ps in kinds.items() if k in KINDS}
-    cds = [(p, nearest(segs[corpus_texts[p[0] - 1]], segs[corpus_texts[p[1] - 1]])) for p in corpus_pairs]
+    cds = [(p, nearest(segs[corpus_texts[p.a - 1]], segs[corpus_texts[p.b - 1]])) for p in corpus_pairs]
     header = ["k", "theta", *(f"{l} mean9" for l in edited), *(f"{l} chars3%" for l in edited), "precision"]
     rows = []
     for k in KS:
@@ -52,7 +52,7 @@ def lines(edited: dict[str, dict[str, list]], segs, corpus_texts: list[str], cor
             means = [np.mean([found(ds[l, kind], k, theta) for kind in KINDS]) for l in edited]
             chars = [found(ds[l, "chars3%"], k, theta) for l in edited]
             judged = [p for p, d in cds if resemblance(d, k) >= theta]
-            near = sum(jaccard_of(p) >= NEAR_DUP for p in judged)
+            near = sum(p.jaccard >= NEAR_DUP for p in judged)
             prec = f"{100 * near / len(judged) if judged else 100:.1f}% {near}/{len(judged)}"
             rows.append([str(k), str(theta), *(f"{m:.3f}" for m in means), *(f"{c:.3f}" for c in chars), prec])
     return ["Tried: segments matched within k bits (candidates share one segment exactly; k = 0 is in use)",
