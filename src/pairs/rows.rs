@@ -54,18 +54,12 @@ pub(super) fn take_fetched(
         }
         let desc = (*table).tupdesc;
         if !*checked {
-            let types_ok = (*desc).natts == 2
-                && pg_sys::SPI_gettypeid(desc, 1) == pg_sys::INT8OID
-                && pg_sys::SPI_gettypeid(desc, 2) == pg_sys::INT8OID;
-            if !types_ok {
-                pg_sys::SPI_freetuptable(table);
-                crate::error::raise(
-                    PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH,
+            check_columns(table, pg_sys::INT8OID, || {
+                (
                     format!("{func}: the {what} query must return two bigint columns (id, fp)"),
-                    None,
-                    Some("Cast them, e.g. SELECT id::bigint, fp FROM t."),
-                );
-            }
+                    "Cast them, e.g. SELECT id::bigint, fp FROM t.",
+                )
+            });
             *checked = true;
         }
         let vals = std::slice::from_raw_parts((*table).vals, n);
@@ -81,12 +75,7 @@ pub(super) fn take_fetched(
             }
             pg_sys::heap_deform_tuple(tuple, desc, values.as_mut_ptr(), nulls.as_mut_ptr());
             if nulls[0] {
-                pg_sys::SPI_freetuptable(table);
-                ereport!(
-                    ERROR,
-                    PgSqlErrorCode::ERRCODE_NULL_VALUE_NOT_ALLOWED,
-                    format!("{func}: the {what} query returned a NULL id")
-                );
+                null_id(table, func, what);
             }
             if nulls[1] {
                 *null_fps += 1;
@@ -97,6 +86,47 @@ pub(super) fn take_fetched(
         pg_sys::SPI_freetuptable(table);
     }
     n
+}
+
+/// On a query's first fetch: frees the tuple table and raises ERROR 42804 with `message()`'s
+/// text and hint unless its columns are exactly a bigint id and a `second`. Shared by the
+/// fingerprint readers here and the segment reader (src/segments/pairs.rs).
+///
+/// # Safety
+/// `table` is the live SPI tuple table of that fetch, freed by nobody else.
+pub(crate) unsafe fn check_columns(
+    table: *mut pg_sys::SPITupleTable,
+    second: pg_sys::Oid,
+    message: impl FnOnce() -> (String, &'static str),
+) {
+    // SAFETY: the caller's contract; SPI_gettypeid reads attributes 1 and 2 only when the
+    // descriptor has exactly two.
+    unsafe {
+        let desc = (*table).tupdesc;
+        if (*desc).natts != 2
+            || pg_sys::SPI_gettypeid(desc, 1) != pg_sys::INT8OID
+            || pg_sys::SPI_gettypeid(desc, 2) != second
+        {
+            pg_sys::SPI_freetuptable(table);
+            let (text, hint) = message();
+            crate::error::raise(PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH, text, None, Some(hint));
+        }
+    }
+}
+
+/// Frees the tuple table and raises ERROR 22004: the `what` query returned a NULL id.
+///
+/// # Safety
+/// As [`check_columns`].
+pub(crate) unsafe fn null_id(table: *mut pg_sys::SPITupleTable, func: &str, what: &str) -> ! {
+    // SAFETY: the caller's contract.
+    unsafe { pg_sys::SPI_freetuptable(table) };
+    crate::error::raise(
+        PgSqlErrorCode::ERRCODE_NULL_VALUE_NOT_ALLOWED,
+        format!("{func}: the {what} query returned a NULL id"),
+        None,
+        None,
+    )
 }
 
 /// The two `bigint` values of a tuple of two `bigint` columns, read in place when it has

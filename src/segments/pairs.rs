@@ -10,8 +10,7 @@ use pgrx::prelude::*;
 use pgrx::PgMemoryContexts;
 use simhash_core::segments::{segment_clusters, SegmentPairs, SegmentRows};
 
-use crate::error::raise;
-use crate::pairs::progress;
+use crate::pairs::{check_columns, null_id, progress};
 
 /// Rows fetched per SPI batch: bounds the tuples (and detoasted arrays) held at once.
 const FETCH_ROWS: i64 = 20_000;
@@ -58,20 +57,14 @@ fn read_segment_rows(func: &str, query: &str) -> SegmentRows {
                 }
                 let desc = (*table).tupdesc;
                 if !checked {
-                    if (*desc).natts != 2
-                        || pg_sys::SPI_gettypeid(desc, 1) != pg_sys::INT8OID
-                        || pg_sys::SPI_gettypeid(desc, 2) != pg_sys::INT8ARRAYOID
-                    {
-                        pg_sys::SPI_freetuptable(table);
-                        raise(
-                            PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH,
+                    check_columns(table, pg_sys::INT8ARRAYOID, || {
+                        (
                             format!(
                                 "{func}: the segments query must return a bigint and a bigint[] column (id, segments)"
                             ),
-                            None,
-                            Some("Cast them, e.g. SELECT id::bigint, body_segments FROM t."),
-                        );
-                    }
+                            "Cast them, e.g. SELECT id::bigint, body_segments FROM t.",
+                        )
+                    });
                     checked = true;
                 }
                 let (mut values, mut nulls) = ([pg_sys::Datum::from(0usize); 2], [false; 2]);
@@ -79,12 +72,7 @@ fn read_segment_rows(func: &str, query: &str) -> SegmentRows {
                     for &tuple in std::slice::from_raw_parts((*table).vals, n) {
                         pg_sys::heap_deform_tuple(tuple, desc, values.as_mut_ptr(), nulls.as_mut_ptr());
                         if nulls[0] {
-                            pg_sys::SPI_freetuptable(table);
-                            ereport!(
-                                ERROR,
-                                PgSqlErrorCode::ERRCODE_NULL_VALUE_NOT_ALLOWED,
-                                format!("{func}: the segments query returned a NULL id")
-                            );
+                            null_id(table, func, "segments");
                         }
                         if nulls[1] {
                             null_rows += 1;
