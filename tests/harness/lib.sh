@@ -23,6 +23,10 @@
 #                               8 concurrent dedup writers (try_item.sql's try_items):
 #                               pgbench, TXS transactions of PER_TX items per client,
 #                               40001/40P01 retried; output in $tmp/pgbench.{out,err}
+#   dedup_round TRIGGER_CALL CLIENTS TXS PER_TX ISOLATION
+#                               empties docs and outcome, makes TRIGGER_CALL (e.g.
+#                               "simhash_dedup_trigger('fp', 'body', '3', 'skip')") docs'
+#                               dedup trigger, then runs dedup_writers; returns its status
 #   load_paragraphs             the table para2(pid, body) of the corpus paragraphs of
 #                               100-300 characters, pid 1..n; sets npara to n
 #   row NAME VALUE BASELINE RATIO   one "name value baseline ratio" line of a bench;
@@ -81,6 +85,12 @@ dedup_writers() {
     PGOPTIONS="-c default_transaction_isolation=${4// /\\ } -c deadlock_timeout=50ms" \
         pgbench -n -c "$1" -j 2 -t "$2" --max-tries=1000 -D i=0 -D per_tx="$3" -f "$tmp/insert.sql" \
         >"$tmp/pgbench.out" 2>"$tmp/pgbench.err"
+}
+dedup_round() {
+    psql -c "SET client_min_messages = warning" -c "TRUNCATE docs, outcome" \
+         -c "DROP TRIGGER IF EXISTS docs_dedup ON docs" \
+         -c "CREATE TRIGGER docs_dedup BEFORE INSERT OR UPDATE OF body ON docs FOR EACH ROW EXECUTE FUNCTION $1"
+    dedup_writers "$2" "$3" "$4" "$5"
 }
 load_paragraphs() {
     psql -c "CREATE TABLE para(pid serial PRIMARY KEY, body text NOT NULL)" \

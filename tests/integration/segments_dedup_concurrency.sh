@@ -31,14 +31,8 @@ echo "items $items in $groups groups (a paragraph and its reposts), $clients cli
 
 while IFS=, read -r action iso per_tx; do
     txs=$(( (items + clients * per_tx - 1) / (clients * per_tx) ))
-    psql -c "SET client_min_messages = warning" -c "TRUNCATE docs, outcome" \
-         -c "DROP TRIGGER IF EXISTS docs_dedup ON docs" \
-         -c "CREATE TRIGGER docs_dedup BEFORE INSERT OR UPDATE OF body ON docs FOR EACH ROW
-             EXECUTE FUNCTION simhash_segments_dedup_trigger('segs', 'body', '$theta', '$action')"
-    set +e
-    dedup_writers $clients "$txs" "$per_tx" "$iso"
-    rc=$?
-    set -e
+    rc=0
+    dedup_round "simhash_segments_dedup_trigger('segs', 'body', '$theta', '$action')" $clients "$txs" "$per_tx" "$iso" || rc=$?
     retried=$(pgbench_figure "$tmp/pgbench.out" "number of transactions retried")
     failed=$(pgbench_figure "$tmp/pgbench.out" "number of failed transactions")
     read -r done inserted rows groups_in not_one pairs < <(psql -AtF' ' <<SQL
