@@ -25,5 +25,5 @@ pub use fingerprint::{
 };
 pub use pairs::{Advance, CorpusPairs, Duplicates, LookupThreads, Prepared, Progress};
 pub use search::hamming;
-pub use segments::{containment, resemblance, Overlap};
+pub use segments::{containment, resemblance, Near, Overlap};
 pub use shard::Components;

@@ -9,15 +9,19 @@
 //!   (Broder's containment): an excerpt of B, or a text merged into B, is contained in B.
 //!
 //! Both are over distinct segments: a segment repeated in a text counts once.
+//! [`Near`] matches segments within k bits instead of exactly (opt-in, since 2.1.0).
 //!
 //! [`SegmentPairs`] and [`segment_clusters`] find every pair of rows by resemblance in bulk
 //! (module `pairs`, over the postings of module `postings`).
 
 mod pairs;
 mod postings;
+mod within;
 
 pub use pairs::{segment_clusters, segment_pairs, SegmentPair, SegmentPairs};
 pub use postings::SegmentRows;
+use within::share;
+pub use within::Near;
 
 /// The distinct values of `a`, sorted.
 fn set(a: &[u64]) -> Vec<u64> {
@@ -60,20 +64,12 @@ impl Overlap {
 
     /// `2|A∩B| / (|A|+|B|)`; 0 when both are empty.
     pub fn resemblance(&self) -> f64 {
-        if self.a + self.b == 0 {
-            0.0
-        } else {
-            2.0 * self.common as f64 / (self.a + self.b) as f64
-        }
+        share(2 * self.common, self.a + self.b)
     }
 
     /// `|A∩B| / |A|`, the share of A's segments found in B; 0 when A is empty.
     pub fn containment(&self) -> f64 {
-        if self.a == 0 {
-            0.0
-        } else {
-            self.common as f64 / self.a as f64
-        }
+        share(self.common, self.a)
     }
 
     /// The same overlap seen from B.
