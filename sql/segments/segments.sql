@@ -14,6 +14,10 @@ COMMENT ON FUNCTION simhash_resemblance(bigint[], bigint[]) IS
     'Share of both texts'' segments found in the other: 2|A∩B| / (|A|+|B|) over distinct elements; 0 when both are empty';
 COMMENT ON FUNCTION simhash_containment(bigint[], bigint[]) IS
     'Share of the first text''s segments found in the second: |A∩B| / |A| over distinct elements; 0 when the first is empty';
+COMMENT ON FUNCTION simhash_resemblance(bigint[], bigint[], int) IS
+    'Share of both texts'' segments with a segment of the other within max_distance bits (0 to 64; 0 is the two-argument form); compares every pair past 0';
+COMMENT ON FUNCTION simhash_containment(bigint[], bigint[], int) IS
+    'Share of the first text''s segments with a segment of the second within max_distance bits (0 to 64; 0 is the two-argument form)';
 
 CREATE FUNCTION simhash_segments_trigger() RETURNS trigger
     LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segments_trigger';
@@ -130,9 +134,12 @@ COMMENT ON FUNCTION simhash_rare_segments(regclass, name, bigint[], int) IS
     'The segments that at most max_rows rows of the table have in segments_column (frequent passages left out)';
 
 -- The rows sharing a rare segment with the query, through the GIN index, with how much
--- they share: row_ctid identifies the row within the statement (join on ctid).
+-- they share: row_ctid identifies the row within the statement (join on ctid). With
+-- max_distance > 0 (since 2.1.0) the candidates are the same, and a segment counts as
+-- shared when the other text has one within max_distance bits.
 CREATE FUNCTION simhash_similar(tbl regclass, segments_column name, segments bigint[],
-                                min_resemblance float8 DEFAULT 0, max_rows int DEFAULT 1000)
+                                min_resemblance float8 DEFAULT 0, max_rows int DEFAULT 1000,
+                                max_distance int DEFAULT 0)
     RETURNS TABLE(row_ctid tid, resemblance float8, query_in_row float8, row_in_query float8)
     STABLE STRICT ROWS 10
     LANGUAGE plpgsql
@@ -141,16 +148,20 @@ AS $$
 DECLARE
     rare bigint[] := @extschema@.simhash_rare_segments(tbl, segments_column, segments, max_rows);
 BEGIN
+    IF max_distance NOT BETWEEN 0 AND 64 THEN
+        RAISE EXCEPTION 'simhash_similar: max_distance must be between 0 and 64, got %', max_distance
+            USING ERRCODE = '22023';
+    END IF;
     IF cardinality(rare) = 0 THEN
         RETURN;
     END IF;
     RETURN QUERY EXECUTE format(
-        'SELECT * FROM (SELECT t.ctid, @extschema@.simhash_resemblance($1, t.%1$I), '
-        '@extschema@.simhash_containment($1, t.%1$I), @extschema@.simhash_containment(t.%1$I, $1) '
+        'SELECT * FROM (SELECT t.ctid, @extschema@.simhash_resemblance($1, t.%1$I, $4), '
+        '@extschema@.simhash_containment($1, t.%1$I, $4), @extschema@.simhash_containment(t.%1$I, $1, $4) '
         'FROM %2$s t WHERE t.%1$I && $2) s(c, r, q, w) WHERE s.r >= $3 ORDER BY s.r DESC, s.c',
         segments_column, tbl)
-        USING segments, rare, min_resemblance;
+        USING segments, rare, min_resemblance, max_distance;
 END
 $$;
-COMMENT ON FUNCTION simhash_similar(regclass, name, bigint[], float8, int) IS
-    'Rows whose segments_column shares a rare segment with the given segments: resemblance and containment both ways, most similar first';
+COMMENT ON FUNCTION simhash_similar(regclass, name, bigint[], float8, int, int) IS
+    'Rows whose segments_column shares a rare segment with the given segments: resemblance and containment both ways (segments matched within max_distance bits), most similar first';

@@ -8,7 +8,7 @@ mod pairs;
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::prelude::*;
-use simhash_core::{Definition, Lexicon, Options, Overlap, Tokenizer};
+use simhash_core::{Definition, Lexicon, Near, Options, Overlap, Tokenizer};
 
 use crate::error::raise;
 use crate::fingerprint::options::{parse, JsonbArg};
@@ -100,8 +100,32 @@ fn simhash_containment(a: Array<i64>, b: Array<i64>) -> f64 {
     Overlap::of(&elements(&a), &elements(&b)).containment()
 }
 
+/// The match of two segment arrays within `max_distance` bits (22023 outside `0..=64`),
+/// cancellable: past k = 0 every pair is compared.
+fn near(func: &str, a: &Array<i64>, b: &Array<i64>, max_distance: i32) -> Near {
+    let k = crate::pairs::max_distance(func, max_distance);
+    Near::of(&elements(a), &elements(b), k, &mut || {
+        check_for_interrupts!();
+    })
+}
+
+/// `simhash_resemblance(a, b, max_distance)` since 2.1.0: a segment counts as found in the
+/// other text when it has one within `max_distance` bits; at 0, the two-argument form.
+#[pg_extern(immutable, strict, parallel_safe, name = "simhash_resemblance")]
+fn simhash_resemblance_within(a: Array<i64>, b: Array<i64>, max_distance: i32) -> f64 {
+    near("simhash_resemblance", &a, &b, max_distance).resemblance()
+}
+
+/// `simhash_containment(a, b, max_distance)` since 2.1.0: the share of a's segments with
+/// one of b's within `max_distance` bits.
+#[pg_extern(immutable, strict, parallel_safe, name = "simhash_containment")]
+fn simhash_containment_within(a: Array<i64>, b: Array<i64>, max_distance: i32) -> f64 {
+    near("simhash_containment", &a, &b, max_distance).containment()
+}
+
 pgrx::extension_sql_file!(
     "../../sql/segments/segments.sql",
     name = "segments",
-    requires = [simhash_resemblance, simhash_containment, "trigger"]
+    requires =
+        [simhash_resemblance, simhash_containment, simhash_resemblance_within, simhash_containment_within, "trigger"]
 );

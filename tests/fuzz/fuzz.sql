@@ -314,10 +314,16 @@ BEGIN
                 -- Segment arrays: random bigints and NULLs, repeats, and a text's own segments.
                 fn := 'simhash_resemblance/containment';
                 a := fuzz_bigint(); b := fuzz_bigint(); t := fuzz_text(); input := format('%s, %s', a, b);
+                k := fuzz_small();
                 IF random() < 0.5 THEN
                     r := (simhash_resemblance(ARRAY[a, b, NULL, a], simhash_segments(t)) * 1000)::bigint;
-                ELSE
+                ELSIF random() < 0.5 THEN
                     r := (simhash_containment(simhash_segments(t), ARRAY[b, a]) * 1000)::bigint;
+                ELSE
+                    -- Within k bits (2.1.0); k outside 0..64 is 22023.
+                    input := format('%s, %s, %s', a, b, k);
+                    r := (CASE WHEN random() < 0.5 THEN simhash_resemblance(simhash_segments(t), ARRAY[a, b, NULL], k)
+                          ELSE simhash_containment(ARRAY[b, a, b], simhash_segments(t), k) END * 1000)::bigint;
                 END IF;
             WHEN 21 THEN
                 fn := 'simhash_segment_pairs/clusters'; t := fuzz_seg_query(); th := fuzz_theta(); k := fuzz_small();
@@ -350,9 +356,10 @@ BEGIN
                 SELECT length(simhash_segments_dedup_query(t::regclass, VARIADIC f)) INTO r;
               ELSE
                 fn := 'simhash_similar'; t := fuzz_text(); th := fuzz_theta(); k := fuzz_small(); a := fuzz_bigint();
-                input := format('%s, %s, %s', th, k, t);
+                b := CASE WHEN random() < 0.5 THEN 0 ELSE fuzz_small() END;
+                input := format('%s, %s, %s, %s', th, k, b, t);
                 SELECT count(*) INTO r FROM simhash_similar('fuzz_seg', 'segs',
-                    CASE WHEN random() < 0.7 THEN simhash_segments(t) ELSE ARRAY[a, NULL, a] END, th, k);
+                    CASE WHEN random() < 0.7 THEN simhash_segments(t) ELSE ARRAY[a, NULL, a] END, th, k, b::int);
               END IF;
             ELSE
                 t := fuzz_query(); k := fuzz_small(); input := format('%s, %s', t, k);

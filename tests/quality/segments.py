@@ -13,7 +13,7 @@ Negatives (edits.py's): the pairs matched at each threshold, a count (the target
 Corpus precision: every pair of corpus lines that shares a segment, found exactly through an
 inverted index of the segments, judged as measure.py judges (3-gram Jaccard >= 0.5).
 The targets of issue 19 are judged at DEFAULT_THETA and DEFAULT_THETA_C.
-Last, tolerance.py's table: what matching segments within k bits would give (tried, not adopted).
+Last, tolerance.py's table: segments matched within k bits (opt-in since 2.1.0).
 """
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Tried, not adopted: segments matched within k bits instead of exactly (segments.py's section).
+"""Segments matched within k bits instead of exactly: opt-in since 2.1.0, not the default
+(segments.py's section; simhash_core::Near, simhash_resemblance(a, b, k)).
 
 The issue's trial matched each segment with a partner within 3 bits. Here candidates still share
 one segment exactly (as the GIN index finds them); then a segment of A counts as shared when a
@@ -55,5 +56,5 @@ def lines(edited: dict[str, dict[str, list]], segs, corpus_texts: list[str], cor
             near = sum(p.jaccard >= NEAR_DUP for p in judged)
             prec = f"{100 * near / len(judged) if judged else 100:.1f}% {near}/{len(judged)}"
             rows.append([str(k), str(theta), *(f"{m:.3f}" for m in means), *(f"{c:.3f}" for c in chars), prec])
-    return ["Tried: segments matched within k bits (candidates share one segment exactly; k = 0 is in use)",
+    return ["Segments matched within k bits, simhash_resemblance(a, b, k) (candidates share one segment exactly; k = 0 is in use)",
             *table(header, rows, right=set(range(2, len(header))))]

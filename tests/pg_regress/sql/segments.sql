@@ -109,4 +109,55 @@ SELECT cardinality(simhash_segments('本文仅代表作者本人观点，与本�
                    simhash_segments('本文仅代表作者本人观点，与本网站立场无关，转载请注明出处。'), max_rows => 2147483647))
            AS found_at_int_max;
 SELECT regress_try($$SELECT simhash_rare_segments('seg_docs', 'body_segments', '{1}', 0)$$);
+
+-- 6. Within k bits (2.1.0): a segment counts as found when the other text has one within
+-- max_distance bits; 0 is the two-argument form. 7 is 3 bits from 0.
+SELECT simhash_resemblance('{0,1099511627776}', '{7}', 3) AS r3, simhash_resemblance('{0,1099511627776}', '{7}', 2) AS r2,
+       simhash_containment('{7}', '{0,1099511627776}', 3) AS c3, simhash_resemblance('{5,5,6}', '{-7}', 64) AS r64,
+       simhash_resemblance('{1,2,3,4}', '{1,2,3}', 0) = simhash_resemblance('{1,2,3,4}', '{1,2,3}') AS same_at_0,
+       simhash_resemblance('{1}', '{1}', NULL) AS null_k;
+SELECT regress_try($$SELECT simhash_resemblance('{1}', '{1}', 65)$$);
+SELECT regress_try($$SELECT simhash_containment('{1}', '{1}', -1)$$);
+SELECT regress_try($$SELECT * FROM simhash_similar('seg_docs', 'body_segments', '{1}', max_distance => 65)$$);
+-- Against every pair compared in SQL, for the rows sharing a segment with the reposts above
+-- and for copies with the last two characters of every sentence changed (a word each).
+CREATE TEMP TABLE seg_typo AS
+SELECT d.id, simhash_segments(regexp_replace(d.body, '..。', '某某。', 'g')) AS q FROM seg_docs d
+WHERE d.id > 0 AND d.id % 7 = 3 AND cardinality(d.body_segments) >= 2;
+CREATE TEMP TABLE seg_near AS
+SELECT q.id, q.q, d.body_segments AS s FROM seg_q q JOIN seg_docs d ON d.body_segments && q.q
+UNION ALL
+SELECT t.id, t.q, d.body_segments FROM seg_typo t JOIN seg_docs d USING (id);
+CREATE FUNCTION pg_temp.found(a bigint[], b bigint[], k int) RETURNS bigint LANGUAGE sql AS $$
+  SELECT count(*) FROM (SELECT DISTINCT x FROM unnest(a) x WHERE x IS NOT NULL) u
+  WHERE EXISTS (SELECT FROM unnest(b) y WHERE bit_count((u.x # y)::bit(64)) <= k) $$;
+SELECT k, count(*) AS pairs,
+       count(*) FILTER (WHERE simhash_resemblance(q, s, k) IS DISTINCT FROM
+           coalesce((pg_temp.found(q, s, k) + pg_temp.found(s, q, k))::float8
+                    / nullif((SELECT count(DISTINCT x) FROM unnest(q) x) + (SELECT count(DISTINCT x) FROM unnest(s) x), 0), 0))
+           AS wrong_resemblance,
+       count(*) FILTER (WHERE simhash_containment(q, s, k) IS DISTINCT FROM
+           coalesce(pg_temp.found(q, s, k)::float8 / nullif((SELECT count(DISTINCT x) FROM unnest(q) x), 0), 0))
+           AS wrong_containment,
+       count(*) FILTER (WHERE simhash_resemblance(q, s, k) >= 0.5) AS resemble
+FROM seg_near, (VALUES (0), (3), (8)) v(k) GROUP BY k ORDER BY k;
+-- simhash_similar: the same candidates, ranked within k; more of the changed copies find
+-- their original at resemblance >= 0.5.
+SELECT count(*) AS copies,
+       count(*) FILTER (WHERE EXISTS (SELECT FROM simhash_similar('seg_docs', 'body_segments', t.q, 0.5) s
+                                      JOIN seg_docs d ON d.ctid = s.row_ctid WHERE d.id = t.id)) AS found_exact,
+       count(*) FILTER (WHERE EXISTS (SELECT FROM simhash_similar('seg_docs', 'body_segments', t.q, 0.5,
+                                                                  max_distance => 8) s
+                                      JOIN seg_docs d ON d.ctid = s.row_ctid WHERE d.id = t.id)) AS found_within_8,
+       bool_and((SELECT array_agg(row_ctid ORDER BY row_ctid) FROM simhash_similar('seg_docs', 'body_segments', t.q))
+                IS NOT DISTINCT FROM
+                (SELECT array_agg(row_ctid ORDER BY row_ctid)
+                   FROM simhash_similar('seg_docs', 'body_segments', t.q, max_distance => 8))) AS same_candidates
+FROM seg_typo t;
+-- Past k = 0 every pair is compared; a long comparison cancels. 10^12 comparisons would take
+-- most of an hour: the error comes from the comparison loop's check for cancellation.
+CREATE TEMP TABLE seg_big AS SELECT array_agg(g::bigint * 7919) AS a FROM generate_series(1, 1000000) g;
+SET statement_timeout = '100ms';
+SELECT simhash_resemblance(a, a, 3) FROM seg_big;
+RESET statement_timeout;
 DROP TABLE seg_docs, seg_tx;
