@@ -53,12 +53,19 @@ pub fn parse(options: &JsonbArg, default: Definition) -> Options {
 
 /// [`parse`] of options written as JSON text (a trigger argument): 22023 also for bad JSON.
 pub fn parse_str(json: &str, default: Definition) -> Options {
-    match serde_json::from_str::<serde_json::Value>(json) {
-        Ok(value) => checked(serde_path_to_error::deserialize(&value), default),
-        Err(e) => {
-            ereport!(ERROR, PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE, format!("invalid simhash options: {e}"));
-        }
-    }
+    parse_value(&json_value(json), default)
+}
+
+/// Options written as JSON text, as a JSON value: 22023 for bad JSON.
+pub(crate) fn json_value(json: &str) -> serde_json::Value {
+    serde_json::from_str::<serde_json::Value>(json).unwrap_or_else(|e| {
+        ereport!(ERROR, PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE, format!("invalid simhash options: {e}"));
+    })
+}
+
+/// [`parse`] of options as a JSON value.
+pub(crate) fn parse_value(value: &serde_json::Value, default: Definition) -> Options {
+    checked(serde_path_to_error::deserialize(value), default)
 }
 
 fn checked(raw: Result<RawOptions, serde_path_to_error::Error<serde_json::Error>>, default: Definition) -> Options {

@@ -49,6 +49,29 @@ pub(super) fn options(json: Option<&str>, default: Definition) -> Options {
     }
 }
 
+/// The options of `simhash_segments_dedup_trigger`: those of `simhash_segments`, plus
+/// `"max_distance"` (since 2.1.0), the bits within which segments match (0 to 64, default
+/// 0: exactly), as `simhash_resemblance(a, b, max_distance)`; 22023 outside.
+pub(super) fn segment_options(json: Option<&str>, default: Definition, func: &str) -> (Options, u32) {
+    let Some(json) = json else {
+        return (options(None, default), 0);
+    };
+    let mut value = crate::fingerprint::options::json_value(json);
+    let k = match value.as_object_mut().and_then(|o| o.remove("max_distance")) {
+        None => 0,
+        Some(v) => match v.as_u64() {
+            Some(k) if k <= 64 => k as u32,
+            _ => raise(
+                PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+                format!("{func}: option \"max_distance\" must be an integer between 0 and 64, got {v}"),
+                None,
+                None,
+            ),
+        },
+    };
+    (crate::fingerprint::options::parse_value(&value, default), k)
+}
+
 /// The fingerprint column, checked: ERROR 42804 unless bigint, 428C9 when it is generated
 /// (a BEFORE trigger can neither read nor set it). `from_text`: whether the trigger computes
 /// it from a text column (else the row brings it), for the HINT.
@@ -165,6 +188,8 @@ pub(super) struct Config {
     pub k: u32,
     /// The resemblance bound (`simhash_segments_dedup_trigger`; 0 for the others).
     pub min_resemblance: f64,
+    /// The segment dedup trigger's `"max_distance"` option (0: segments match exactly).
+    pub max_distance: u32,
     pub action: Action,
     /// What the trigger fingerprints the text with: its options argument, or the defaults
     /// of the definition its C symbol defaults to.
@@ -293,6 +318,7 @@ impl Config {
             link: target.keys.link,
             k: 0,
             min_resemblance: 0.0,
+            max_distance: 0,
             action,
             options,
             key_label: target.keys.label,

@@ -56,7 +56,7 @@ pub(super) fn lock(config: &Config, fp: i64) {
 pub(super) fn lock_segments(config: &Config, segments: &[u64]) {
     let (relid, attnum) = (config.relid.to_u32(), config.fp.attnum);
     let table = dedup::segments_table_lock_key(relid, attnum);
-    lock_keys(table, || dedup::segment_lock_keys(relid, attnum, segments, config.min_resemblance));
+    lock_keys(table, || dedup::segment_lock_keys(relid, attnum, segments, config.min_resemblance, config.max_distance));
 }
 
 /// Takes the table key `table` in Share mode, then `keys()` (ascending) in Exclusive mode. A

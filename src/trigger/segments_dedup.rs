@@ -20,6 +20,9 @@
 //!   run (segments_precheck.rs).
 //! - A NULL text, or a text without a segment (fewer than 6 features in all), is never a
 //!   duplicate: no lock, no check.
+//! - The option `"max_distance": k` (2.1.0) matches segments within k bits, as
+//!   `simhash_resemblance(a, b, k)`; candidates still share a rare segment exactly, and every
+//!   segment is locked, since a resembling row may share no more than that one.
 
 use pgrx::prelude::*;
 use simhash_core::trigger::{self as dedup, SegmentsCheckQuery};
@@ -27,7 +30,7 @@ use simhash_core::trigger::{self as dedup, SegmentsCheckQuery};
 use super::act::{act, unchecked};
 use super::cache::{entry, Kind};
 use super::check::{query_as_owner, Found, Match};
-use super::config::{bad_args, options, segments_and_text, target, trigger_args, Config, Target};
+use super::config::{bad_args, segment_options, segments_and_text, target, trigger_args, Config, Target};
 use super::lock::lock_segments;
 use super::segments_precheck::segments_index;
 use super::{dedup_query, fired, replace, segments_of, value_of};
@@ -41,7 +44,7 @@ const F: &str = "simhash_segments_dedup_trigger";
 /// `rel` must be an open relation; must run inside a transaction.
 unsafe fn config(rel: pg_sys::Relation, args: &[String], ext_schema: pg_sys::Oid, func: &str) -> Config {
     let parsed = dedup::parse_segments_dedup_args(args).unwrap_or_else(|e| bad_args(e, func));
-    let options = options(parsed.options.as_deref(), DEFAULT_DEFINITION);
+    let (options, max_distance) = segment_options(parsed.options.as_deref(), DEFAULT_DEFINITION, func);
     // SAFETY: forwarded from the caller.
     unsafe {
         let (seg, text) = segments_and_text(rel, &parsed.segments_column, &parsed.text_column, func);
@@ -54,12 +57,14 @@ unsafe fn config(rel: pg_sys::Relation, args: &[String], ext_schema: pg_sys::Oid
                 key_columns: &t.keys.quoted,
                 with_link_value: t.keys.link.is_some(),
                 exclude_ctid,
+                max_distance,
             })
         };
         let min_resemblance = parsed.min_resemblance;
         let segments_index = segments_index(rel, seg.attnum);
         Config {
             min_resemblance,
+            max_distance,
             segments_index,
             ..Config::new(rel, target, seg.clone(), Some(text), parsed.action, options, query)
         }

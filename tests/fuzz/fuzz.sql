@@ -36,7 +36,7 @@ CREATE INDEX ON fuzz_dedup_link USING gin (segs);
 CREATE TRIGGER dedup BEFORE INSERT OR UPDATE ON fuzz_dedup_reject FOR EACH ROW
     EXECUTE FUNCTION simhash_segments_dedup_trigger('segs', 'body', '0.5', 'reject');
 CREATE TRIGGER dedup BEFORE INSERT OR UPDATE ON fuzz_dedup_skip FOR EACH ROW
-    EXECUTE FUNCTION simhash_segments_dedup_trigger('segs', 'body', '0.3', 'skip');
+    EXECUTE FUNCTION simhash_segments_dedup_trigger('segs', 'body', '0.3', 'skip', '{"max_distance": 8}');
 CREATE TRIGGER dedup BEFORE INSERT OR UPDATE ON fuzz_dedup_link FOR EACH ROW
     EXECUTE FUNCTION simhash_segments_dedup_trigger('segs', 'body', '1', 'link', 'dup_of', '{"definition": "1"}');
 

@@ -67,14 +67,23 @@ pub fn min_common(n: usize, min_resemblance: f64) -> usize {
 /// The advisory-lock keys of a row's segments for a check at `min_resemblance` on column
 /// `attnum` of table `relid`: one per segment of the prefix the module docs describe,
 /// ascending and without repeats (the order to lock them in). Empty for no segments.
-pub fn segment_lock_keys(relid: u32, attnum: i16, segments: &[u64], min_resemblance: f64) -> Vec<u64> {
+/// With segments matched within `max_distance > 0` bits, a resembling row need share only
+/// one segment exactly (the one the index finds it by), so every segment is locked.
+pub fn segment_lock_keys(
+    relid: u32,
+    attnum: i16,
+    segments: &[u64],
+    min_resemblance: f64,
+    max_distance: u32,
+) -> Vec<u64> {
     let mut sorted = segments.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
     if sorted.is_empty() {
         return Vec::new();
     }
-    let prefix = sorted.len() + 1 - min_common(sorted.len(), min_resemblance);
+    let prefix =
+        if max_distance > 0 { sorted.len() } else { sorted.len() + 1 - min_common(sorted.len(), min_resemblance) };
     let mut keys: Vec<u64> = sorted[..prefix]
         .iter()
         // "SG": not a block key's (k, block count) bytes.
@@ -106,6 +115,8 @@ pub struct SegmentsCheckQuery<'a> {
     pub with_link_value: bool,
     /// Whether to exclude the row being updated: `ctid <> $4`.
     pub exclude_ctid: bool,
+    /// Segments matched within this many bits (`simhash_resemblance(a, b, k)`); 0: exactly.
+    pub max_distance: u32,
 }
 
 /// The check query: the existing row that most resembles `$1` (the new row's segments,
@@ -135,15 +146,17 @@ pub fn segments_check_query(q: &SegmentsCheckQuery<'_>) -> String {
     let order_cols = keys.iter().enumerate().map(|(i, k)| format!("{k} AS o{i}")).collect::<Vec<_>>().join(", ");
     let c_cols = (0..keys.len()).map(|i| format!("c.o{i}")).collect::<Vec<_>>().join(", ");
     let count = "(SELECT pg_catalog.count(*) FROM c)";
+    // At 0 the two-argument form, so that the query of a trigger without the option is 2.0's.
+    let k = if q.max_distance > 0 { format!(", {}", q.max_distance) } else { String::new() };
     format!(
         "WITH c AS MATERIALIZED (SELECT t.ctid AS tid, {key_text} AS key, {link_value} AS link, t.{seg} AS seg, \
          {order_cols} FROM ONLY {table} AS t WHERE t.{seg} OPERATOR(pg_catalog.&&) $1 \
          LIMIT $2 OPERATOR(pg_catalog.+) 1) \
          SELECT s.key, s.link, s.r FROM (\
-         SELECT c.key, c.link, {s}.simhash_resemblance($1, c.seg) AS r, {c_cols} FROM c \
+         SELECT c.key, c.link, {s}.simhash_resemblance($1, c.seg{k}) AS r, {c_cols} FROM c \
          WHERE {count} OPERATOR(pg_catalog.<=) $2{exclude_c} \
          UNION ALL \
-         SELECT {key_text}, {link_value}, {s}.simhash_resemblance($1, t.{seg}), {order_cols} FROM ONLY {table} AS t \
+         SELECT {key_text}, {link_value}, {s}.simhash_resemblance($1, t.{seg}{k}), {order_cols} FROM ONLY {table} AS t \
          WHERE {count} OPERATOR(pg_catalog.>) $2 AND t.{seg} OPERATOR(pg_catalog.&&) \
          (SELECT pg_catalog.array_agg(u.k) FROM pg_catalog.unnest($1) AS u(k) \
          WHERE (SELECT pg_catalog.count(*) FROM (SELECT FROM ONLY {table} AS x \
@@ -201,7 +214,7 @@ mod tests {
     fn keys_are_stable() {
         // As trigger::lock's golden keys: backends of two library builds must agree.
         assert_eq!(
-            segment_lock_keys(16384, 3, &[5, 9, 1, 77], 0.5),
+            segment_lock_keys(16384, 3, &[5, 9, 1, 77], 0.5, 0),
             [4813864129585961847, 5834676849088955536, 10520518644808060337]
         );
         assert_eq!(segments_table_lock_key(16384, 3), 12727824887986790498);
@@ -209,17 +222,22 @@ mod tests {
 
     #[test]
     fn lock_prefixes() {
-        assert!(segment_lock_keys(1, 2, &[], 0.5).is_empty());
-        assert_eq!(segment_lock_keys(1, 2, &[9], 0.5).len(), 1);
+        assert!(segment_lock_keys(1, 2, &[], 0.5, 0).is_empty());
+        assert_eq!(segment_lock_keys(1, 2, &[9], 0.5, 0).len(), 1);
         // θ = 0.5, 9 segments: a resembling text shares ≥ 3, so 7 are locked.
         assert_eq!(min_common(9, 0.5), 3);
-        assert_eq!(segment_lock_keys(1, 2, &(0..9).collect::<Vec<_>>(), 0.5).len(), 7);
+        assert_eq!(segment_lock_keys(1, 2, &(0..9).collect::<Vec<_>>(), 0.5, 0).len(), 7);
         // θ = 1: only identical sets match; one key suffices.
-        assert_eq!(segment_lock_keys(1, 2, &(0..9).collect::<Vec<_>>(), 1.0).len(), 1);
-        let keys = segment_lock_keys(1, 2, &[5, 3, 3, 8], 0.01);
+        assert_eq!(segment_lock_keys(1, 2, &(0..9).collect::<Vec<_>>(), 1.0, 0).len(), 1);
+        let keys = segment_lock_keys(1, 2, &[5, 3, 3, 8], 0.01, 0);
         assert!(keys.windows(2).all(|w| w[0] < w[1]) && keys.len() == 3);
-        assert!(segment_lock_keys(2, 2, &[5], 0.5).iter().all(|k| !segment_lock_keys(1, 2, &[5], 0.5).contains(k)));
+        assert!(segment_lock_keys(2, 2, &[5], 0.5, 0)
+            .iter()
+            .all(|k| !segment_lock_keys(1, 2, &[5], 0.5, 0).contains(k)));
         assert_ne!(segments_table_lock_key(1, 2), super::super::lock::table_lock_key(1, 2, 3));
+        // Within k bits a resembling row may share one segment only: all are locked.
+        assert_eq!(segment_lock_keys(1, 2, &(0..9).collect::<Vec<_>>(), 1.0, 8).len(), 9);
+        assert_eq!(segment_lock_keys(1, 2, &[4, 4], 0.5, 1), segment_lock_keys(1, 2, &[4], 0.5, 0));
     }
 
     #[test]
@@ -232,6 +250,7 @@ mod tests {
             key_columns: &keys,
             with_link_value: true,
             exclude_ctid: true,
+            max_distance: 0,
         };
         let text = segments_check_query(&q);
         assert!(text.contains("public.simhash_resemblance($1, c.seg) AS r, c.o0 FROM c"), "{text}");
@@ -242,6 +261,9 @@ mod tests {
         let none: Vec<String> = vec![];
         let text = segments_check_query(&SegmentsCheckQuery { key_columns: &none, with_link_value: false, ..q });
         assert!(text.contains("t.ctid::pg_catalog.text AS key, NULL AS link"), "{text}");
+        let text = segments_check_query(&SegmentsCheckQuery { max_distance: 8, ..q });
+        assert!(text.contains("public.simhash_resemblance($1, c.seg, 8) AS r"), "{text}");
+        assert!(text.contains("public.simhash_resemblance($1, t.segs, 8), t.id AS o0"), "{text}");
     }
 
     proptest! {
@@ -258,9 +280,12 @@ mod tests {
             let a: Vec<u64> = common.iter().chain(&only_a).map(mix).collect();
             let b: Vec<u64> = common.iter().chain(&only_b).map(mix).collect();
             if resemblance(&a, &b) >= theta {
-                let (ka, kb) = (segment_lock_keys(7, 3, &a, theta), segment_lock_keys(7, 3, &b, theta));
+                let (ka, kb) = (segment_lock_keys(7, 3, &a, theta, 0), segment_lock_keys(7, 3, &b, theta, 0));
                 prop_assert!(ka.iter().any(|k| kb.binary_search(k).is_ok()));
             }
+            // Within k bits: any two sets sharing a segment (candidates) share a key.
+            let (ka, kb) = (segment_lock_keys(7, 3, &a, theta, 5), segment_lock_keys(7, 3, &b, theta, 5));
+            prop_assert!(ka.iter().any(|k| kb.binary_search(k).is_ok()));
         }
     }
 }
