@@ -1,10 +1,12 @@
 -- simhash 2.0.1 → 2.1.0: segments matched within k bits, opt-in (docs/segments.md).
 -- - simhash_resemblance(a, b, max_distance) and simhash_containment(a, b, max_distance): a
 --   segment counts as found in the other text when it has one within max_distance bits.
--- - simhash_similar gains a last parameter, max_distance int DEFAULT 0. Parameters cannot be
---   added in place, so the 2.0 function is dropped and created again as
---   sql/segments/segments.sql creates it: a view that calls simhash_similar makes this update
+-- - simhash_similar, simhash_segment_pairs and simhash_segment_clusters gain a last
+--   parameter, max_distance int DEFAULT 0 (simhash_segment_pairs_stream a fourth one).
+--   Parameters cannot be added in place, so the 2.0 functions are dropped and created again
+--   as a fresh install creates them (sql/segments/): a view that calls one makes this update
 --   fail, and must be dropped first and made again after.
+-- - simhash_segments_dedup_trigger's option "max_distance" needs no SQL change.
 
 CREATE FUNCTION simhash_resemblance(a bigint[], b bigint[], max_distance int) RETURNS double precision
     IMMUTABLE STRICT PARALLEL SAFE
@@ -50,3 +52,30 @@ END
 $$;
 COMMENT ON FUNCTION simhash_similar(regclass, name, bigint[], float8, int, int) IS
     'Rows whose segments_column shares a rare segment with the given segments: resemblance and containment both ways (segments matched within max_distance bits), most similar first';
+
+DROP FUNCTION simhash_segment_pairs(text, float8, int);
+DROP FUNCTION simhash_segment_pairs_stream(text, float8, int);
+DROP FUNCTION simhash_segment_clusters(text, float8, int);
+CREATE FUNCTION simhash_segment_clusters(segments text, min_resemblance double precision,
+                                         max_rows int DEFAULT 1000, max_distance int DEFAULT 0)
+    RETURNS TABLE (id bigint, cluster_id bigint)
+    STRICT VOLATILE PARALLEL UNSAFE
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segment_clusters_wrapper';
+CREATE FUNCTION simhash_segment_pairs_stream(segments text, min_resemblance double precision, max_rows int,
+                                             max_distance int)
+    RETURNS TABLE (id1 bigint, id2 bigint, resemblance double precision, id1_in_id2 double precision,
+                   id2_in_id1 double precision)
+    STRICT VOLATILE PARALLEL UNSAFE
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segment_pairs_wrapper';
+CREATE FUNCTION simhash_segment_pairs(segments text, min_resemblance float8, max_rows int DEFAULT 1000,
+                                      max_distance int DEFAULT 0)
+    RETURNS TABLE(id1 bigint, id2 bigint, resemblance float8, id1_in_id2 float8, id2_in_id1 float8)
+    STABLE PARALLEL UNSAFE
+    LANGUAGE sql
+    AS $$ SELECT (p).id1, (p).id2, (p).resemblance, (p).id1_in_id2, (p).id2_in_id1
+          FROM (SELECT @extschema@.simhash_segment_pairs_stream(segments, min_resemblance, max_rows, max_distance) AS p
+                OFFSET 0) s $$;
+COMMENT ON FUNCTION simhash_segment_pairs(text, float8, int, int) IS
+    'Every pair of rows of a query returning (id bigint, segments bigint[]) with resemblance >= min_resemblance (segments matched within max_distance bits) that shares a segment at most max_rows rows have, once, id1 < id2, with containment both ways; streamed by id1, id2';
+COMMENT ON FUNCTION simhash_segment_clusters(text, float8, int, int) IS
+    'Connected components of simhash_segment_pairs: (id, cluster_id) for every row in a pair, cluster_id the smallest id of its component';

@@ -1,5 +1,5 @@
 //! Bulk pairs by resemblance (sql/segments/pairs.sql; docs/segments-pairs.md):
-//! `simhash_segment_pairs(segments, min_resemblance, max_rows)`, every pair of rows of a
+//! `simhash_segment_pairs(segments, min_resemblance, max_rows, max_distance)`, every pair of rows of a
 //! query returning `(id bigint, segments bigint[])` whose resemblance is at least
 //! `min_resemblance` and that share a segment at most `max_rows` rows have, and
 //! `simhash_segment_clusters(...)`, the connected components of those pairs. The rows
@@ -15,8 +15,8 @@ use crate::pairs::{check_columns, null_id, progress};
 /// Rows fetched per SPI batch: bounds the tuples (and detoasted arrays) held at once.
 const FETCH_ROWS: i64 = 20_000;
 
-/// `min_resemblance` and `max_rows` checked (ERROR 22023), `max_rows` as the core's.
-fn arguments(func: &str, min_resemblance: f64, max_rows: i32) -> usize {
+/// `min_resemblance`, `max_rows` and `max_distance` checked (ERROR 22023), as the core's.
+fn arguments(func: &str, min_resemblance: f64, max_rows: i32, max_distance: i32) -> (usize, u32) {
     if !(0.0..=1.0).contains(&min_resemblance) {
         ereport!(
             ERROR,
@@ -31,7 +31,7 @@ fn arguments(func: &str, min_resemblance: f64, max_rows: i32) -> usize {
             format!("{func}: max_rows must be at least 1, got {max_rows}")
         );
     }
-    max_rows as usize
+    (max_rows as usize, crate::pairs::max_distance(func, max_distance))
 }
 
 /// Runs `query` and returns its `(id, segments)` rows, NULL elements left out. ERROR 42804
@@ -102,27 +102,29 @@ fn read_segment_rows(func: &str, query: &str) -> SegmentRows {
 
 /// Every pair of rows of `segments` with resemblance ≥ `min_resemblance` sharing a segment
 /// at most `max_rows` rows have, once, `id1 < id2`, by `id1` then `id2`, with containment
-/// both ways. Value per call, called through the SQL function `simhash_segment_pairs`
-/// (sql/segments/pairs.sql) in a select list, so LIMIT stops it early.
+/// both ways; segments matched within `max_distance` bits (0: exactly). Value per call,
+/// called through the SQL function `simhash_segment_pairs` (sql/segments/pairs.sql) in a
+/// select list, so LIMIT stops it early.
 #[pg_extern(name = "simhash_segment_pairs_stream", volatile, parallel_unsafe)]
 fn simhash_segment_pairs(
     segments: &str,
     min_resemblance: f64,
     max_rows: i32,
+    max_distance: i32,
 ) -> TableIterator<
     'static,
     (name!(id1, i64), name!(id2, i64), name!(resemblance, f64), name!(id1_in_id2, f64), name!(id2_in_id1, f64)),
 > {
     const F: &str = "simhash_segment_pairs";
-    let max_rows = arguments(F, min_resemblance, max_rows);
+    let (max_rows, k) = arguments(F, min_resemblance, max_rows, max_distance);
     let rows = read_segment_rows(F, segments);
     let mut progress = progress(F);
-    let mut pairs = SegmentPairs::new(rows, min_resemblance, max_rows, &mut progress);
+    let mut pairs = SegmentPairs::new(rows, min_resemblance, max_rows, k, &mut progress);
     TableIterator::new(std::iter::from_fn(move || {
         // Each row is cheap, but a consumer such as count(*) asks for millions of them.
         check_for_interrupts!();
         let p = pairs.next_pair(&mut progress)?;
-        Some((p.id1, p.id2, p.overlap.resemblance(), p.overlap.containment(), p.overlap.flip().containment()))
+        Some((p.id1, p.id2, p.near.resemblance(), p.near.containment(), p.near.flip().containment()))
     }))
 }
 
@@ -133,11 +135,12 @@ fn simhash_segment_clusters(
     segments: &str,
     min_resemblance: f64,
     max_rows: default!(i32, 1000),
+    max_distance: default!(i32, 0),
 ) -> TableIterator<'static, (name!(id, i64), name!(cluster_id, i64))> {
     const F: &str = "simhash_segment_clusters";
-    let max_rows = arguments(F, min_resemblance, max_rows);
+    let (max_rows, k) = arguments(F, min_resemblance, max_rows, max_distance);
     let rows = read_segment_rows(F, segments);
-    TableIterator::new(segment_clusters(rows, min_resemblance, max_rows, &mut progress(F)))
+    TableIterator::new(segment_clusters(rows, min_resemblance, max_rows, k, &mut progress(F)))
 }
 
 pgrx::extension_sql_file!(

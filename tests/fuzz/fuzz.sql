@@ -328,10 +328,12 @@ BEGIN
             WHEN 21 THEN
                 fn := 'simhash_segment_pairs/clusters'; t := fuzz_seg_query(); th := fuzz_theta(); k := fuzz_small();
                 input := format('%s, %s, %s', t, th, k);
+                b := CASE WHEN random() < 0.5 THEN 0 ELSE fuzz_small() END;
+                input := input || ', ' || b;
                 IF random() < 0.5 THEN
-                    SELECT count(*) INTO r FROM simhash_segment_pairs(t, th, k);
+                    SELECT count(*) INTO r FROM simhash_segment_pairs(t, th, k, b::int);
                 ELSE
-                    SELECT count(*) INTO r FROM simhash_segment_clusters(t, th, k);
+                    SELECT count(*) INTO r FROM simhash_segment_clusters(t, th, k, b::int);
                 END IF;
             WHEN 22 THEN
                 -- The dedup trigger, under random bounds of frequent passages.

@@ -1,4 +1,4 @@
--- simhash_segment_pairs(query, min_resemblance, max_rows) and simhash_segment_clusters(...)
+-- simhash_segment_pairs(query, min_resemblance, max_rows, max_distance) and simhash_segment_clusters(...)
 -- (src/segments/pairs.rs, simhash-core segments/pairs.rs; docs/segments-pairs.md): exact
 -- against a brute-force self-join on corpus paragraphs with planted reposts, the
 -- frequent-passage rule, streaming under LIMIT, and errors.
@@ -25,19 +25,19 @@ SELECT count(*) AS rows, count(*) FILTER (WHERE cardinality(segs) = 0) AS no_seg
 -- The brute force: every pair sharing a segment that at most max_rows rows have, with its
 -- resemblance ≥ θ; resemblance and containment by the SQL functions.
 CREATE TEMP TABLE sp_df AS SELECT s, count(*) AS rows FROM (SELECT DISTINCT id, unnest(segs) AS s FROM sp_segs) d GROUP BY s;
-CREATE FUNCTION pg_temp.brute(theta float8, max_rows int)
+CREATE FUNCTION pg_temp.brute(theta float8, max_rows int, k int DEFAULT 0)
     RETURNS TABLE(id1 bigint, id2 bigint, resemblance float8, id1_in_id2 float8, id2_in_id1 float8)
     LANGUAGE sql AS $$
-    SELECT a.id, b.id, simhash_resemblance(a.segs, b.segs), simhash_containment(a.segs, b.segs),
-           simhash_containment(b.segs, a.segs)
+    SELECT a.id, b.id, simhash_resemblance(a.segs, b.segs, k), simhash_containment(a.segs, b.segs, k),
+           simhash_containment(b.segs, a.segs, k)
     FROM sp_segs a JOIN sp_segs b ON a.id < b.id AND a.segs && b.segs
-    WHERE simhash_resemblance(a.segs, b.segs) >= theta
+    WHERE simhash_resemblance(a.segs, b.segs, k) >= theta
       AND EXISTS (SELECT 1 FROM unnest(a.segs) s JOIN sp_df USING (s) WHERE sp_df.rows <= max_rows AND s = ANY (b.segs)) $$;
-CREATE FUNCTION pg_temp.check(theta float8, max_rows int) RETURNS TABLE(theta float8, max_rows int, pairs bigint, missing bigint, extra bigint, ordered bool)
+CREATE FUNCTION pg_temp.check(theta float8, max_rows int, k int DEFAULT 0) RETURNS TABLE(theta float8, max_rows int, pairs bigint, missing bigint, extra bigint, ordered bool)
     LANGUAGE sql AS $$
     WITH got AS (SELECT p.*, row_number() OVER () AS n
-                 FROM simhash_segment_pairs('SELECT id, segs FROM sp_segs', theta, max_rows) p),
-         want AS (SELECT * FROM pg_temp.brute(theta, max_rows))
+                 FROM simhash_segment_pairs('SELECT id, segs FROM sp_segs', theta, max_rows, k) p),
+         want AS (SELECT * FROM pg_temp.brute(theta, max_rows, k))
     SELECT theta, max_rows, (SELECT count(*) FROM got),
            (SELECT count(*) FROM (SELECT * FROM want EXCEPT SELECT id1, id2, resemblance, id1_in_id2, id2_in_id1 FROM got) x),
            (SELECT count(*) FROM (SELECT id1, id2, resemblance, id1_in_id2, id2_in_id1 FROM got EXCEPT SELECT * FROM want) x),
@@ -71,7 +71,35 @@ SELECT * FROM simhash_segment_pairs('SELECT id, segs FROM sp_segs WHERE id > 800
 -- NULL arguments: no rows.
 SELECT count(*) AS null_query FROM simhash_segment_pairs(NULL, 0.5);
 
+-- Within k bits (2.1.0): typo'd reposts, the last two characters of every sentence but the
+-- first changed (+ 400000), pair with their originals only within k bits; every run equals
+-- the brute force above with simhash_resemblance(a, b, k), and clusters follow the pairs.
+INSERT INTO sp_segs
+SELECT 400000 + id, simhash_segments(regexp_replace(body, '(。[^。]*)..。', '\1某某。', 'g'))
+FROM sp_docs WHERE id < 100000 AND id % 160 = 1;
+TRUNCATE sp_df;
+INSERT INTO sp_df SELECT s, count(*) FROM (SELECT DISTINCT id, unnest(segs) AS s FROM sp_segs) d GROUP BY s;
+SELECT v.k, c.* FROM (VALUES (0.5::float8, 1000, 0), (0.5, 1000, 3), (0.5, 1000, 8), (0.3, 10, 8), (0.8, 2, 64)) v(t, m, k),
+       pg_temp.check(v.t, v.m, v.k) c;
+SELECT v.k, count(*) AS typo_reposts, count(p.id2) AS found
+FROM (VALUES (0), (8)) v(k)
+CROSS JOIN (SELECT id FROM sp_segs WHERE id > 400000 AND cardinality(segs) > 0) s
+LEFT JOIN (SELECT 0 AS k, id1, id2 FROM simhash_segment_pairs('SELECT id, segs FROM sp_segs', 0.5, 1000, 0)
+           UNION ALL SELECT 8, id1, id2 FROM simhash_segment_pairs('SELECT id, segs FROM sp_segs', 0.5, 1000, 8)) p
+  ON p.k = v.k AND p.id1 = s.id % 100000 AND p.id2 = s.id
+GROUP BY v.k ORDER BY v.k;
+CREATE TEMP TABLE sp_pairs8 AS SELECT * FROM simhash_segment_pairs('SELECT id, segs FROM sp_segs', 0.5, 1000, 8);
+CREATE TEMP TABLE sp_clusters8 AS SELECT * FROM simhash_segment_clusters('SELECT id, segs FROM sp_segs', 0.5, 1000, 8);
+SELECT (SELECT count(*) FROM sp_clusters8) AS clustered,
+       (SELECT count(*) FROM (SELECT id1 FROM sp_pairs8 UNION SELECT id2 FROM sp_pairs8) x) AS in_pairs,
+       (SELECT count(*) FROM sp_pairs8 p JOIN sp_clusters8 a ON a.id = p.id1 JOIN sp_clusters8 b ON b.id = p.id2
+         WHERE a.cluster_id <> b.cluster_id) AS split_pairs,
+       (SELECT count(*) FROM sp_clusters8 c WHERE c.cluster_id > c.id
+          OR NOT EXISTS (SELECT 1 FROM sp_clusters8 m WHERE m.id = c.cluster_id)) AS bad_labels;
+
 -- Errors.
+SELECT regress_try($$SELECT * FROM simhash_segment_pairs('SELECT id, segs FROM sp_segs', 0.5, 1000, 65)$$);
+SELECT regress_try($$SELECT * FROM simhash_segment_clusters('SELECT id, segs FROM sp_segs', 0.5, 1000, -1)$$);
 SELECT regress_try($$SELECT * FROM simhash_segment_pairs('SELECT id, segs FROM sp_segs', 1.5)$$);
 SELECT regress_try($$SELECT * FROM simhash_segment_pairs('SELECT id, segs FROM sp_segs', 'NaN')$$);
 SELECT regress_try($$SELECT * FROM simhash_segment_pairs('SELECT id, segs FROM sp_segs', 0.5, 0)$$);

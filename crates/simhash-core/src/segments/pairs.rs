@@ -20,42 +20,58 @@
 //!
 //! **Order.** Pairs come out by `id1`, then `id2`, with `id1 < id2`; rows with equal ids
 //! never pair (ids are meant to be unique).
+//!
+//! **Within k bits** (`max_distance > 0`, since 2.1.0): the candidates are the same, and
+//! each is measured with [`Near`] over the two rows' distinct segments, kept for it (8 B per
+//! segment more). The shared count bounds nothing then, so every candidate is compared,
+//! `|A|·|B|` XORs each.
 
 use super::postings::{Postings, Row, SegmentRows, TICK_WORK};
-use super::Overlap;
+use super::{Near, Overlap};
 use crate::pairs::{Progress, UnionFind};
 
-/// One pair of rows: `overlap.a` counts `id1`'s distinct segments, `overlap.b` `id2`'s.
+/// One pair of rows: `near.a` counts `id1`'s distinct segments, `near.b` `id2`'s, and the
+/// found counts how many of each have a partner in the other (all shared ones, matched
+/// exactly, at `max_distance` 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SegmentPair {
     pub id1: i64,
     pub id2: i64,
-    pub overlap: Overlap,
+    pub near: Near,
 }
 
-/// Every pair of rows with resemblance ≥ `min_resemblance` that shares a segment at most
-/// `max_rows` rows have, streamed a row's pairs at a time ([`SegmentPairs::next_pair`]).
+/// Every pair of rows with resemblance ≥ `min_resemblance` (segments matched within
+/// `max_distance` bits) that shares a segment at most `max_rows` rows have, streamed a row's
+/// pairs at a time ([`SegmentPairs::next_pair`]).
 pub struct SegmentPairs {
     p: Postings,
     min_resemblance: f64,
     max_rows: usize,
+    max_distance: u32,
     /// The next row whose pairs to find.
     next_row: u32,
     /// The rows, taken out of `p` so that their counts can change while `p` is read.
     rows: Vec<Row>,
     /// The rows whose `count` the current row has made non-zero.
     touched: Vec<u32>,
-    /// The current row's pairs `(row1, row2, overlap)`, and how many are out.
-    chunk: Vec<(u32, u32, Overlap)>,
+    /// The current row's pairs `(row1, row2, match)`, and how many are out.
+    chunk: Vec<(u32, u32, Near)>,
     out: usize,
     emitted: u64,
     work: usize,
 }
 
 impl SegmentPairs {
-    /// Builds the postings (reported as [`Progress::Phase`]s). `max_rows` below 1 acts as 1.
-    pub fn new(rows: SegmentRows, min_resemblance: f64, max_rows: usize, cb: &mut dyn FnMut(Progress)) -> SegmentPairs {
-        let mut p = Postings::new(rows, cb);
+    /// Builds the postings (reported as [`Progress::Phase`]s). `max_rows` below 1 acts as 1;
+    /// `max_distance` is at most 64.
+    pub fn new(
+        rows: SegmentRows,
+        min_resemblance: f64,
+        max_rows: usize,
+        max_distance: u32,
+        cb: &mut dyn FnMut(Progress),
+    ) -> SegmentPairs {
+        let mut p = Postings::new(rows, max_distance > 0, cb);
         let max_rows = max_rows.max(1);
         let rare = (0..p.segments() as u32).filter(|&s| p.seg(s).len() <= max_rows).count();
         cb(Progress::Phase(format!(
@@ -68,6 +84,7 @@ impl SegmentPairs {
             p,
             min_resemblance,
             max_rows,
+            max_distance,
             next_row: 0,
             touched: Vec::new(),
             chunk: Vec::new(),
@@ -90,14 +107,14 @@ impl SegmentPairs {
     /// Calls `cb(Progress::Tick)` at least every 2^16 units of work (postings visited,
     /// segments merged) within one call.
     pub fn next_pair(&mut self, cb: &mut dyn FnMut(Progress)) -> Option<SegmentPair> {
-        self.next_rows(cb).map(|(x, y, overlap)| {
+        self.next_rows(cb).map(|(x, y, near)| {
             let (id1, id2) = (self.rows[x as usize].id, self.rows[y as usize].id);
-            SegmentPair { id1, id2, overlap }
+            SegmentPair { id1, id2, near }
         })
     }
 
     /// [`SegmentPairs::next_pair`] as row numbers.
-    fn next_rows(&mut self, cb: &mut dyn FnMut(Progress)) -> Option<(u32, u32, Overlap)> {
+    fn next_rows(&mut self, cb: &mut dyn FnMut(Progress)) -> Option<(u32, u32, Near)> {
         loop {
             if let Some(&pair) = self.chunk.get(self.out) {
                 self.out += 1;
@@ -150,12 +167,24 @@ impl SegmentPairs {
             let y = self.touched[t];
             let row = &mut self.rows[y as usize];
             let (shared, b) = (std::mem::take(&mut row.count) as usize, row.len as usize);
+            if self.max_distance > 0 {
+                // 6.6M candidates of 3.5 segments: search 0.50 → 0.36 s with the next rows prefetched.
+                if let Some(&z) = self.touched.get(t + 4) {
+                    self.p.prefetch_all(z);
+                }
+                let near = Near::of_sets(self.p.all(x), self.p.all(y), self.max_distance, &mut || cb(Progress::Tick));
+                if near.resemblance() >= self.min_resemblance {
+                    self.chunk.push((x, y, near));
+                }
+                self.tick(1 + a * b / 64, cb);
+                continue;
+            }
             // An upper bound first: all of the smaller set shared.
             if 2.0 * a.min(b) as f64 / (a + b) as f64 >= self.min_resemblance {
                 let common = if frequent { self.common_with_frequent(x, y, shared) } else { shared };
                 let o = Overlap { a, b, common };
                 if o.resemblance() >= self.min_resemblance {
-                    self.chunk.push((x, y, o));
+                    self.chunk.push((x, y, o.into()));
                 }
             }
             let units = if frequent { a + b } else { 1 };
@@ -190,9 +219,10 @@ pub fn segment_pairs(
     rows: SegmentRows,
     min_resemblance: f64,
     max_rows: usize,
+    max_distance: u32,
     cb: &mut dyn FnMut(Progress),
 ) -> Vec<SegmentPair> {
-    let mut s = SegmentPairs::new(rows, min_resemblance, max_rows, cb);
+    let mut s = SegmentPairs::new(rows, min_resemblance, max_rows, max_distance, cb);
     std::iter::from_fn(|| s.next_pair(cb)).collect()
 }
 
@@ -204,9 +234,10 @@ pub fn segment_clusters(
     rows: SegmentRows,
     min_resemblance: f64,
     max_rows: usize,
+    max_distance: u32,
     cb: &mut dyn FnMut(Progress),
 ) -> Vec<(i64, i64)> {
-    let mut s = SegmentPairs::new(rows, min_resemblance, max_rows, cb);
+    let mut s = SegmentPairs::new(rows, min_resemblance, max_rows, max_distance, cb);
     let mut uf = UnionFind::new(s.rows.len());
     while let Some((x, y, _)) = s.next_rows(cb) {
         uf.union(x, y);

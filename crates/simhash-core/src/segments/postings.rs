@@ -24,6 +24,10 @@ pub(super) struct Postings {
     /// Shared segment `s`'s rows are `seg_row[seg_off[s]..seg_off[s + 1]]`, ascending.
     seg_off: Vec<u32>,
     seg_row: Vec<u32>,
+    /// Only when built with `keep_all` (segments matched within k bits): row `r`'s distinct
+    /// segments, its own ones too, are `all_seg[all_off[r]..all_off[r + 1]]`, ascending.
+    all_off: Vec<u32>,
+    all_seg: Vec<u64>,
 }
 
 /// A row's id and number of distinct segments, and the pair search's count of segments it
@@ -79,9 +83,10 @@ impl<S: IntoIterator<Item = u64>> FromIterator<(i64, S)> for SegmentRows {
 }
 
 impl Postings {
-    /// Builds the postings of `rows`; repeats inside a row count once. Panics past 2³² − 1
-    /// rows or postings.
-    pub(super) fn new(rows: SegmentRows, cb: &mut dyn FnMut(Progress)) -> Postings {
+    /// Builds the postings of `rows`; repeats inside a row count once. With `keep_all`, also
+    /// every row's distinct segments ([`Postings::all`]: 8 B more per segment, 4 B per row).
+    /// Panics past 2³² − 1 rows or postings.
+    pub(super) fn new(rows: SegmentRows, keep_all: bool, cb: &mut dyn FnMut(Progress)) -> Postings {
         // Rows in increasing order of id, stable: rows with one id stay in input order.
         let mut order: Vec<u32> = (0..u32::try_from(rows.len()).expect("fewer than 2^32 rows")).collect();
         if !rows.ids.is_sorted() {
@@ -90,6 +95,10 @@ impl Postings {
         let mut out: Vec<Row> = Vec::with_capacity(rows.len());
         let mut post: Vec<(u64, u32)> = Vec::with_capacity(rows.segs.len());
         let mut segs = Vec::new();
+        let (mut all_off, mut all_seg) = (Vec::new(), Vec::new());
+        if keep_all {
+            all_off.push(0u32);
+        }
         for (r, &i) in order.iter().enumerate() {
             let i = i as usize;
             segs.clear();
@@ -97,6 +106,10 @@ impl Postings {
             segs.sort_unstable();
             segs.dedup();
             post.extend(segs.iter().map(|&s| (s, r as u32)));
+            if keep_all {
+                all_seg.extend_from_slice(&segs);
+                all_off.push(all_seg.len() as u32);
+            }
             out.push(Row { id: rows.ids[i], len: segs.len() as u32, count: 0 });
             if r.is_multiple_of(TICK_WORK) {
                 cb(Progress::Tick);
@@ -139,7 +152,27 @@ impl Postings {
                 cb(Progress::Tick);
             }
         }
-        Postings { rows, row_off, row_seg, seg_off, seg_row }
+        Postings { rows, row_off, row_seg, seg_off, seg_row, all_off, all_seg }
+    }
+
+    /// Asks the CPU to load row `r`'s segments of [`Postings::all`] into its cache.
+    #[inline]
+    pub(super) fn prefetch_all(&self, r: u32) {
+        let p = self.all_seg[self.all_off[r as usize] as usize..].as_ptr();
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: SSE is part of the x86_64 baseline, and a prefetch is only a hint: it reads
+        // nothing into the program and never faults (the address is within all_seg, or its end).
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch(p.cast::<i8>(), _MM_HINT_T0);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = p;
+    }
+
+    /// Row `r`'s distinct segments, ascending; only when built with `keep_all`.
+    pub(super) fn all(&self, r: u32) -> &[u64] {
+        &self.all_seg[self.all_off[r as usize] as usize..self.all_off[r as usize + 1] as usize]
     }
 
     pub(super) fn len(&self) -> usize {
@@ -207,13 +240,19 @@ mod tests {
     fn both_ways() {
         let rows =
             SegmentRows::from_iter([(7, vec![30, 10, 10, 20]), (2, vec![10, 20]), (5, vec![]), (1, vec![30, 40])]);
-        let p = Postings::new(rows, &mut nop);
+        let p = Postings::new(rows.clone(), false, &mut nop);
         let (ids, lens): (Vec<i64>, Vec<u32>) = p.rows.iter().map(|r| (r.id, r.len)).unzip();
         assert_eq!((ids, lens), (vec![1, 2, 5, 7], vec![2, 2, 0, 3]));
         assert_eq!((p.len(), p.segments()), (4, 3));
         // Shared: 10 (rows 1, 3), 20 (rows 1, 3), 30 (rows 0, 3); 40 is row 0's alone.
         assert_eq!((p.row(0), p.row(1), p.row(2), p.row(3)), (&[2][..], &[0, 1][..], &[][..], &[0, 1, 2][..]));
         assert_eq!((p.seg(0), p.seg(1), p.seg(2)), (&[1, 3][..], &[1, 3][..], &[0, 3][..]));
+        // keep_all: every row's own segments too, in the rows' order by id.
+        let p = Postings::new(rows, true, &mut nop);
+        assert_eq!(
+            (p.all(0), p.all(1), p.all(2), p.all(3)),
+            (&[30, 40][..], &[10, 20][..], &[][..], &[10, 20, 30][..])
+        );
     }
 
     #[test]
