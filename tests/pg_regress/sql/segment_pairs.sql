@@ -57,14 +57,15 @@ SELECT id1, id2, resemblance FROM simhash_segment_pairs('SELECT id, segs FROM sp
 SELECT count(*) AS at_100 FROM simhash_segment_pairs('SELECT id, segs FROM sp_segs WHERE id > 800000', 0.0, 100);
 
 -- Clusters: the components of the pairs, each labelled with its smallest id.
-CREATE TEMP TABLE sp_pairs AS SELECT * FROM simhash_segment_pairs('SELECT id, segs FROM sp_segs', 0.5);
-CREATE TEMP TABLE sp_clusters AS SELECT * FROM simhash_segment_clusters('SELECT id, segs FROM sp_segs', 0.5);
-SELECT (SELECT count(*) FROM sp_clusters) AS clustered,
-       (SELECT count(*) FROM (SELECT id1 FROM sp_pairs UNION SELECT id2 FROM sp_pairs) x) AS in_pairs,
-       (SELECT count(*) FROM sp_pairs p JOIN sp_clusters a ON a.id = p.id1 JOIN sp_clusters b ON b.id = p.id2
-         WHERE a.cluster_id <> b.cluster_id) AS split_pairs,
-       (SELECT count(*) FROM sp_clusters c WHERE c.cluster_id > c.id
-          OR NOT EXISTS (SELECT 1 FROM sp_clusters m WHERE m.id = c.cluster_id)) AS bad_labels;
+CREATE FUNCTION pg_temp.clusters(k int)
+    RETURNS TABLE(clustered bigint, in_pairs bigint, split_pairs bigint, bad_labels bigint) LANGUAGE sql AS $$
+    WITH p AS (SELECT * FROM simhash_segment_pairs('SELECT id, segs FROM sp_segs', 0.5, 1000, k)),
+         c AS (SELECT * FROM simhash_segment_clusters('SELECT id, segs FROM sp_segs', 0.5, 1000, k))
+    SELECT (SELECT count(*) FROM c),
+           (SELECT count(*) FROM (SELECT id1 FROM p UNION SELECT id2 FROM p) x),
+           (SELECT count(*) FROM p JOIN c a ON a.id = p.id1 JOIN c b ON b.id = p.id2 WHERE a.cluster_id <> b.cluster_id),
+           (SELECT count(*) FROM c WHERE c.cluster_id > c.id OR NOT EXISTS (SELECT 1 FROM c m WHERE m.id = c.cluster_id)) $$;
+SELECT * FROM pg_temp.clusters(0);
 
 -- Streaming: LIMIT stops after the rows it needs, in order.
 SELECT * FROM simhash_segment_pairs('SELECT id, segs FROM sp_segs WHERE id > 800000', 0.0, 100) LIMIT 3;
@@ -88,14 +89,7 @@ LEFT JOIN (SELECT 0 AS k, id1, id2 FROM simhash_segment_pairs('SELECT id, segs F
            UNION ALL SELECT 8, id1, id2 FROM simhash_segment_pairs('SELECT id, segs FROM sp_segs', 0.5, 1000, 8)) p
   ON p.k = v.k AND p.id1 = s.id % 100000 AND p.id2 = s.id
 GROUP BY v.k ORDER BY v.k;
-CREATE TEMP TABLE sp_pairs8 AS SELECT * FROM simhash_segment_pairs('SELECT id, segs FROM sp_segs', 0.5, 1000, 8);
-CREATE TEMP TABLE sp_clusters8 AS SELECT * FROM simhash_segment_clusters('SELECT id, segs FROM sp_segs', 0.5, 1000, 8);
-SELECT (SELECT count(*) FROM sp_clusters8) AS clustered,
-       (SELECT count(*) FROM (SELECT id1 FROM sp_pairs8 UNION SELECT id2 FROM sp_pairs8) x) AS in_pairs,
-       (SELECT count(*) FROM sp_pairs8 p JOIN sp_clusters8 a ON a.id = p.id1 JOIN sp_clusters8 b ON b.id = p.id2
-         WHERE a.cluster_id <> b.cluster_id) AS split_pairs,
-       (SELECT count(*) FROM sp_clusters8 c WHERE c.cluster_id > c.id
-          OR NOT EXISTS (SELECT 1 FROM sp_clusters8 m WHERE m.id = c.cluster_id)) AS bad_labels;
+SELECT * FROM pg_temp.clusters(8);
 
 -- Errors.
 SELECT regress_try($$SELECT * FROM simhash_segment_pairs('SELECT id, segs FROM sp_segs', 0.5, 1000, 65)$$);
