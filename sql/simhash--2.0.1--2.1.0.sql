@@ -1,6 +1,6 @@
 -- simhash 2.0.1 → 2.1.0: segments matched within k bits, opt-in (docs/segments.md).
 -- - simhash_resemblance(a, b, max_distance) and simhash_containment(a, b, max_distance): a
---   segment counts as found in the other text when it has one within max_distance bits.
+--   segment the other text has not, but has one within max_distance bits of, counts half.
 -- - simhash_similar, simhash_segment_pairs and simhash_segment_clusters gain a last
 --   parameter, max_distance int DEFAULT 0 (simhash_segment_pairs_stream a fourth one).
 --   Parameters cannot be added in place, so the 2.0 functions are dropped and created again
@@ -15,15 +15,15 @@ CREATE FUNCTION simhash_containment(a bigint[], b bigint[], max_distance int) RE
     IMMUTABLE STRICT PARALLEL SAFE
     LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_containment_within_wrapper';
 COMMENT ON FUNCTION simhash_resemblance(bigint[], bigint[], int) IS
-    'Share of both texts'' segments with a segment of the other within max_distance bits (0 to 64; 0 is the two-argument form); compares every pair past 0';
+    'Share of both texts'' segments found in the other, one found only within max_distance bits (0 to 64; 0 is the two-argument form) counting half; compares every pair past 0';
 COMMENT ON FUNCTION simhash_containment(bigint[], bigint[], int) IS
-    'Share of the first text''s segments with a segment of the second within max_distance bits (0 to 64; 0 is the two-argument form)';
+    'Share of the first text''s segments found in the second, one found only within max_distance bits (0 to 64; 0 is the two-argument form) counting half';
 
 DROP FUNCTION simhash_similar(regclass, name, bigint[], float8, int);
 -- The rows sharing a rare segment with the query, through the GIN index, with how much
 -- they share: row_ctid identifies the row within the statement (join on ctid). With
--- max_distance > 0 (since 2.1.0) the candidates are the same, and a segment counts as
--- shared when the other text has one within max_distance bits.
+-- max_distance > 0 (since 2.1.0) the candidates are the same, and a segment the other text
+-- has not, but has one within max_distance bits of, counts half.
 CREATE FUNCTION simhash_similar(tbl regclass, segments_column name, segments bigint[],
                                 min_resemblance float8 DEFAULT 0, max_rows int DEFAULT 1000,
                                 max_distance int DEFAULT 0)
@@ -51,7 +51,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION simhash_similar(regclass, name, bigint[], float8, int, int) IS
-    'Rows whose segments_column shares a rare segment with the given segments: resemblance and containment both ways (segments matched within max_distance bits), most similar first';
+    'Rows whose segments_column shares a rare segment with the given segments: resemblance and containment both ways (a segment found only within max_distance bits counting half), most similar first';
 
 DROP FUNCTION simhash_segment_pairs(text, float8, int);
 DROP FUNCTION simhash_segment_pairs_stream(text, float8, int);

@@ -15,9 +15,9 @@ COMMENT ON FUNCTION simhash_resemblance(bigint[], bigint[]) IS
 COMMENT ON FUNCTION simhash_containment(bigint[], bigint[]) IS
     'Share of the first text''s segments found in the second: |A∩B| / |A| over distinct elements; 0 when the first is empty';
 COMMENT ON FUNCTION simhash_resemblance(bigint[], bigint[], int) IS
-    'Share of both texts'' segments with a segment of the other within max_distance bits (0 to 64; 0 is the two-argument form); compares every pair past 0';
+    'Share of both texts'' segments found in the other, one found only within max_distance bits (0 to 64; 0 is the two-argument form) counting half; compares every pair past 0';
 COMMENT ON FUNCTION simhash_containment(bigint[], bigint[], int) IS
-    'Share of the first text''s segments with a segment of the second within max_distance bits (0 to 64; 0 is the two-argument form)';
+    'Share of the first text''s segments found in the second, one found only within max_distance bits (0 to 64; 0 is the two-argument form) counting half';
 
 CREATE FUNCTION simhash_segments_trigger() RETURNS trigger
     LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segments_trigger';
@@ -135,8 +135,8 @@ COMMENT ON FUNCTION simhash_rare_segments(regclass, name, bigint[], int) IS
 
 -- The rows sharing a rare segment with the query, through the GIN index, with how much
 -- they share: row_ctid identifies the row within the statement (join on ctid). With
--- max_distance > 0 (since 2.1.0) the candidates are the same, and a segment counts as
--- shared when the other text has one within max_distance bits.
+-- max_distance > 0 (since 2.1.0) the candidates are the same, and a segment the other text
+-- has not, but has one within max_distance bits of, counts half.
 CREATE FUNCTION simhash_similar(tbl regclass, segments_column name, segments bigint[],
                                 min_resemblance float8 DEFAULT 0, max_rows int DEFAULT 1000,
                                 max_distance int DEFAULT 0)
@@ -164,4 +164,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION simhash_similar(regclass, name, bigint[], float8, int, int) IS
-    'Rows whose segments_column shares a rare segment with the given segments: resemblance and containment both ways (segments matched within max_distance bits), most similar first';
+    'Rows whose segments_column shares a rare segment with the given segments: resemblance and containment both ways (a segment found only within max_distance bits counting half), most similar first';

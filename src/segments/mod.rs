@@ -109,15 +109,15 @@ fn near(func: &str, a: &Array<i64>, b: &Array<i64>, max_distance: i32) -> Near {
     })
 }
 
-/// `simhash_resemblance(a, b, max_distance)` since 2.1.0: a segment counts as found in the
-/// other text when it has one within `max_distance` bits; at 0, the two-argument form.
+/// `simhash_resemblance(a, b, max_distance)` since 2.1.0: a segment the other text has not,
+/// but has one within `max_distance` bits of, counts ½ (`Near`); at 0, the two-argument form.
 #[pg_extern(immutable, strict, parallel_safe, name = "simhash_resemblance")]
 fn simhash_resemblance_within(a: Array<i64>, b: Array<i64>, max_distance: i32) -> f64 {
     near("simhash_resemblance", &a, &b, max_distance).resemblance()
 }
 
-/// `simhash_containment(a, b, max_distance)` since 2.1.0: the share of a's segments with
-/// one of b's within `max_distance` bits.
+/// `simhash_containment(a, b, max_distance)` since 2.1.0: the share of a's segments found in
+/// b, one found only within `max_distance` bits counting ½.
 #[pg_extern(immutable, strict, parallel_safe, name = "simhash_containment")]
 fn simhash_containment_within(a: Array<i64>, b: Array<i64>, max_distance: i32) -> f64 {
     near("simhash_containment", &a, &b, max_distance).containment()

@@ -8,10 +8,10 @@
 # here, by PostgreSQL's own array operators). For actions reject and skip, under READ
 # COMMITTED and REPEATABLE READ, with 2 rows per transaction (lock order across rows) and 50
 # (the table-wide lock escalation), pgbench retrying 40001/40P01; and with segments matched
-# within 8 bits (option "max_distance", every segment locked) on groups of a paragraph, its
+# within 12 bits (option "max_distance", every segment locked) on groups of a paragraph, its
 # copy, and a copy with a word changed in every sentence but one that shares only one segment
 # with it, outside the prefix exact matching would lock (with only that prefix locked, 5 of 6
-# such rounds ended with 1 to 4 groups of two rows):
+# such rounds ended with 1 to 12 groups of two rows or more):
 #   - every item is processed exactly once (one outcome row each);
 #   - the table ends with exactly one row per group (compared with the expected count);
 #   - no two rows resemble each other at 0.5 or more (brute force over shared segments);
@@ -71,7 +71,7 @@ done <<'RUNS'
 0,skip,repeatable read,2
 0,reject,read committed,50
 0,skip,repeatable read,50
-8,reject,read committed,2
-8,skip,repeatable read,2
+12,reject,read committed,2
+12,skip,repeatable read,2
 RUNS
 exit $status

@@ -80,16 +80,16 @@ SELECT 400000 + id, simhash_segments(regexp_replace(body, '(。[^。]*)..。', '
 FROM sp_docs WHERE id < 100000 AND id % 160 = 1;
 TRUNCATE sp_df;
 INSERT INTO sp_df SELECT s, count(*) FROM (SELECT DISTINCT id, unnest(segs) AS s FROM sp_segs) d GROUP BY s;
-SELECT v.k, c.* FROM (VALUES (0.5::float8, 1000, 0), (0.5, 1000, 3), (0.5, 1000, 8), (0.3, 10, 8), (0.8, 2, 64)) v(t, m, k),
+SELECT v.k, c.* FROM (VALUES (0.5::float8, 1000, 0), (0.5, 1000, 3), (0.5, 1000, 12), (0.3, 10, 8), (0.8, 2, 64)) v(t, m, k),
        pg_temp.check(v.t, v.m, v.k) c;
 SELECT v.k, count(*) AS typo_reposts, count(p.id2) AS found
-FROM (VALUES (0), (8)) v(k)
+FROM (VALUES (0), (12)) v(k)
 CROSS JOIN (SELECT id FROM sp_segs WHERE id > 400000 AND cardinality(segs) > 0) s
 LEFT JOIN (SELECT 0 AS k, id1, id2 FROM simhash_segment_pairs('SELECT id, segs FROM sp_segs', 0.5, 1000, 0)
-           UNION ALL SELECT 8, id1, id2 FROM simhash_segment_pairs('SELECT id, segs FROM sp_segs', 0.5, 1000, 8)) p
+           UNION ALL SELECT 12, id1, id2 FROM simhash_segment_pairs('SELECT id, segs FROM sp_segs', 0.5, 1000, 12)) p
   ON p.k = v.k AND p.id1 = s.id % 100000 AND p.id2 = s.id
 GROUP BY v.k ORDER BY v.k;
-SELECT * FROM pg_temp.clusters(8);
+SELECT * FROM pg_temp.clusters(12);
 
 -- Errors.
 SELECT regress_try($$SELECT * FROM simhash_segment_pairs('SELECT id, segs FROM sp_segs', 0.5, 1000, 65)$$);

@@ -110,8 +110,8 @@ SELECT cardinality(simhash_segments('本文仅代表作者本人观点，与本�
            AS found_at_int_max;
 SELECT regress_try($$SELECT simhash_rare_segments('seg_docs', 'body_segments', '{1}', 0)$$);
 
--- 6. Within k bits (2.1.0): a segment counts as found when the other text has one within
--- max_distance bits; 0 is the two-argument form. 7 is 3 bits from 0.
+-- 6. Within k bits (2.1.0): a segment the other text has not, but has one within
+-- max_distance bits of, counts ½; 0 is the two-argument form. 7 is 3 bits from 0.
 SELECT simhash_resemblance('{0,1099511627776}', '{7}', 3) AS r3, simhash_resemblance('{0,1099511627776}', '{7}', 2) AS r2,
        simhash_containment('{7}', '{0,1099511627776}', 3) AS c3, simhash_resemblance('{5,5,6}', '{-7}', 64) AS r64,
        simhash_resemblance('{1,2,3,4}', '{1,2,3}', 0) = simhash_resemblance('{1,2,3,4}', '{1,2,3}') AS same_at_0,
@@ -128,9 +128,12 @@ CREATE TEMP TABLE seg_near AS
 SELECT q.id, q.q, d.body_segments AS s FROM seg_q q JOIN seg_docs d ON d.body_segments && q.q
 UNION ALL
 SELECT t.id, t.q, d.body_segments FROM seg_typo t JOIN seg_docs d USING (id);
-CREATE FUNCTION pg_temp.found(a bigint[], b bigint[], k int) RETURNS bigint LANGUAGE sql AS $$
-  SELECT count(*) FROM (SELECT DISTINCT x FROM unnest(a) x WHERE x IS NOT NULL) u
-  WHERE EXISTS (SELECT FROM unnest(b) y WHERE bit_count((u.x # y)::bit(64)) <= k) $$;
+-- A segment of a found in b counts 1, one with a segment of b within k bits (and not in b) ½.
+CREATE FUNCTION pg_temp.found(a bigint[], b bigint[], k int) RETURNS float8 LANGUAGE sql AS $$
+  SELECT coalesce(sum(CASE WHEN u.x = ANY (b) THEN 1
+                           WHEN EXISTS (SELECT FROM unnest(b) y WHERE bit_count((u.x # y)::bit(64)) <= k) THEN 0.5
+                           ELSE 0 END), 0)
+  FROM (SELECT DISTINCT x FROM unnest(a) x WHERE x IS NOT NULL) u $$;
 SELECT k, count(*) AS pairs,
        count(*) FILTER (WHERE simhash_resemblance(q, s, k) IS DISTINCT FROM
            coalesce((pg_temp.found(q, s, k) + pg_temp.found(s, q, k))::float8
@@ -140,19 +143,19 @@ SELECT k, count(*) AS pairs,
            coalesce(pg_temp.found(q, s, k)::float8 / nullif((SELECT count(DISTINCT x) FROM unnest(q) x), 0), 0))
            AS wrong_containment,
        count(*) FILTER (WHERE simhash_resemblance(q, s, k) >= 0.5) AS resemble
-FROM seg_near, (VALUES (0), (3), (8)) v(k) GROUP BY k ORDER BY k;
+FROM seg_near, (VALUES (0), (3), (12)) v(k) GROUP BY k ORDER BY k;
 -- simhash_similar: the same candidates, ranked within k; more of the changed copies find
 -- their original at resemblance >= 0.5.
 SELECT count(*) AS copies,
        count(*) FILTER (WHERE EXISTS (SELECT FROM simhash_similar('seg_docs', 'body_segments', t.q, 0.5) s
                                       JOIN seg_docs d ON d.ctid = s.row_ctid WHERE d.id = t.id)) AS found_exact,
        count(*) FILTER (WHERE EXISTS (SELECT FROM simhash_similar('seg_docs', 'body_segments', t.q, 0.5,
-                                                                  max_distance => 8) s
-                                      JOIN seg_docs d ON d.ctid = s.row_ctid WHERE d.id = t.id)) AS found_within_8,
+                                                                  max_distance => 12) s
+                                      JOIN seg_docs d ON d.ctid = s.row_ctid WHERE d.id = t.id)) AS found_within_12,
        bool_and((SELECT array_agg(row_ctid ORDER BY row_ctid) FROM simhash_similar('seg_docs', 'body_segments', t.q))
                 IS NOT DISTINCT FROM
                 (SELECT array_agg(row_ctid ORDER BY row_ctid)
-                   FROM simhash_similar('seg_docs', 'body_segments', t.q, max_distance => 8))) AS same_candidates
+                   FROM simhash_similar('seg_docs', 'body_segments', t.q, max_distance => 12))) AS same_candidates
 FROM seg_typo t;
 -- Past k = 0 every pair is compared; a long comparison cancels. 10^12 comparisons would take
 -- most of an hour: the error comes from the comparison loop's check for cancellation.

@@ -203,8 +203,9 @@ DROP TABLE sd_priv_reject, sd_priv_skip, sd_priv_link;
 
 -- 7. Segments matched within k bits (option "max_distance", 2.1.0), as
 -- simhash_resemblance(a, b, k): a copy with a word changed in three of five sentences
--- resembles the speech at 0.4 exactly and 0.6 within 3 bits; only the trigger with the
--- option refuses it. Its check query compares within k; every segment is locked.
+-- resembles the speech at 0.4 exactly and 0.5 within 3 bits (two near matches each way count
+-- ½); only the trigger with the option refuses it. Its check query compares within k; every
+-- segment is locked.
 SELECT replace(replace(replace(:'speech', '钟声', '钟鸣'), '美好', '美妙'), '重大', '巨大') AS typo \gset
 SELECT simhash_resemblance(simhash_segments(:'speech'), simhash_segments(:'typo')) AS exact,
        simhash_resemblance(simhash_segments(:'speech'), simhash_segments(:'typo'), 3) AS within_3;

@@ -20,7 +20,6 @@ mod within;
 
 pub use pairs::{segment_clusters, segment_pairs, SegmentPair, SegmentPairs};
 pub use postings::SegmentRows;
-use within::share;
 pub use within::Near;
 
 /// The distinct values of `a`, sorted.
@@ -29,6 +28,15 @@ fn set(a: &[u64]) -> Vec<u64> {
     v.sort_unstable();
     v.dedup();
     v
+}
+
+/// `n / d`, 0 for `d = 0`.
+fn share(n: usize, d: usize) -> f64 {
+    if d == 0 {
+        0.0
+    } else {
+        n as f64 / d as f64
+    }
 }
 
 /// The size of the intersection of two sorted, distinct lists.

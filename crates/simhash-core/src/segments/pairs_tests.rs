@@ -37,7 +37,7 @@ fn brute_k(rows: &Rows, theta: f64, max_rows: usize, k: u32) -> Pairs {
 
 /// Sorted by ids, then match: rows with equal ids may come in another order.
 fn sorted(mut v: Pairs) -> Pairs {
-    v.sort_by_key(|&(a, b, o)| (a, b, o.a, o.b, o.found_a, o.found_b));
+    v.sort_by_key(|&(a, b, o)| (a, b, o.a, o.b, o.common, o.near_a, o.near_b));
     v
 }
 
