@@ -243,5 +243,5 @@ def run(binary: str, bench: Bench, fps: dict[str, Fingerprints], res: dict[str, 
         f"Targets, segments at resemblance >= {DEFAULT_THETA} and containment >= {DEFAULT_THETA_C}:",
         *targets(stats, lengths, neg, corpus),
         "",
-        *tolerance.lines(sb.edited, segs, bench.corpus, corpus),
+        *tolerance.lines(sb.edited, segs, bench.corpus, corpus, TARGET_RECALL, TARGET_PRECISION),
     ]

@@ -20,6 +20,7 @@ from tables import table
 KS = (0, 3, 6, 8, 10, 12, 14, 16)
 WEIGHTS = (1.0, 0.5)          # a near match's credit; 0.5 is simhash_resemblance(a, b, k)'s
 THETA = 0.5
+SUGGESTED = 12                # docs/segments.md's max_distance, judged against the targets below
 
 
 def nearest(a: frozenset[int], b: frozenset[int]) -> tuple[list[int], list[int]]:
@@ -44,22 +45,32 @@ def found(ds, k: int, w: float) -> float:
     return float(np.mean([d is not None and resemblance(d, k, w) >= THETA for d in ds])) if ds else float("nan")
 
 
-def lines(edited: dict[str, dict[str, list]], segs, corpus_texts: list[str], corpus_pairs) -> list[str]:
-    """The table of this section. `corpus_pairs`: segments.py's CorpusPairs, the lines (1-based
-    `a`, `b`) sharing a segment, with their `jaccard`."""
+def lines(edited: dict[str, dict[str, list]], segs, corpus_texts: list[str], corpus_pairs,
+          target_recall: dict[str, float], target_precision: float) -> list[str]:
+    """The table of this section, then the recall and precision targets judged at SUGGESTED bits.
+    `corpus_pairs`: segments.py's CorpusPairs, the lines (1-based `a`, `b`) sharing a segment,
+    with their `jaccard`."""
     ds = {(l, k): distances_of(ps, segs) for l, kinds in edited.items() for k, ps in kinds.items() if k in KINDS}
     cds = [(p, nearest(segs[corpus_texts[p.a - 1]], segs[corpus_texts[p.b - 1]])) for p in corpus_pairs]
     header = ["k", "near credit", *(f"{l} mean9" for l in edited), *(f"{l} chars3%" for l in edited), "precision"]
-    rows = []
+    rows, checks = [], []
     for k in KS:
         for w in WEIGHTS if k else (1.0,):
             means = [np.mean([found(ds[l, kind], k, w) for kind in KINDS]) for l in edited]
             chars = [found(ds[l, "chars3%"], k, w) for l in edited]
             judged = [p for p, d in cds if resemblance(d, k, w) >= THETA]
             near = sum(p.jaccard >= NEAR_DUP for p in judged)
-            prec = f"{100 * near / len(judged) if judged else 100:.1f}% {near}/{len(judged)}"
+            prec = near / len(judged) if judged else 1.0
             rows.append([str(k), "-" if k == 0 else str(w), *(f"{m:.3f}" for m in means), *(f"{c:.3f}" for c in chars),
-                         prec])
+                         f"{100 * prec:.1f}% {near}/{len(judged)}"])
+            if (k, w) == (SUGGESTED, 0.5):
+                checks = [(m >= target_recall[l], f"mean recall of the {len(KINDS)} repost edits, {l}: {m:.3f} >= "
+                                                  f"{target_recall[l]}") for l, m in zip(edited, means)]
+                checks.append((prec >= target_precision, f"corpus precision: {100 * prec:.1f}% ({len(judged)} pairs) "
+                                                         f">= {100 * target_precision:.0f}%"))
     return [f"Segments matched within k bits, resemblance >= {THETA} (candidates share one segment exactly; a near "
             "match counts `near credit`, 0.5 in simhash_resemblance(a, b, k); k = 0 is exact)",
-            *table(header, rows, right=set(range(2, len(header))))]
+            *table(header, rows, right=set(range(2, len(header)))),
+            "",
+            f"Targets with max_distance {SUGGESTED} (opt-in), resemblance >= {THETA}:",
+            *(f"{'met    ' if ok else 'NOT MET'}  {line}" for ok, line in checks)]
