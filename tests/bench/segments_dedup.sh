@@ -12,7 +12,7 @@
 #   plain:    no segments at all;
 #   segments: simhash_segments_trigger (the column kept, no check);
 #   dedup:    simhash_segments_dedup_trigger(..., '0.5', 'skip') (kept, locked, checked);
-#   dedup8:   the same with '{"max_distance": 8}' (every segment locked; reposts only).
+#   dedup12:  the same with '{"max_distance": 12}' (every segment locked; reposts only).
 # Prints "name  value  baseline  ratio" lines.
 #   N=100000 DURATION=15 ROUNDS=2 bash tests/bench/segments_dedup.sh
 set -euo pipefail
@@ -27,16 +27,16 @@ own_cluster segdedupbench "shared_buffers = 1GB" "max_wal_size = 8GB" \
 
 q -c "CREATE EXTENSION simhash"
 load_paragraphs
-runs="plain segments dedup dedup8 plain_fresh segments_fresh dedup_fresh"
+runs="plain segments dedup dedup12 plain_fresh segments_fresh dedup_fresh"
 for t in $runs; do
     q -c "CREATE TABLE $t(id bigserial PRIMARY KEY, body text)"
     q -c "INSERT INTO $t(body) SELECT x.body || '。' || g FROM generate_series(1, $N) g JOIN para2 x ON x.pid = 1 + g % $npara"
     [ "${t#plain}" != "$t" ] || q -c "SET client_min_messages = warning" -c "CALL simhash_create_segments('$t', 'body')" >/dev/null
     q -c "VACUUM ANALYZE $t"
 done
-for t in dedup dedup8 dedup_fresh; do
+for t in dedup dedup12 dedup_fresh; do
     options=
-    [ "$t" != dedup8 ] || options=", '{\"max_distance\": 8}'"
+    [ "$t" != dedup12 ] || options=", '{\"max_distance\": 12}'"
     q -c "DROP TRIGGER body_segments ON $t"
     q -c "CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body, body_segments ON $t
        FOR EACH ROW EXECUTE FUNCTION simhash_segments_dedup_trigger('body_segments', 'body', '0.5', 'skip'$options)"
@@ -73,4 +73,4 @@ for w in "" _fresh; do
     row "dedup${w}_tps_vs_segments${w}_8_clients" "$d" "$s" "$(ratio "$d" "$s")"
     row "segments${w}_tps_vs_plain${w}_8_clients" "$s" "$p" "$(ratio "$s" "$p")"
 done
-row dedup_within_8_tps_vs_dedup_8_clients "${tps[dedup8]}" "${tps[dedup]}" "$(ratio "${tps[dedup8]}" "${tps[dedup]}")"
+row dedup_within_12_tps_vs_dedup_8_clients "${tps[dedup12]}" "${tps[dedup]}" "$(ratio "${tps[dedup12]}" "${tps[dedup]}")"
