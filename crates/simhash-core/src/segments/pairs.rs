@@ -30,9 +30,9 @@ use super::postings::{Postings, Row, SegmentRows, TICK_WORK};
 use super::{Near, Overlap};
 use crate::pairs::{Progress, UnionFind};
 
-/// One pair of rows: `near.a` counts `id1`'s distinct segments, `near.b` `id2`'s, and the
-/// found counts how many of each have a partner in the other (all shared ones, matched
-/// exactly, at `max_distance` 0).
+/// One pair of rows: `near.a` counts `id1`'s distinct segments, `near.b` `id2`'s,
+/// `near.common` those both have, and `near.near_a`, `near.near_b` those of each that only
+/// have one of the other's within `max_distance` bits (0 at `max_distance` 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SegmentPair {
     pub id1: i64,
