@@ -10,6 +10,8 @@
 //! segment: a text holds at most `|A| − |A∩B|` segments below it. So an inserter locks one
 //! key per segment of that prefix (hashed with the table and column), and two inserters of
 //! texts that resemble each other always contend, with a third fewer locks at θ = 0.5.
+//! With segments matched within k bits (the option `"max_distance"`, 2.1.0) no such bound
+//! holds: the candidates share one segment exactly, so every segment is locked.
 
 use super::args::{parse_action_and_link, split_options, Action, DedupError};
 
