@@ -27,6 +27,10 @@
 #                               empties docs and outcome, makes TRIGGER_CALL (e.g.
 #                               "simhash_dedup_trigger('fp', 'body', '3', 'skip')") docs'
 #                               dedup trigger, then runs dedup_writers; returns its status
+#   load_segment_items THETA [K]
+#                               in the current (empty) database: the extension, the corpus
+#                               as src, segment_items.sql's work items at resemblance THETA
+#                               within K bits (default 0), try_item.sql; sets items, groups
 #   load_paragraphs             the table para2(pid, body) of the corpus paragraphs of
 #                               100-300 characters, pid 1..n; sets npara to n
 #   row NAME VALUE BASELINE RATIO   one "name value baseline ratio" line of a bench;
@@ -91,6 +95,15 @@ dedup_round() {
          -c "DROP TRIGGER IF EXISTS docs_dedup ON docs" \
          -c "CREATE TRIGGER docs_dedup BEFORE INSERT OR UPDATE OF body ON docs FOR EACH ROW EXECUTE FUNCTION $1"
     dedup_writers "$2" "$3" "$4" "$5"
+}
+load_segment_items() {
+    psql -c "CREATE EXTENSION simhash" \
+         -c "CREATE TABLE src(id serial PRIMARY KEY, body text NOT NULL)" \
+         -c "\\copy src(body) FROM '$root/target/corpus/peoples_daily_199801.txt'"
+    psql -v theta="$1" -v k="${2:-0}" -f "$h/segment_items.sql" >/dev/null
+    psql -f "$h/try_item.sql" >/dev/null
+    items=$(psql -Atc "SELECT count(*) FROM work")
+    groups=$(psql -Atc "SELECT count(DISTINCT g) FROM work")
 }
 load_paragraphs() {
     psql -c "CREATE TABLE para(pid serial PRIMARY KEY, body text NOT NULL)" \

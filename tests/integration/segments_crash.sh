@@ -22,17 +22,11 @@ log=$run_dir/$name/server.log
 export PGDATABASE=segcrash
 
 createdb $PGDATABASE
-psql -c "CREATE EXTENSION simhash" \
-     -c "CREATE TABLE src(id serial PRIMARY KEY, body text NOT NULL)" \
-     -c "\\copy src(body) FROM '$root/target/corpus/peoples_daily_199801.txt'"
-psql -v theta=$theta -f "$h/segment_items.sql" >/dev/null
-psql -f "$h/try_item.sql" >/dev/null
+load_segment_items $theta
 psql -c "CREATE TRIGGER docs_dedup BEFORE INSERT OR UPDATE OF body ON docs FOR EACH ROW
          EXECUTE FUNCTION simhash_segments_dedup_trigger('segs', 'body', '$theta', 'reject')"
 # Every distinct segment of the work items, to probe the index with after the crash.
 psql -c "CREATE TABLE probe AS SELECT DISTINCT unnest(simhash_segments(body)) AS seg FROM work"
-items=$(psql -Atc "SELECT count(*) FROM work")
-groups=$(psql -Atc "SELECT count(DISTINCT g) FROM work")
 echo "items $items in $groups groups, $clients clients, 2 items per transaction; $(psql -Atc "SELECT count(*) FROM probe") segments to probe"
 
 # Rows per probe segment through the GIN index against a sequential scan: the number of

@@ -26,13 +26,7 @@ clients=8
 # The work items for segments matched within k bits (0: exactly; the option "max_distance").
 items_for() {
     fresh_db "$PGDATABASE"
-    psql -c "CREATE EXTENSION simhash"
-    psql -c "CREATE TABLE src(id serial PRIMARY KEY, body text NOT NULL)" \
-         -c "\\copy src(body) FROM '$root/target/corpus/peoples_daily_199801.txt'"
-    psql -v theta=$theta -v k="$1" -f "$h/segment_items.sql" >/dev/null
-    psql -f "$h/try_item.sql" >/dev/null
-    items=$(psql -Atc "SELECT count(*) FROM work")
-    groups=$(psql -Atc "SELECT count(DISTINCT g) FROM work")
+    load_segment_items $theta "$1"
     echo "items $items in $groups groups (a paragraph and its reposts), within $1 bits, $clients clients"
 }
 
