@@ -3,6 +3,9 @@
 Systems, on the pairs of segment_pairs.py:
   1.0 r@3     simhash() under definition 1, the pair within 3 bits (`quality_fp --options`);
   python r@3  the python-jieba baseline (systems.py), within 3 bits;
+  judge       not a system: the share of pairs that the corpus precision's judge (3-gram
+              Jaccard >= 0.5) itself calls near-duplicates, what a system agreeing with it
+              would find;
   segments    `quality_fp --segments --options SEGMENT_OPTIONS`: the distinct segment
               fingerprints of each text, matched exactly. Per pair, the resemblance
               2|A∩B| / (|A|+|B|) and the containment max(|A∩B|/|A|, |A∩B|/|B|) (either way);
@@ -27,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from edits import KINDS, Bench, Pair
-from measure import NEAR_DUP, Result, distances, jaccard, precision_of
+from measure import NEAR_DUP, Result, distances, grams, jaccard, precision_of
 from segment_pairs import NEW_KINDS, SegmentBench, build
 from systems import Fingerprints, python_jieba, quality_fp, run_fp
 from tables import table
@@ -71,6 +74,7 @@ class PairStats:
     containment: np.ndarray
     r_fp: float                 # 1.0 within K
     r_py: float                 # python-jieba within K
+    judge: float                # 3-gram Jaccard >= NEAR_DUP
 
     def found(self, theta: float, containment: bool = False) -> float:
         values = self.containment if containment else self.resemblance
@@ -80,11 +84,14 @@ class PairStats:
         return int(((self.containment if containment else self.resemblance) >= theta).sum())
 
 
-def pair_stats(pairs: list[Pair], segs: Segments, fp: Fingerprints, py: Fingerprints) -> PairStats:
+def pair_stats(pairs: list[Pair], segs: Segments, fp: Fingerprints, py: Fingerprints, judged: bool = True) -> PairStats:
+    """`judged`: whether to judge each pair's texts too (not for the 400,000 negatives, whose row shows no judge)."""
     both = np.array([overlap(segs[a], segs[b]) for a, b in pairs]).reshape(-1, 2)
     empty = sum(not segs[a] or not segs[b] for a, b in pairs)
     rate = (lambda f: float((distances(pairs, f) <= K).mean())) if pairs else (lambda f: float("nan"))
-    return PairStats(len(pairs), empty, both[:, 0], both[:, 1], rate(fp), rate(py))
+    judge = float(np.mean([jaccard(grams(a), grams(b)) >= NEAR_DUP for a, b in pairs])) if pairs and judged \
+        else float("nan")
+    return PairStats(len(pairs), empty, both[:, 0], both[:, 1], rate(fp), rate(py), judge)
 
 
 # ---------------------------------------------------------------- corpus precision
@@ -124,7 +131,7 @@ def precision_cell(pairs: list[CorpusPair]) -> str:
 # ---------------------------------------------------------------- report
 
 def recall_cells(s: PairStats) -> list[str]:
-    return [f"{s.r_fp:.3f}", f"{s.r_py:.3f}", " ".join(f"{s.found(t):.3f}" for t in THETAS),
+    return [f"{s.r_fp:.3f}", f"{s.r_py:.3f}", f"{s.judge:.3f}", " ".join(f"{s.found(t):.3f}" for t in THETAS),
             " ".join(f"{s.found(t, True):.3f}" for t in THETAS_C), f"{s.empty}"]
 
 
@@ -134,7 +141,7 @@ def mean_found(stats: dict[str, PairStats], theta: float, containment: bool = Fa
 
 
 def mean_row(length: str, by_kind: dict[str, PairStats], kinds: tuple[str, ...], label: str) -> list[str]:
-    means = [float(np.mean([getattr(by_kind[k], a) for k in kinds])) for a in ("r_fp", "r_py")]
+    means = [float(np.mean([getattr(by_kind[k], a) for k in kinds])) for a in ("r_fp", "r_py", "judge")]
     return [length, label, "", *(f"{m:.3f}" for m in means),
             " ".join(f"{mean_found(by_kind, t, False, kinds):.3f}" for t in THETAS),
             " ".join(f"{mean_found(by_kind, t, True, kinds):.3f}" for t in THETAS_C), ""]
@@ -142,7 +149,7 @@ def mean_row(length: str, by_kind: dict[str, PairStats], kinds: tuple[str, ...],
 
 def main_table(stats: dict[tuple[str, str], PairStats], lengths: list[str], neg: dict[str, PairStats],
                corpus: list[CorpusPair], fp_prec: list[str]) -> list[str]:
-    header = ["set", "row", "pairs", f"1.0 r@{K}", f"python r@{K}",
+    header = ["set", "row", "pairs", f"1.0 r@{K}", f"python r@{K}", "judge",
               "resemblance >= " + " ".join(map(str, THETAS)), "containment >= " + " ".join(map(str, THETAS_C)),
               "empty"]
     rows = []
@@ -153,16 +160,16 @@ def main_table(stats: dict[tuple[str, str], PairStats], lengths: list[str], neg:
         rows.append(mean_row(length, by_kind, KINDS, f"mean ({len(KINDS)} repost edits)"))
         rows.append(mean_row(length, by_kind, SENTENCE_EDITS, "  mean without chars1%, chars3%"))
     for name, s in neg.items():
-        rows.append(["negatives", f"{name} (pairs matched)", f"{s.pairs:,}", "", "",
+        rows.append(["negatives", f"{name} (pairs matched)", f"{s.pairs:,}", "", "", "",
                      " ".join(str(s.matched(t)) for t in THETAS),
                      " ".join(str(s.matched(t, True)) for t in THETAS_C), f"{s.empty}"])
     for t in THETAS:
-        rows.append(["corpus", f"resemblance >= {t}: precision near/pairs", "", *fp_prec,
+        rows.append(["corpus", f"resemblance >= {t}: precision near/pairs", "", *fp_prec, "",
                      precision_cell([p for p in corpus if p.resemblance >= t]), "", ""])
     for t in THETAS_C:
-        rows.append(["corpus", f"containment >= {t}: precision near/pairs", "", "", "", "",
+        rows.append(["corpus", f"containment >= {t}: precision near/pairs", "", "", "", "", "",
                      precision_cell([p for p in corpus if p.containment >= t]), ""])
-    return table(header, rows, right={2, 3, 4, 7})
+    return table(header, rows, right={2, 3, 4, 5, 8})
 
 
 def targets(stats: dict[tuple[str, str], PairStats], lengths: list[str], neg: dict[str, PairStats],
@@ -222,7 +229,7 @@ def run(binary: str, bench: Bench, fps: dict[str, Fingerprints], res: dict[str, 
     fp = {**fps["1.0"], **quality_fp(binary, DEFINITION_1, extra)}
     py = {**fps["python-jieba"], **python_jieba(extra)}
     stats = {(l, k): pair_stats(ps, segs, fp, py) for l, kinds in sb.edited.items() for k, ps in kinds.items()}
-    neg = {name: pair_stats(ps, segs, fp, py) for name, ps in sb.negatives.items()}
+    neg = {name: pair_stats(ps, segs, fp, py, judged=False) for name, ps in sb.negatives.items()}
     corpus, longest = corpus_pairs(bench.corpus, segs, gram_cache)
     save_pairs(out, corpus)
     lengths = list(sb.edited)
