@@ -1,0 +1,4 @@
+-- simhash 2.1.0 → 2.1.1: no SQL change. The release ships 1.1.0's install script beside the
+-- current one, so that a dump made under 1.x can be restored with the fingerprint definition
+-- its objects were made with: CREATE EXTENSION simhash VERSION '1.1.0', pg_restore, then
+-- ALTER EXTENSION simhash UPDATE (docs/fingerprint.md, "Restoring a dump made under 1.x").
