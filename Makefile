@@ -25,6 +25,7 @@ corpus:
 
 install: deps
 	cargo pgrx install --release --pg-config $(PG_CONFIG)
+	bash packaging/install-base-scripts.sh "$$($(PG_CONFIG) --sharedir)/extension"
 
 deb: deps
 	@bash packaging/build-deb.sh

@@ -43,10 +43,11 @@ pgroot=$src/target/pgroot
 rm -rf "$stage"
 install -d -m 0755 "$stage/DEBIAN" "$stage/$libdir" "$stage/$extdir" "$stage/$docdir"
 # What a release holds: the library, the control file, its install script, and every
-# upgrade script in sql/ (pgrx installs those matching simhash--*--*.sql).
+# script in sql/: the upgrade scripts (pgrx installs those, simhash--*--*.sql) and the
+# earlier releases' install scripts (packaging/install-base-scripts.sh).
 install -m 0644 "$pgroot/$libdir/simhash.so" "$stage/$libdir/"
 install -m 0644 "$pgroot/$extdir/simhash.control" "$pgroot/$extdir/simhash--$version.sql" "$stage/$extdir/"
-for f in "$src"/sql/simhash--*--*.sql; do
+for f in "$src"/sql/simhash--*.sql; do
     [ -e "$f" ] && install -m 0644 "$pgroot/$extdir/$(basename "$f")" "$stage/$extdir/"
 done
 # Debian's strip for a shared object: no symbol table, notes or comments; the dynamic

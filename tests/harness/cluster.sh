@@ -39,6 +39,7 @@ install)
     # SIMHASH_DEBUG=1: a debug build, quicker to compile while iterating.
     profile=--release; [ "${SIMHASH_DEBUG:-0}" = 1 ] && profile=
     (cd "$root" && cargo pgrx install $profile --pg-config "$bin/pg_config" >/dev/null)
+    bash "$root/packaging/install-base-scripts.sh" "$pgroot/usr/share/postgresql/$pg_major/extension"
     ;;
 start)
     name=${1:?NAME}; shift

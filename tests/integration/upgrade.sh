@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Upgrade path: every shipped version, installed from its frozen install script
-# (tests/upgrade/simhash--<v>.sql) and updated with ALTER EXTENSION simhash UPDATE, must
+# (tests/upgrade/simhash--<v>.sql, or sql/simhash--<v>.sql for one the package ships) and updated with ALTER EXTENSION simhash UPDATE, must
 # end with exactly the objects of a fresh CREATE EXTENSION simhash: same functions (with
 # volatility, strictness, parallel safety, support function, C symbol, defaults and
 # comments), operators and other member objects. And what a database built under 0.x
@@ -133,7 +133,9 @@ at_exit 'dropdb --if-exists simhash_upgrade_old'
 psql -d simhash_upgrade_fresh -c "CREATE EXTENSION simhash"
 describe simhash_upgrade_fresh >"$root/target/upgrade-fresh.txt"
 
-for old in "$root"/tests/upgrade/simhash--*.sql; do
+# The frozen install scripts, and those of earlier releases that the package ships (sql/).
+for old in "$root"/tests/upgrade/simhash--*.sql "$root"/sql/simhash--*.sql; do
+    case ${old##*/} in simhash--*--*) continue ;; esac
     v=$(basename "$old" .sql); v=${v#simhash--}
     cp "$old" "$ext_dir/"
     dropdb --if-exists simhash_upgrade_old; createdb simhash_upgrade_old

@@ -47,7 +47,7 @@ contents() {
     [ -z "$bad" ] || { echo "$bad"; return 1; }
     expected=(".$lib/simhash.so" ".$ext/simhash.control" ".$ext/simhash--$version.sql"
               "./usr/share/doc/$package/copyright" "./usr/share/doc/$package/changelog.gz")
-    for f in sql/simhash--*--*.sql; do expected+=(".$ext/$(basename "$f")"); done
+    for f in sql/simhash--*.sql; do expected+=(".$ext/$(basename "$f")"); done
     for f in "${expected[@]}"; do
         grep -q " $f\$" <<<"$listing" || { echo "missing from the package: $f"; return 1; }
     done
