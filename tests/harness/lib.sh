@@ -49,6 +49,9 @@
 #                               points PGHOST/PGPORT/PGUSER at it; fails if it cannot start
 #   names_in DIR EXT            the names of DIR/*.EXT without the extension, sorted
 #   in_cluster NAME COMMAND...  runs COMMAND (psql, pgbench...) against cluster NAME
+#   table_digest DB TABLE...    per table, its name and the md5 of its rows in id order
+#   trad_doc                    a traditional-character text: definition 1 gives it too few
+#                               features (NULL), definition 2 folds it to simplified
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 h=$root/tests/harness
 run_dir=${SIMHASH_RUN_DIR:-$root/target/run}
@@ -56,6 +59,15 @@ status=0
 
 psql() { command psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 q() { PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning" psql -At "$@"; }
+
+table_digest() {
+    local db=$1 t
+    shift
+    for t in "$@"; do
+        q -d "$db" -c "SELECT '$t ' || coalesce(md5(string_agg(r::text, '|' ORDER BY r.id)), '-') FROM $t r"
+    done
+}
+trad_doc="中共中央總書記、國家主席江澤民發表一九九八年新年講話《邁向充滿希望的新世紀》。"
 
 now() { date +%s.%N; }
 since() { echo "$(now) - $1" | bc; }

@@ -21,21 +21,10 @@ corpus=$root/target/corpus/peoples_daily_199801.txt
 dir=$(mktemp -d)
 at_exit "rm -rf '$dir'"
 status=0
-# Definition 1 gives this text too few features (NULL); definition 2 folds it to simplified.
-trad="中共中央總書記、國家主席江澤民發表一九九八年新年講話《邁向充滿希望的新世紀》。"
-
-# One line per table: its name and the md5 of its rows in key order.
-digest() { # DB TABLE...
-    local db=$1 t
-    shift
-    for t in "$@"; do
-        q -d "$db" -c "SELECT '$t ' || coalesce(md5(string_agg(r::text, '|' ORDER BY r.id)), '-') FROM $t r"
-    done
-}
 
 # --- 1. The current version, both dump formats.
 fresh_db simhash_dump_src
-psql -d simhash_dump_src -v trad="$trad" >/dev/null <<SQL
+psql -d simhash_dump_src -v trad="$trad_doc" >/dev/null <<SQL
 CREATE EXTENSION simhash;
 CREATE TEMP TABLE lines(id serial PRIMARY KEY, body text);
 \copy lines(body) FROM '$corpus'
@@ -56,20 +45,13 @@ CREATE TABLE dedup(id int PRIMARY KEY, body text, fp bigint);
 CREATE TRIGGER dedup BEFORE INSERT ON dedup
     FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger('fp', 'body', '3', 'skip');
 INSERT INTO dedup(id, body) SELECT id, body FROM lines;
-CREATE TABLE arts(id int PRIMARY KEY, body text);
-INSERT INTO arts SELECT id, body FROM lines;
-SET client_min_messages = warning;
-CALL simhash_create_segments('arts', 'body');
-CREATE TABLE sdedup(id int PRIMARY KEY, body text, seg bigint[]);
-CREATE INDEX sdedup_seg ON sdedup USING gin (seg);
-CREATE TRIGGER sdedup BEFORE INSERT ON sdedup
-    FOR EACH ROW EXECUTE FUNCTION simhash_segments_dedup_trigger('seg', 'body', '0.5', 'skip', '{"max_distance": 12}');
-INSERT INTO sdedup(id, body) SELECT id, body FROM lines;
+\\set src lines
+\\i $h/segment_tables.sql
 SQL
 tables=(news dedup arts sdedup)
 echo "source: $(q -d simhash_dump_src -c "SELECT format('%s news rows, %s kept by the dedup trigger, %s by the segment dedup trigger, %s pairs in news_near',
     (SELECT count(*) FROM news), (SELECT count(*) FROM dedup), (SELECT count(*) FROM sdedup), (SELECT count(*) FROM news_near))")"
-digest simhash_dump_src "${tables[@]}" >"$dir/src.txt"
+table_digest simhash_dump_src "${tables[@]}" >"$dir/src.txt"
 
 pg_dump -d simhash_dump_src -Fc -f "$dir/src.dump"
 pg_dump -d simhash_dump_src -f "$dir/src.sql"
@@ -86,7 +68,7 @@ fi
 # dedup trigger skips, a repost (a sentence added) the segment dedup trigger skips, and an
 # update that the update trigger fingerprints again.
 writes() { # DB
-    psql -d "$1" -v trad="$trad" >/dev/null <<'SQL'
+    psql -d "$1" -v trad="$trad_doc" >/dev/null <<'SQL'
 INSERT INTO news(id, body) VALUES (100001, :'trad' || '新华社北京一月一日电。');
 UPDATE news SET body = body || '（完）' WHERE id IN (2, 3, 5);
 INSERT INTO dedup(id, body) SELECT 100000 + id, body FROM dedup WHERE id IN (2, 3);
@@ -95,16 +77,16 @@ INSERT INTO sdedup(id, body) SELECT 100000 + id, body || '这是一句新加的�
 SQL
 }
 writes simhash_dump_src
-digest simhash_dump_src "${tables[@]}" >"$dir/src-after.txt"
+table_digest simhash_dump_src "${tables[@]}" >"$dir/src-after.txt"
 for copy in custom plain; do
     db=simhash_dump_$copy
-    if diff <(digest "$db" "${tables[@]}") "$dir/src.txt"; then
+    if diff <(table_digest "$db" "${tables[@]}") "$dir/src.txt"; then
         echo "ok   $copy dump: rows of ${tables[*]} equal the source's, generated columns included"
     else
         fail "$copy dump: restored rows differ from the source's (diff above)"
     fi
     writes "$db"
-    if diff <(digest "$db" "${tables[@]}") "$dir/src-after.txt"; then
+    if diff <(table_digest "$db" "${tables[@]}") "$dir/src-after.txt"; then
         echo "ok   $copy dump: the same inserts and update give the source's rows (triggers restored)"
     else
         fail "$copy dump: after the same writes, rows differ from the source's (diff above)"
@@ -122,7 +104,7 @@ done
 
 # --- 2. A dump made under 1.1.0.
 fresh_db simhash_dump_old
-psql -d simhash_dump_old -v trad="$trad" >/dev/null <<SQL
+psql -d simhash_dump_old -v trad="$trad_doc" >/dev/null <<SQL
 CREATE EXTENSION simhash VERSION '1.1.0';
 CREATE TEMP TABLE lines(id serial PRIMARY KEY, body text);
 \copy lines(body) FROM '$corpus'
@@ -134,14 +116,14 @@ CREATE TRIGGER docs_fp BEFORE INSERT ON docs FOR EACH ROW EXECUTE FUNCTION simha
 INSERT INTO docs(id, body) SELECT id, body FROM lines;
 SQL
 pg_dump -d simhash_dump_old -Fc -f "$dir/old.dump"
-digest simhash_dump_old docs >"$dir/old.txt"
+table_digest simhash_dump_old docs >"$dir/old.txt"
 fresh_db simhash_dump_kept
 psql -d simhash_dump_kept -c "CREATE EXTENSION simhash VERSION '1.1.0'"
 if ! pg_restore -d simhash_dump_kept --exit-on-error "$dir/old.dump"; then
     echo "FAIL pg_restore of the 1.1.0 dump into 1.1.0"; exit 1
 fi
 psql -d simhash_dump_kept -c "ALTER EXTENSION simhash UPDATE"
-if diff <(digest simhash_dump_kept docs) "$dir/old.txt"; then
+if diff <(table_digest simhash_dump_kept docs) "$dir/old.txt"; then
     echo "ok   1.1.0 dump, restored into 1.1.0 and updated: rows equal the source's"
 else
     fail "1.1.0 dump, restored into 1.1.0 and updated: rows differ (diff above)"
@@ -150,7 +132,7 @@ for db in simhash_dump_old simhash_dump_kept; do
     psql -d "$db" -c "INSERT INTO docs(id, body) SELECT 2000 + id, body || '（转载）' FROM docs WHERE id IN (7, 1001)"
 done
 check "1.1.0 dump, restored and updated: new rows get definition 1, as in the source" \
-    "$(digest simhash_dump_kept docs)" "$(digest simhash_dump_old docs)"
+    "$(table_digest simhash_dump_kept docs)" "$(table_digest simhash_dump_old docs)"
 check "1.1.0 dump, restored and updated: its trigger calls" \
     "$(q -d simhash_dump_kept -c "SELECT tgfoid::regproc FROM pg_trigger WHERE tgname = 'docs_fp'")" simhash_update_trigger_v1
 fresh_db simhash_dump_fresh

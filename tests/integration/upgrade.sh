@@ -80,12 +80,11 @@ after_update() { # DB VERSION
             echo "upgrade from $2: a dedup trigger created under $2 accepted a copy after the update"; return 1
         fi
         echo "upgrade from $2: dedup trigger keeps rejecting: t"
-        local trad="中共中央總書記、國家主席江澤民發表一九九八年新年講話《邁向充滿希望的新世紀》。"
-        # Definition 1 gives this text too few features (jieba knows few traditional
+        # Definition 1 gives $trad_doc too few features (jieba knows few traditional
         # words): NULL. A 2.x database made its objects with definition 2, and keeps it.
         local def=1 fn=simhash_v1 trig=simhash_update_trigger_v1
         [ "${2%%.*}" = 1 ] || { def=2 fn=simhash trig=simhash_update_trigger; }
-        got=$(psql -d "$1" -At -v doc="$trad" -v def=$def -v fn=$fn -v trig=$trig <<'SQL'
+        got=$(psql -d "$1" -At -v doc="$trad_doc" -v def=$def -v fn=$fn -v trig=$trig <<'SQL'
 INSERT INTO docs1(id, body) VALUES (1, :'doc');
 SELECT 'generated column keeps definition ' || :def || ': ' || (fp_gen IS NOT DISTINCT FROM :fn(body)
        AND (fp_gen IS DISTINCT FROM simhash(body)) = (:def = 1)) FROM docs1;
