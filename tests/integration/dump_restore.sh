@@ -20,7 +20,6 @@ source "$(dirname "$0")/../harness/lib.sh"
 corpus=$root/target/corpus/peoples_daily_199801.txt
 dir=$(mktemp -d)
 at_exit "rm -rf '$dir'"
-status=0
 
 # --- 1. The current version, both dump formats.
 fresh_db simhash_dump_src
@@ -91,8 +90,9 @@ for copy in custom plain; do
     else
         fail "$copy dump: after the same writes, rows differ from the source's (diff above)"
     fi
-    got=$(PGOPTIONS="-c enable_seqscan=off" q -d "$db" -c "SELECT md5(string_agg(a || ' ' || b, ',' ORDER BY a, b)) FROM news_near")
-    want=$(q -d simhash_dump_src -c "SELECT md5(string_agg(a || ' ' || b, ',' ORDER BY a, b)) FROM news_near")
+    near="SELECT md5(string_agg(a || ' ' || b, ',' ORDER BY a, b)) FROM news_near"
+    got=$(PGOPTIONS="-c enable_seqscan=off" q -d "$db" -c "$near")
+    want=$(q -d simhash_dump_src -c "$near")
     plan=$(PGOPTIONS="-c enable_seqscan=off" q -d "$db" -c "EXPLAIN (COSTS OFF) SELECT * FROM news_near")
     check "$copy dump: news_near through the block indexes equals the source's" "$got" "$want"
     grep -q 'news_fp_block[0-9]_of4' <<<"$plan" || fail "$copy dump: news_near does not use the block indexes: $plan"

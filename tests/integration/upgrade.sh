@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Upgrade path: every shipped version, installed from its frozen install script
-# (tests/upgrade/simhash--<v>.sql, or sql/simhash--<v>.sql for one the package ships) and updated with ALTER EXTENSION simhash UPDATE, must
-# end with exactly the objects of a fresh CREATE EXTENSION simhash: same functions (with
-# volatility, strictness, parallel safety, support function, C symbol, defaults and
-# comments), operators and other member objects. And what a database built under 0.x
+# (tests/upgrade/simhash--<v>.sql, or sql/simhash--<v>.sql for one the package ships) and
+# updated with ALTER EXTENSION simhash UPDATE, must end with exactly the objects of a fresh
+# CREATE EXTENSION simhash: same functions (with volatility, strictness, parallel safety,
+# support function, C symbol, defaults and comments), operators and other member objects. And what a database built under 0.x
 # computes must not change with the update to 1.0.0: its triggers, generated columns and
 # expression indexes keep fingerprint definition 0 (sql/simhash--0.3.0--1.0.0.sql), while
 # simhash() called by name gives definition 1. Run by tests/harness/run_tests.sh against
