@@ -13,7 +13,8 @@
 //! - `trigger/`: `simhash_update_trigger`, `simhash_dedup_trigger` and
 //!   `simhash_dedup_fp_trigger` (insert triggers), with the dedup trigger's index pre-check;
 //! - `shard.rs`: key routing over shards and `simhash_components` (with sql/shard/shard.sql);
-//! - `error.rs`: ERRORs with a DETAIL and a HINT.
+//! - `error.rs`: ERRORs with a DETAIL and a HINT;
+//! - `pg_compat.rs`: what differs between the PostgreSQL majors (15 to 18), behind `cfg`.
 
 use pgrx::prelude::*;
 
@@ -53,6 +54,7 @@ macro_rules! with_definition {
 mod error;
 mod fingerprint;
 mod pairs;
+mod pg_compat;
 mod search;
 mod segments;
 mod shard;

@@ -217,7 +217,7 @@ pub(crate) unsafe fn block_sets(rel: pg_sys::Relation, fp: *mut pg_sys::Var, fun
         let td = (*rel).rd_att;
         let constr = (*td).constr;
         if !(*(*rel).rd_rel).relhassubclass && !constr.is_null() {
-            let attrs = (*td).attrs.as_slice((*td).natts as usize);
+            let attrs = crate::pg_compat::tuple_desc_attrs(td);
             for d in 0..(*constr).num_defval as usize {
                 let def = *(*constr).defval.add(d);
                 let attno = def.adnum;

@@ -111,7 +111,7 @@ fn target(tbl: pg_sys::Oid, fp_column: &CStr, ext_schema: pg_sys::Oid) -> Target
                 None,
             );
         }
-        let att = (*(*rel).rd_att).attrs.as_slice((*(*rel).rd_att).natts as usize)[attno as usize - 1];
+        let att = crate::pg_compat::tuple_desc_attrs((*rel).rd_att)[attno as usize - 1];
         if att.atttypid != pg_sys::INT8OID {
             pg_sys::relation_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
             raise(

@@ -66,7 +66,7 @@ pub(super) unsafe fn column(rel: pg_sys::Relation, name: &str, func: &str, role:
                 None,
             );
         }
-        let att = &(*desc).attrs.as_slice((*desc).natts as usize)[attnum as usize - 1];
+        let att = &crate::pg_compat::tuple_desc_attrs(desc)[attnum as usize - 1];
         Column {
             attnum: attnum as i16,
             base_type: pg_sys::getBaseType(att.atttypid),

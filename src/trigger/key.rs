@@ -37,11 +37,11 @@ pub(super) unsafe fn keys(rel: pg_sys::Relation, link_name: Option<&str>, relnam
         let mut key_names = Vec::new();
         let mut key_attnums = Vec::new();
         let mut key_types = Vec::new();
-        let pk = pg_sys::RelationGetPrimaryKeyIndex(rel);
+        let pk = crate::pg_compat::primary_key_index(rel);
         if pk != pg_sys::InvalidOid {
             let index = pg_sys::index_open(pk, pg_sys::AccessShareLock as i32);
             let form = (*index).rd_index;
-            let attrs = (*(*rel).rd_att).attrs.as_slice((*(*rel).rd_att).natts as usize);
+            let attrs = crate::pg_compat::tuple_desc_attrs((*rel).rd_att);
             for j in 0..(*form).indnkeyatts as usize {
                 let attnum = *(*form).indkey.values.as_ptr().add(j);
                 let att = &attrs[attnum as usize - 1];

@@ -6,6 +6,8 @@
 use pgrx::pg_sys;
 use simhash_core::trigger as dedup;
 
+use crate::pg_compat;
+
 use super::config::Config;
 
 /// `locktag_field4` of our advisory locks. `pg_advisory_lock(bigint)` uses 1 and
@@ -70,12 +72,12 @@ fn lock_keys(table: u64, keys: impl FnOnce() -> Vec<u64>) {
     // A waiting LockAcquire returns only once the lock is held (a deadlock or cancellation
     // raises an ERROR instead); MyProc is this backend's PGPROC, valid in a transaction.
     unsafe {
-        if pg_sys::LockHeldByMe(&table, exclusive) {
+        if pg_compat::lock_held_by_me(&table, exclusive) {
             return;
         }
         pg_sys::LockAcquire(&table, share, false, false);
         let keys = keys();
-        let lxid = (*pg_sys::MyProc).lxid;
+        let lxid = pg_compat::local_transaction_id();
         let (xact, taken) = XACT_LOCKS.get();
         let taken = if xact == lxid { taken } else { 0 };
         let after = taken + keys.len();

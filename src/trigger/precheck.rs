@@ -75,7 +75,7 @@ unsafe fn any_entry_within(heap: pg_sys::Relation, index: &BlockIndex, keys: &[u
     // releases the scan and the lock.
     unsafe {
         let rel = pg_sys::index_open(index.oid, LOCK);
-        let scan = pg_sys::index_beginscan(heap, rel, pg_sys::GetActiveSnapshot(), 1, 0);
+        let scan = crate::pg_compat::index_beginscan(heap, rel, pg_sys::GetActiveSnapshot(), 1, 0);
         (*scan).xs_want_itup = index.fp_attno.is_some();
         let mut found = false;
         let mut values = [pg_sys::Datum::from(0usize); pg_sys::INDEX_MAX_KEYS as usize];

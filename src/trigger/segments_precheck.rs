@@ -94,11 +94,11 @@ impl SegmentsIndex {
         // transaction abort releases the scan and the lock.
         unsafe {
             let rel = pg_sys::index_open(self.oid, ACCESS_SHARE_LOCK);
-            let scan = pg_sys::index_beginscan_bitmap(rel, pg_sys::GetActiveSnapshot(), 1);
+            let scan = crate::pg_compat::index_beginscan_bitmap(rel, pg_sys::GetActiveSnapshot(), 1);
             let mut key: pg_sys::ScanKeyData = std::mem::zeroed();
             pg_sys::ScanKeyInit(&mut key, 1, self.strategy, pg_sys::F_ARRAYOVERLAP.into(), segments);
             pg_sys::index_rescan(scan, &mut key, 1, std::ptr::null_mut(), 0);
-            let bitmap = pg_sys::tbm_create(pg_sys::work_mem as std::ffi::c_long * 1024, std::ptr::null_mut());
+            let bitmap = pg_sys::tbm_create((pg_sys::work_mem as i64 * 1024) as _, std::ptr::null_mut());
             // GIN counts every item and lossy page it adds.
             let n = pg_sys::index_getbitmap(scan, bitmap);
             pg_sys::tbm_free(bitmap);
