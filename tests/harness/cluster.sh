@@ -1,25 +1,27 @@
 #!/usr/bin/env bash
-# Throwaway PostgreSQL clusters for tests, the demo and benchmarks.
+# Throwaway PostgreSQL clusters for tests, the demo and benchmarks, on the major PG names
+# (15 by default; 17 and 18 in their Debian roots: tests/harness/major.sh).
 #
-# The extension is installed into a private, relocated copy of the system's PostgreSQL 15
-# (target/pgroot), never into /usr: tests cannot pick up a stale system install, and
-# several work trees can test side by side. initdb refuses root, so servers run as the
-# `postgres` user and listen only on a Unix socket inside their data directory.
+# The extension is installed into a private, relocated copy of the major's PostgreSQL
+# (target/pgroot for 15, target/pgNN/pgroot for the others), never into /usr: tests cannot
+# pick up a stale system install, and several work trees can test side by side. initdb
+# refuses root, so servers run as the `postgres` user and listen only on a Unix socket
+# inside their data directory.
 #
-#   cluster.sh install             build (release) and install the extension into target/pgroot
-#   cluster.sh start NAME [GUC=V]  initdb + start target/run/NAME, extra settings appended
+#   cluster.sh install             build (release) and install the extension into the pgroot
+#   cluster.sh start NAME [GUC=V]  initdb ($INITDB_ARGS too) + start target/run/NAME, extra
+#                                  settings appended
 #   cluster.sh stop NAME
 #   cluster.sh kill NAME           kill -9 the postmaster and every child of it, as a crash would
 #   cluster.sh restart NAME        start NAME's existing data directory again (crash recovery)
 #   cluster.sh env NAME            print PGHOST/PGPORT/PGUSER exports for NAME
 #
-# SIMHASH_SYSTEM_PG=1: servers run on the system's own binaries and so on the extension files
-# installed in /usr (tests/package/test.sh tests a package that way); `install` refuses then.
+# SIMHASH_SYSTEM_PG=1: servers run on the major's system binaries (the host's /usr, or the
+# root's) and so on the extension files installed there (tests/package/test.sh tests a
+# package that way); `install` refuses then.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-pg_major=15
-sys_bin=/usr/lib/postgresql/$pg_major/bin
-pgroot=$root/target/pgroot
+source "$root/tests/harness/major.sh"
 bin=$pgroot/usr/lib/postgresql/$pg_major/bin
 [ "${SIMHASH_SYSTEM_PG:-0}" = 1 ] && bin=$sys_bin
 run=${SIMHASH_RUN_DIR:-$root/target/run}
@@ -32,13 +34,24 @@ case $cmd in
 install)
     [ "${SIMHASH_SYSTEM_PG:-0}" = 1 ] && { echo "cluster.sh: install goes to target/pgroot, not with SIMHASH_SYSTEM_PG=1" >&2; exit 2; }
     if [ ! -x "$bin/postgres" ]; then
-        mkdir -p "$pgroot/usr/lib/postgresql" "$pgroot/usr/share/postgresql"
-        cp -a /usr/lib/postgresql/$pg_major "$pgroot/usr/lib/postgresql/"
-        cp -a /usr/share/postgresql/$pg_major "$pgroot/usr/share/postgresql/"
+        rm -rf "$pgroot"
+        mkdir -p "$pgroot.new/usr/lib/postgresql" "$pgroot.new/usr/share/postgresql"
+        cp -a "$sysroot/usr/lib/postgresql/$pg_major" "$pgroot.new/usr/lib/postgresql/"
+        cp -a "$sysroot/usr/share/postgresql/$pg_major" "$pgroot.new/usr/share/postgresql/"
+        mv "$pgroot.new" "$pgroot"
+    fi
+    # The pgroot's own pg_config tells cargo pgrx where to install. A root's runs in the
+    # root, and its answers (paths under the checkout) hold on the host too.
+    pg_config=$bin/pg_config
+    if [ -n "$sysroot" ]; then
+        in_sysroot "$pg_config" >"$pgroot/pg_config.out"
+        pg_config=$pgroot/pg_config
+        printf '#!/bin/sh\nexec /bin/bash %q %q "" "$@"\n' "$root/tests/harness/pg_config.sh" "$pgroot/pg_config.out" >"$pg_config"
+        chmod +x "$pg_config"
     fi
     # SIMHASH_DEBUG=1: a debug build, quicker to compile while iterating.
     profile=--release; [ "${SIMHASH_DEBUG:-0}" = 1 ] && profile=
-    (cd "$root" && cargo pgrx install $profile --pg-config "$bin/pg_config" >/dev/null)
+    (cd "$root" && cargo pgrx install $profile --pg-config "$pg_config" >/dev/null)
     bash "$root/packaging/install-base-scripts.sh" "$pgroot/usr/share/postgresql/$pg_major/extension"
     ;;
 start)
@@ -49,8 +62,9 @@ start)
     # Every directory above the data directory must be traversable by postgres.
     d=$dir; while [ "$d" != / ]; do chmod o+x "$d" 2>/dev/null || true; d=$(dirname "$d"); done
     chown postgres "$dir"
-    runuser -u postgres -- "$bin/initdb" -D "$dir/data" -U postgres --auth=trust \
-        --encoding=UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1
+    # INITDB_ARGS: more initdb options (tests/integration/pg_upgrade.sh: --no-data-checksums).
+    as_postgres "$bin/initdb" -D "$dir/data" -U postgres --auth=trust \
+        --encoding=UTF8 --locale=C.UTF-8 ${INITDB_ARGS:-} >"$dir/initdb.log" 2>&1
     {
         echo "listen_addresses = ''"
         echo "unix_socket_directories = '$dir'"
@@ -60,13 +74,13 @@ start)
         for setting in "$@"; do echo "$setting"; done
     } >>"$dir/data/postgresql.conf"
     # A developer's RUST_BACKTRACE would put Rust backtraces into error DETAILs.
-    env -u RUST_BACKTRACE runuser -u postgres -- "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
+    (unset RUST_BACKTRACE; as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null)
     "$0" env "$name" >"$dir/env"
     ;;
 stop)
     name=${1:?NAME}
     dir=$run/$name
-    [ -d "$dir/data" ] && runuser -u postgres -- "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+    [ -d "$dir/data" ] && as_postgres "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
     ;;
 kill)
     # The postmaster's children are each in a session of their own, so a signal to its
@@ -91,13 +105,13 @@ restart)
     name=${1:?NAME}
     dir=$run/$name
     # After a kill pg_ctl warns about the stale postmaster.pid; only a failure is shown.
-    if ! out=$(env -u RUST_BACKTRACE runuser -u postgres -- "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start 2>&1); then
+    if ! out=$(unset RUST_BACKTRACE; as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start 2>&1); then
         echo "$out" >&2; exit 1
     fi
     ;;
 env)
     name=${1:?NAME}
-    echo "export PGHOST=$run/$name PGPORT=$port PGUSER=postgres PATH=$sys_bin:\$PATH"
+    echo "export PGHOST=$run/$name PGPORT=$port PGUSER=postgres PATH=$client_bin:\$PATH"
     ;;
 *)
     echo "cluster.sh: unknown command $cmd" >&2; exit 2 ;;

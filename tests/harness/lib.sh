@@ -2,7 +2,9 @@
 #   source "$(dirname "$0")/../harness/lib.sh"
 # It sets root (the checkout), h (tests/harness), run_dir (where clusters live), tmp (a
 # scratch directory removed at exit) and status (0; check and fail set it to 1: end a
-# script with `exit $status`), and defines:
+# script with `exit $status`), and what tests/harness/major.sh sets for the major PG names
+# (pg_major, sysroot, pgroot...: a script for PG=17 or 18 runs in that root's mount
+# namespace), and defines:
 #   psql ARGS...                psql without ~/.psqlrc, quiet, stopping at the first error
 #   q ARGS...                   psql, tuples only and unaligned, notices and warnings below
 #                               WARNING off: for values read into the script
@@ -54,6 +56,7 @@
 #                               features (NULL), definition 2 folds it to simplified
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 h=$root/tests/harness
+source "$h/major.sh"
 run_dir=${SIMHASH_RUN_DIR:-$root/target/run}
 status=0
 

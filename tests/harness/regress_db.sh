@@ -23,8 +23,9 @@ regress_run() { # OUTDIR [NAME...]
     shift
     [ $# -gt 0 ] || set -- $(regress_tests)
     mkdir -p "$out"
-    /usr/lib/postgresql/15/lib/pgxs/src/test/regress/pg_regress \
-        --use-existing --dbname=simhash_regress --bindir=/usr/lib/postgresql/15/bin \
+    # The major's own pg_regress and psql (in its root for 17 and 18: tests/harness/major.sh).
+    in_sysroot "/usr/lib/postgresql/$pg_major/lib/pgxs/src/test/regress/pg_regress" \
+        --use-existing --dbname=simhash_regress --bindir="$sys_bin" \
         --host="$PGHOST" --port="$PGPORT" --user=postgres \
         --inputdir="$root/tests/pg_regress" --outputdir="$out" "$@" || rc=$?
     [ -s "$out/regression.diffs" ] && head -200 "$out/regression.diffs"

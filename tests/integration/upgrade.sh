@@ -10,7 +10,7 @@
 # its test cluster (PGHOST etc. exported).
 set -euo pipefail
 source "$(dirname "$0")/../harness/lib.sh"
-ext_dir=$root/target/pgroot/usr/share/postgresql/15/extension
+ext_dir=$pgroot/usr/share/postgresql/$pg_major/extension
 
 # Everything that defines the extension's SQL surface, one line per object, sorted.
 describe() { # DB
