@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
-# pg_upgrade: a cluster with simhash databases at 1.1.0 and at the current version is
-# upgraded into a new cluster (both PostgreSQL 15, the same binaries, target/pgroot).
+# pg_upgrade: a PostgreSQL 15 cluster with simhash databases at 1.1.0 and at the current
+# version is upgraded into a new cluster of the major PG names: 15 itself (the same
+# binaries, target/pgroot), or 17 or 18, whose pg_upgrade runs in its root with 15's
+# binaries (tests/harness/root.sh gives the root 15's libraries). The current version's
+# database carries segment columns, block indexes, a segment dedup trigger and its GIN index.
 # pg_upgrade recreates each extension at the version its database had, every member
 # object by its C symbol, so the library must still export 1.1.0's. Afterwards each
 # database has its version, every table's rows equal the old cluster's, the same writes
 # give the same rows (the triggers and the segment dedup trigger's GIN pre-check work),
 # and ALTER EXTENSION simhash UPDATE takes the 1.1.0 database to the current version with
-# definition 1 kept, as an update in place does (docs/fingerprint.md).
+# definition 1 kept, as an update in place does (docs/fingerprint.md). amcheck finds every
+# btree index of the upgraded databases sound, heap entries included.
 # Runs on clusters of its own, as tests/integration/crash.sh does.
 set -euo pipefail
 source "$(dirname "$0")/../harness/lib.sh"
 corpus=$root/target/corpus/peoples_daily_199801.txt
-bin=$root/target/pgroot/usr/lib/postgresql/15/bin
+old_bin=$root/target/pgroot/usr/lib/postgresql/15/bin
+new_bin=$pgroot/usr/lib/postgresql/$pg_major/bin
+old() { PG=15 bash "$h/cluster.sh" "$@"; }   # the old cluster is 15's, whatever PG is
+if [ "$pg_major" != 15 ] && [ "${SKIP_INSTALL:-0}" != 1 ]; then
+    old install   # 15's build of this tree, for the old cluster
+fi
 
 writes() { # DB: new rows, copies the dedup trigger skips, and in simhash_cur reposts the segment dedup trigger skips
     psql -d "$1" -v trad="$trad_doc" >/dev/null <<'SQL'
@@ -21,14 +30,18 @@ SQL
     [ "$1" != simhash_cur ] ||
         psql -d "$1" -c "INSERT INTO sdedup(id, body) SELECT 100000 + id, body || '这是一句新加的话。' FROM sdedup WHERE id IN (2, 3)" >/dev/null
 }
-state() { # DB: the extension's version and every table's digest
+state() { # DB: the extension's version, its indexes and triggers, and every table's digest
     q -d "$1" -c "SELECT extversion FROM pg_extension WHERE extname = 'simhash'"
+    q -d "$1" -c "SELECT indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname"
+    q -d "$1" -c "SELECT tgrelid::regclass || ' ' || tgname || ' ' || tgfoid::regproc FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1"
     table_digest "$1" docs
     [ "$1" = simhash_cur ] && table_digest "$1" arts sdedup
     return 0
 }
 
-own_cluster pgu_old
+old start pgu_old
+at_exit "PG=15 bash '$h/cluster.sh' stop pgu_old"
+eval "$(old env pgu_old)"
 for db in simhash_old simhash_cur; do
     ext="CREATE EXTENSION simhash"
     [ $db = simhash_old ] && ext+=" VERSION '1.1.0'"
@@ -49,18 +62,20 @@ SQL
 done
 psql -d simhash_cur -v src=docs -f "$h/segment_tables.sql" >/dev/null
 for db in simhash_old simhash_cur; do state "$db" >"$run_dir/pgu_old/$db.before"; done
-bash "$h/cluster.sh" stop pgu_old
+old stop pgu_old
 
-# pg_upgrade wants the new cluster made by initdb and stopped.
-bash "$h/cluster.sh" start pgu_new
+# pg_upgrade wants the new cluster made by initdb and stopped, with data checksums as the
+# old one's: none (18's initdb turns them on by default).
+checksums=; [ "$pg_major" -ge 18 ] && checksums=--no-data-checksums
+INITDB_ARGS=$checksums bash "$h/cluster.sh" start pgu_new
 at_exit "bash '$h/cluster.sh' stop pgu_new"
 bash "$h/cluster.sh" stop pgu_new
-if ! out=$(cd "$run_dir/pgu_new" && runuser -u postgres -- "$bin/pg_upgrade" -b "$bin" -B "$bin" \
+if ! out=$(cd "$run_dir/pgu_new" && as_postgres "$new_bin/pg_upgrade" -b "$old_bin" -B "$new_bin" \
         -d "$run_dir/pgu_old/data" -D "$run_dir/pgu_new/data" -s "$run_dir/pgu_new" -p 50432 -P 50433 2>&1); then
     echo "$out" | tail -20
     echo "FAIL pg_upgrade"; exit 1
 fi
-echo "ok   pg_upgrade: $(grep -c '^Checking\|^Performing\|^Restoring\|^Copying' <<<"$out") steps, \"$(grep -o 'Upgrade Complete' <<<"$out")\""
+echo "ok   pg_upgrade from 15 to $pg_major: $(grep -c '^Checking\|^Performing\|^Restoring\|^Copying' <<<"$out") steps, \"$(grep -o 'Upgrade Complete' <<<"$out")\""
 bash "$h/cluster.sh" restart pgu_new
 eval "$(bash "$h/cluster.sh" env pgu_new)"
 for db in simhash_old simhash_cur; do
@@ -69,6 +84,14 @@ for db in simhash_old simhash_cur; do
     else
         fail "$db: version or rows differ from the old cluster's (diff above)"
     fi
+done
+for db in simhash_old simhash_cur; do
+    n=$(q -d "$db" -c "CREATE EXTENSION amcheck" -c "
+        SELECT count(*) FROM (SELECT bt_index_check(c.oid, true)
+          FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+         WHERE a.amname = 'btree' AND c.relnamespace = 'public'::regnamespace) s") &&
+        echo "ok   $db: amcheck's bt_index_check (heapallindexed) passes on its $n btree indexes" ||
+        fail "$db: amcheck"
 done
 
 # The same writes in the upgraded cluster and in the old one (started again on its data).
@@ -82,8 +105,8 @@ check "simhash_old, updated after pg_upgrade: its trigger calls" \
 check "simhash_old, updated after pg_upgrade: a new traditional-character row keeps definition 1 (NULL)" \
     "$(q -d simhash_old -c "SELECT count(*) FROM docs WHERE id = 100001 AND fp IS NULL AND fp_gen IS NULL")" 1
 bash "$h/cluster.sh" stop pgu_new
-bash "$h/cluster.sh" restart pgu_old
-eval "$(bash "$h/cluster.sh" env pgu_old)"
+old restart pgu_old
+eval "$(old env pgu_old)"
 writes simhash_cur
 check "simhash_cur: the same writes give the same rows before and after pg_upgrade" \
     "$(state simhash_cur | md5sum)" "$(md5sum <<<"$new_cur")"
