@@ -60,22 +60,22 @@ else
     in_sysroot() { chroot "$sysroot" /bin/sh -c 'cd "$0" 2>/dev/null || cd /; exec "$@"' "$PWD" "$@"; }
     as_postgres() { in_sysroot runuser -u postgres -- "$@"; }
 
-    if [ "${SIMHASH_ROOT_BUILDING:-0}" != 1 ]; then
-        bash "$root/tests/harness/root.sh" "$pg_major" || exit 1
-        if ! mountpoint -q "$sysroot/proc"; then
-            # $$ survives exec: the marker tells the script, run again, that it is the one
-            # that entered the namespace and must mount.
-            if [ "${SIMHASH_NS:-}" != "$$" ]; then
-                export SIMHASH_NS=$$
-                exec unshare --mount --propagation private -- "$BASH" "$0" "$@"
-            fi
-            mount -t proc proc "$sysroot/proc"
-            mount --bind /dev/shm "$sysroot/dev/shm"
-            mount --bind /tmp "$sysroot/tmp"
-            if [ ! -e "$sysroot$root/Cargo.toml" ]; then   # a checkout under /tmp is there already
-                mkdir -p "$sysroot$root"
-                mount --bind "$root" "$sysroot$root"
-            fi
+    # Inside a run's namespace (the root's /proc is mounted) all this is done already: the
+    # root was checked when the run began, and is not checked again under its servers.
+    if ! mountpoint -q "$sysroot/proc"; then
+        # $$ survives exec: the marker tells the script, run again, that it is the one that
+        # entered the namespace and must mount.
+        if [ "${SIMHASH_NS:-}" != "$$" ]; then
+            bash "$root/tests/harness/root.sh" "$pg_major" || exit 1
+            export SIMHASH_NS=$$
+            exec unshare --mount --propagation private -- "$BASH" "$0" "$@"
+        fi
+        mount -t proc proc "$sysroot/proc"
+        mount --bind /dev/shm "$sysroot/dev/shm"
+        mount --bind /tmp "$sysroot/tmp"
+        if [ ! -e "$sysroot$root/Cargo.toml" ]; then   # a checkout under /tmp is there already
+            mkdir -p "$sysroot$root"
+            mount --bind "$root" "$sysroot$root"
         fi
     fi
 fi

@@ -2,6 +2,7 @@
 # root.sh MAJOR: makes sure target/pgMAJOR/root is a complete Debian root with that major's
 # PostgreSQL (server, contrib, headers, pg_regress), and makes it if not. tests/harness/major.sh
 # calls it on every run for PG=17 or 18; a complete root costs a stat and a checksum.
+# root.sh --check MAJOR: exits 0 if the root is complete, 1 if not, and changes nothing.
 #
 #   17: Debian trixie's postgresql-17;  18: Debian sid's postgresql-18.
 #
@@ -21,7 +22,9 @@
 #     before each path (pgrx's bindings, built on the host), and .simhash/bin/, the major's
 #     client programs for the host (each runs in the root through tests/harness/in_root.sh).
 set -euo pipefail
-major=${1:?usage: root.sh MAJOR}
+check_only=0
+[ "${1:-}" = --check ] && { check_only=1; shift; }
+major=${1:?usage: root.sh [--check] MAJOR}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 h=$root/tests/harness
 case $major in
@@ -35,6 +38,7 @@ stamp="recipe $(sha256sum "$0" | cut -c1-16) postgres $uid:$gid"
 
 complete() { [ "$(cat "$dir/.simhash/stamp" 2>/dev/null)" = "$stamp" ] && [ -x "$dir/usr/lib/postgresql/$major/bin/postgres" ]; }
 complete && exit 0
+[ $check_only = 1 ] && exit 1
 
 mkdir -p "$root/target/pg$major"
 exec 9>"$root/target/pg$major/root.lock"
