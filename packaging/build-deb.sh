@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# `make deb`: builds target/deb/postgresql-15-simhash_<version>_amd64.deb, the extension for
-# Debian 12's PostgreSQL 15, from a release build (<version>: Cargo.toml's).
+# `make deb` (PG=15, 17 or 18; 15 by default): builds
+# target/deb/postgresql-<major>-simhash_<version>_amd64.deb, the extension for Debian's
+# PostgreSQL of that major (15: Debian 12's; 17: trixie's; 18: sid's, whose library is built
+# against the major's headers from its root: tests/harness/major.sh), from a release build
+# (<version>: Cargo.toml's).
 #
 #   packaging/build-deb.sh [SRC]
 #
@@ -11,16 +14,16 @@
 #
 # The build is the harness's own (tests/harness/cluster.sh install, release), so after
 # `make test` nothing is compiled again: the extension's files are taken from the private
-# PostgreSQL copy it installs into (target/pgroot), by name, so a stale file left there by
-# another version is never packaged.
+# PostgreSQL copy it installs into (target/pgroot, or target/pgNN/pgroot), by name, so a
+# stale file left there by another version is never packaged.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 src=$(cd "${1:-$root}" && pwd)
 . "$here/versions.sh"
+. "$root/tests/harness/major.sh"
 
-package=postgresql-15-simhash
-pg_major=15
+package=postgresql-$pg_major-simhash
 version=$(cargo_version "$src/Cargo.toml")
 maintainer="simhash maintainers <maintainers@users.noreply.a-seed-c7ce3d3b.example>"
 out=$root/target/deb
@@ -38,7 +41,7 @@ echo "deb: release build of $version (tests/harness/cluster.sh install)"
 # Whatever the caller exports for its servers (tests/package/test.sh: SIMHASH_SYSTEM_PG=1), the build
 # goes to target/pgroot, which cluster.sh install refuses under SIMHASH_SYSTEM_PG.
 env -u SIMHASH_DEBUG -u SIMHASH_SYSTEM_PG bash "$src/tests/harness/cluster.sh" install
-pgroot=$src/target/pgroot
+pgroot=${pgroot/#"$root"/"$src"}   # SRC's own (major.sh names this tree's)
 
 rm -rf "$stage"
 install -d -m 0755 "$stage/DEBIAN" "$stage/$libdir" "$stage/$extdir" "$stage/$docdir"
@@ -69,7 +72,7 @@ depends="postgresql-$pg_major${shlibs:+, $shlibs}"
 
 size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 sed -e "s|@VERSION@|$version|" -e "s|@MAINTAINER@|$maintainer|" -e "s|@INSTALLED_SIZE@|$size|" \
-    -e "s|@DEPENDS@|$depends|" "$here/control.in" >"$stage/DEBIAN/control"
+    -e "s|@DEPENDS@|$depends|" -e "s|@MAJOR@|$pg_major|g" "$here/control.in" >"$stage/DEBIAN/control"
 (cd "$stage" && find usr -type f | sort | xargs md5sum) >"$stage/DEBIAN/md5sums"
 chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums"
 find "$stage" -type d -exec chmod 0755 {} +

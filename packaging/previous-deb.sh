@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Prints the path of the previous release's package, target/deb/postgresql-15-simhash_<v>_amd64.deb,
+# Prints the path of the previous release's package for the major PG (default 15),
+# target/deb/postgresql-<major>-simhash_<v>_amd64.deb,
 # building it first unless it is there already (a cache: a release's package never changes).
 # The previous release and its commit come from versions.sh; its source is checked out in a
 # temporary git worktree and built with THIS tree's packaging/build-deb.sh.
@@ -9,7 +10,7 @@ root=$(dirname "$here")
 . "$here/versions.sh"
 
 read -r version commit < <(previous_release)
-deb=$root/target/deb/postgresql-15-simhash_${version}_amd64.deb
+deb=$root/target/deb/postgresql-${PG:-15}-simhash_${version}_amd64.deb
 if [ ! -s "$deb" ]; then
     wt=$root/target/deb/src-$version
     git -C "$root" worktree remove --force "$wt" 2>/dev/null || rm -rf "$wt"

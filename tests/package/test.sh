@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# `make test-deb`: the Debian package on this machine's own PostgreSQL 15 (run after `make deb`,
-# as root, on a machine where simhash is not installed in /usr):
+# `make test-deb` (PG=15, 17 or 18): the Debian package on that major's system PostgreSQL,
+# this machine's own for 15 and its Debian root's for 17 and 18 (tests/harness/major.sh:
+# dpkg, the server and its clients run in the root). Run after `make deb`, as root, on a
+# system (the host, or the root) where simhash is not installed in /usr:
 #   - the package's contents, size, Depends, and META.json's version;
 #   - lintian: no error;
 #   - upgrade: the previous release's package (packaging/previous-deb.sh), CREATE EXTENSION and a
-#     stored row, then this package over it and ALTER EXTENSION simhash UPDATE;
+#     stored row, then this package over it and ALTER EXTENSION simhash UPDATE; skipped, and
+#     said so, when the previous release had no package for this major (2.1.1 had 15's only);
 #   - installcheck: tests/pg_regress on a server run from the system binaries, on a fresh
 #     CREATE EXTENSION at this version, set up as `make test` does (tests/harness/regress_db.sh);
 #   - dpkg -r leaves no file behind under /usr.
@@ -14,23 +17,23 @@ source "$(dirname "$0")/../harness/lib.sh"
 cd "$root"
 . packaging/versions.sh
 . tests/harness/regress_db.sh
-package=postgresql-15-simhash
-ext=/usr/share/postgresql/15/extension
-lib=/usr/lib/postgresql/15/lib
+package=postgresql-$pg_major-simhash
+ext=/usr/share/postgresql/$pg_major/extension   # as the system (the host, or the root) sees them
+lib=/usr/lib/postgresql/$pg_major/lib
 version=$(cargo_version Cargo.toml)
 deb=target/deb/${package}_${version}_amd64.deb
 work=target/deb/test
 export SIMHASH_SYSTEM_PG=1   # cluster.sh: servers on /usr's binaries and extension files
 die() { echo "test-deb: $*" >&2; echo "$passed passed, $((failed + 1)) failed"; exit 1; }
-installed() { dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed"; }
+installed() { in_sysroot dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed"; }
 dpkg() { # postgresql-common's triggers talk; shown only when dpkg fails
-    command dpkg "$@" >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log"; return 1; }
+    in_sysroot dpkg "$@" >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log"; return 1; }
 }
 
 [ "$(id -u)" = 0 ] || die "needs root (dpkg -i, servers run as postgres)"
 installed && die "$package is installed already; this test installs and removes it: dpkg -r $package first"
-for f in "$ext"/simhash.control "$ext"/simhash--*.sql "$lib"/simhash.so; do
-    [ -e "$f" ] && die "$f is in /usr but no package owns it (a source install?): remove simhash's files from $ext and $lib first"
+for f in "$sysroot$ext"/simhash.control "$sysroot$ext"/simhash--*.sql "$sysroot$lib"/simhash.so; do
+    [ -e "$f" ] && die "$f is in /usr but no package owns it (a source install?): remove simhash's files from $sysroot$ext and $sysroot$lib first"
 done
 [ -s "$deb" ] || die "$deb not found: make deb"
 [ -s target/corpus/peoples_daily_199801.txt ] || die "no corpus: make corpus"
@@ -56,7 +59,7 @@ contents() {
     [ "$size" -lt $((20 * 1024 * 1024)) ] || { echo "package is over 20 MB"; return 1; }
     depends=$(dpkg-deb -f "$deb" Depends)
     echo "Depends: $depends"
-    grep -Eq '(^|, )postgresql-15(,|$)' <<<"$depends" || { echo "Depends lacks postgresql-15"; return 1; }
+    grep -Eq "(^|, )postgresql-$pg_major(,|\$)" <<<"$depends" || { echo "Depends lacks postgresql-$pg_major"; return 1; }
     dpkg-deb -x "$deb" "$work/x"
     if readelf -S "$work/x/$lib/simhash.so" | grep -q '\.symtab'; then echo "simhash.so is not stripped"; return 1; fi
     # The control file names this version (pgrx fills @CARGO_VERSION@ in).
@@ -79,15 +82,21 @@ run_lintian() {
 }
 step "lintian: no error" run_lintian
 
-# --- Upgrade from the previous release's package.
-prev_deb=
+# --- Upgrade from the previous release's package, if it had one for this major.
+read -r prev_version prev_commit < <(previous_release)
+prev_deb= prev_has_major=0
+git show "$prev_commit:tests/harness/major.sh" 2>/dev/null | grep -q "^pg_majors=.*\b$pg_major\b" && prev_has_major=1
+[ "$pg_major" = 15 ] && prev_has_major=1   # every release had 15's package
 previous_deb() { prev_deb=$(bash packaging/previous-deb.sh) && echo "$(basename "$prev_deb")"; }
-step "previous release's package (packaging/previous-deb.sh)" previous_deb
-prev_version=$(dpkg-deb -f "$prev_deb" Version 2>/dev/null)
-find /usr -xdev | sort >"$work/usr-before.txt"   # before anything is installed
+if [ $prev_has_major = 1 ]; then
+    step "previous release's package (packaging/previous-deb.sh)" previous_deb
+else
+    echo "=== upgrade from the previous release: skipped, $prev_version had no package for PostgreSQL $pg_major"
+fi
+find "$sysroot/usr" -xdev | sort >"$work/usr-before.txt"   # before anything is installed
 
 # Stopped at exit (own_cluster) before the package is purged: last added, first run.
-own_cluster package || die "could not start a server on /usr/lib/postgresql/15/bin"
+own_cluster package || die "could not start a server on $sys_bin${sysroot:+ in $sysroot}"
 
 upgrade() {
     local doc="１２月３１日，中共中央总书记、国家主席江泽民发表１９９８年新年讲话《迈向充满希望的新世纪》。"
@@ -110,10 +119,11 @@ upgrade() {
     fp=$(psql -d upgrade -Atc "SELECT simhash(body) = fp AND fp IS NOT NULL FROM docs WHERE id = 1")
     [ "$fp" = t ] || { echo "simhash() on the stored row after the update: '$fp', not the stored fingerprint"; return 1; }
 }
-step "upgrade: $prev_version's package, then $version's over it, ALTER EXTENSION simhash UPDATE" upgrade
+[ $prev_has_major = 1 ] &&
+    step "upgrade: $prev_version's package, then $version's over it, ALTER EXTENSION simhash UPDATE" upgrade
 
 # --- installcheck: the regression suite against the installed files.
-[ "$(dpkg-query -W -f='${Version}' "$package" 2>/dev/null)" = "$version" ] || dpkg -i "$deb"
+[ "$(in_sysroot dpkg-query -W -f='${Version}' "$package" 2>/dev/null)" = "$version" ] || dpkg -i "$deb"
 installcheck() {
     regress_db_create || return 1
     psql -d simhash_regress -Atc "SELECT 'installed extension ' || extversion FROM pg_extension WHERE extname = 'simhash'"
@@ -126,7 +136,7 @@ bash tests/harness/cluster.sh stop package
 removal() {
     dpkg -r "$package" || return 1
     installed && { echo "$package still installed after dpkg -r"; return 1; }
-    find /usr -xdev | sort >"$work/usr-after.txt"
+    find "$sysroot/usr" -xdev | sort >"$work/usr-after.txt"
     diff "$work/usr-before.txt" "$work/usr-after.txt" || { echo "files under /usr differ before the install and after dpkg -r"; return 1; }
 }
 step "dpkg -r $package leaves no file behind under /usr" removal
