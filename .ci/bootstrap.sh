@@ -1,14 +1,26 @@
 #!/usr/bin/env bash
 # Installs what building and testing need on a fresh Debian 12 machine, as root.
 # Idempotent: each step is skipped when already done (cargo-pgrx takes ~5 minutes to build).
+#
+#   bootstrap.sh          everything `make test`, `make deb` and `make test-deb` need, for any
+#                         major PG: the host's PostgreSQL 15 (the default major, and the old
+#                         side of pg_upgrade to 17 and 18), debootstrap (the roots of 17 and
+#                         18: tests/harness/root.sh), dpkg-dev and lintian (packages)
+#   bootstrap.sh build    only what `make install` needs: clang, pkg-config, cargo-pgrx and
+#                         the server headers of the major PG (default 15) from this machine's
+#                         own Debian suite, which has them for its own major
 set -euo pipefail
 
-PG_MAJOR=15
 PGRX_VERSION=0.18.1   # pgrx 0.19 needs rustc 1.96; this machine has 1.95.
-PG_CONFIG=/usr/lib/postgresql/$PG_MAJOR/bin/pg_config
+PG_MAJOR=${PG:-15}
 
-packages=(postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR libclang-dev clang sudo pkg-config bc
-          dpkg-dev binutils lintian jq)   # the last four: make deb and make test-deb
+packages=(libclang-dev clang pkg-config)
+if [ "${1:-}" = build ]; then
+    packages+=(postgresql-server-dev-$PG_MAJOR)
+else
+    packages+=(postgresql-15 postgresql-server-dev-15 sudo bc debootstrap
+               dpkg-dev binutils lintian jq)   # the last four: make deb and make test-deb
+fi
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -24,7 +36,11 @@ if ! cargo pgrx --version 2>/dev/null | grep -q " $PGRX_VERSION\$"; then
     cargo install cargo-pgrx --version "$PGRX_VERSION" --locked
 fi
 
-if ! grep -qs "^pg$PG_MAJOR = \"$PG_CONFIG\"" "${PGRX_HOME:-$HOME/.pgrx}/config.toml"; then
-    echo "bootstrap: cargo pgrx init --pg$PG_MAJOR $PG_CONFIG"
-    cargo pgrx init --pg$PG_MAJOR "$PG_CONFIG"
+# The host's PostgreSQL 15 in pgrx's config.toml, for builds with the default feature pg15.
+# Other majors' builds name their pg_config in PGRX_PG_CONFIG_PATH instead (the Makefile's
+# install, tests/harness/major.sh).
+PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
+if [ -x "$PG_CONFIG" ] && ! grep -qs "^pg15 = \"$PG_CONFIG\"" "${PGRX_HOME:-$HOME/.pgrx}/config.toml"; then
+    echo "bootstrap: cargo pgrx init --pg15 $PG_CONFIG"
+    cargo pgrx init --pg15 "$PG_CONFIG"
 fi
