@@ -2,9 +2,12 @@
 # Benchmark of simhash_duplicates (issue 5): 1M and 10M random fingerprints with planted
 # near-duplicate groups at k=3, 1M at k=6, and the baseline from the same run: the same 1M
 # pairs through a SQL self-join over btree indexes on four 16-bit blocks (pigeonhole: k=3
-# pairs agree on at least one block). Release build, its own cluster. Prints
+# pairs agree on at least one block); and seomoz's simhash-cpp find_all (permuted sorted
+# tables, tests/bench/simhash_cpp/) on the 1M set's distinct fingerprints, against
+# simhash_duplicates on the same, both finding the same pairs. Release build, its own
+# cluster. Prints
 #   name  value  baseline  ratio
-# External anchor, not measured here: seomoz simhash-cpp find_all, 1.6 s for 1M at k=3.
+# BATCH_QUICK=1: only the 1M set at k=3 against simhash-cpp (tests/bench/majors.sh).
 set -euo pipefail
 source "$(dirname "$0")/../harness/lib.sh"
 install_extension
@@ -23,7 +26,21 @@ gen() { # gen TABLE N
        FROM generate_series(1::bigint, $2) g"
     q -c "VACUUM ANALYZE $1"
 }
+quick=${BATCH_QUICK:-0}
 gen b1m 1000000
+
+# simhash-cpp takes a set of fingerprints: both sides get the distinct ones.
+cpp=$(bash "$root/tests/bench/simhash_cpp/build.sh")
+q -c "CREATE UNLOGGED TABLE b1m_distinct AS SELECT min(id) AS id, fp FROM b1m GROUP BY fp"
+q -c "COPY b1m_distinct(fp) TO STDOUT" >"$tmp/fps"
+read -r pc tc < <("$cpp" 3 <"$tmp/fps")
+td=$(secs q -c "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM b1m_distinct', 3)"); pd=$(cat "$tmp/out")
+if [ "$pc" != "$pd" ]; then echo "MISMATCH: simhash-cpp found $pc pairs, simhash_duplicates $pd" >&2; exit 1; fi
+if [ "$quick" = 1 ]; then
+    printf '%-34s %10s %10s %8s\n' name value baseline ratio
+    printf '%-34s %10.2f %10.2f %7sx\n' "duplicates_1M_distinct_k3_s ($pd pairs)" "$td" "$tc" "$(ratio "$tc" "$td")"
+    exit 0
+fi
 gen b10m 10000000
 
 t1=$(secs q -c "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM b1m', 3)"); p1=$(cat "$tmp/out")
@@ -49,9 +66,11 @@ c_read=$(cancel 1); c_search=$(cancel "$late_timeout")
 
 printf '%-34s %10s %10s %8s\n' name value baseline ratio
 printf '%-34s %10.2f %10.2f %7sx\n' "duplicates_1M_k3_s ($p1 pairs)" "$t1" "$tj" "$(ratio "$tj" "$t1")"
+printf '%-34s %10.2f %10.2f %7sx\n' "duplicates_1M_distinct_k3_s ($pd pairs)" "$td" "$tc" "$(ratio "$tc" "$td")"
 printf '%-34s %10.2f %10s %8s\n' "duplicates_10M_k3_s ($p10 pairs)" "$t10" - -
 printf '%-34s %10.2f %10s %8s\n' "duplicates_1M_k6_s ($p6 pairs)" "$t6" - -
 printf '%-34s %10.2f %10s %8s\n' "selfjoin_1M_k3_s (baseline)" "$tj" - -
 printf '%-34s %10.2f %10s %8s\n' "selfjoin_1M_index_build_s" "$ti" - -
+printf '%-34s %10.2f %10s %8s\n' "simhash_cpp_1M_distinct_k3_s (baseline)" "$tc" - -
 printf '%-34s %10.3f %10s %8s\n' "cancel_while_reading_s (after 1 s)" "$c_read" - -
 printf '%-34s %10.3f %10s %8s\n' "cancel_while_searching_s (after ${late_timeout} s)" "$c_search" - -
