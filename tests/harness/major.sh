@@ -20,7 +20,8 @@
 #   client_bin        a directory of this major's client programs (psql, pg_dump, pgbench...)
 #                     that run from the host
 #   pgroot            the private copy of the major's PostgreSQL that `cluster.sh install`
-#                     installs the extension into (never the system's, never the root's /usr)
+#                     installs the extension into (never the system's, never the root's /usr);
+#                     for 15, SIMHASH_PGROOT names another
 #   cargo_features    the cargo flags that select the major (pgrx's bindings)
 # Exports PGRX_PG_CONFIG_PATH for a root (a pg_config that answers with the root's paths, for
 # pgrx's bindings), and unsets it for 15 (pgrx's config.toml, .ci/bootstrap.sh).
@@ -43,7 +44,7 @@ if [ "$pg_major" = 15 ]; then
     sysroot=
     sys_bin=/usr/lib/postgresql/15/bin
     client_bin=$sys_bin
-    pgroot=$root/target/pgroot
+    pgroot=${SIMHASH_PGROOT:-$root/target/pgroot}   # another 15 (pg_upgrade.sh's old side for 18)
     cargo_features=
     unset PGRX_PG_CONFIG_PATH
     in_sysroot() { "$@"; }

@@ -15,12 +15,31 @@
 set -euo pipefail
 source "$(dirname "$0")/../harness/lib.sh"
 corpus=$root/target/corpus/peoples_daily_199801.txt
-old_bin=$root/target/pgroot/usr/lib/postgresql/15/bin
 new_bin=$pgroot/usr/lib/postgresql/$pg_major/bin
-old() { PG=15 bash "$h/cluster.sh" "$@"; }   # the old cluster is 15's, whatever PG is
 if [ "$pg_major" != 15 ] && [ "${SKIP_INSTALL:-0}" != 1 ]; then
-    old install   # 15's build of this tree, for the old cluster
+    PG=15 bash "$h/cluster.sh" install   # 15's build of this tree, for the old cluster
 fi
+# The old side is the host's PostgreSQL 15 (target/pgroot), but for 18: Debian's 15.20 (and
+# 17.12) record every column's pg_attver in attoptions, which sid's 18.6 predates, so its
+# pg_dump writes "SET (pg_attver=...)" and its server refuses it: any pg_upgrade from 15.20 to
+# 18.6 fails, with simhash or without. For 18 the old side is the oldest 15 that this
+# machine's Debian suites have (15.18 in bookworm), unpacked into target/pg15-VERSION/pgroot,
+# with this tree's 15 build copied in.
+old_pgroot=$root/target/pgroot
+if [ "$pg_major" = 18 ]; then
+    old_version=$(apt-cache madison postgresql-15 | awk '{ print $3 }' | sort -V | head -1)
+    old_pgroot=$root/target/pg15-$old_version/pgroot
+    if [ ! -x "$old_pgroot/usr/lib/postgresql/15/bin/postgres" ]; then
+        rm -rf "$old_pgroot" "$old_pgroot.new" && mkdir -p "$old_pgroot.new"
+        (cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "postgresql-15=$old_version" >/dev/null)
+        dpkg -x "$tmp"/postgresql-15_*.deb "$old_pgroot.new"
+        mv "$old_pgroot.new" "$old_pgroot"
+    fi
+    cp "$root/target/pgroot/usr/lib/postgresql/15/lib/simhash.so" "$old_pgroot/usr/lib/postgresql/15/lib/"
+    cp "$root/target/pgroot/usr/share/postgresql/15/extension/simhash"* "$old_pgroot/usr/share/postgresql/15/extension/"
+fi
+old_bin=$old_pgroot/usr/lib/postgresql/15/bin
+old() { PG=15 SIMHASH_PGROOT=$old_pgroot bash "$h/cluster.sh" "$@"; }   # the old cluster is 15's, whatever PG is
 
 writes() { # DB: new rows, copies the dedup trigger skips, and in simhash_cur reposts the segment dedup trigger skips
     psql -d "$1" -v trad="$trad_doc" >/dev/null <<'SQL'
@@ -40,7 +59,7 @@ state() { # DB: the extension's version, its indexes and triggers, and every tab
 }
 
 old start pgu_old
-at_exit "PG=15 bash '$h/cluster.sh' stop pgu_old"
+at_exit "PG=15 SIMHASH_PGROOT='$old_pgroot' bash '$h/cluster.sh' stop pgu_old"
 eval "$(old env pgu_old)"
 for db in simhash_old simhash_cur; do
     ext="CREATE EXTENSION simhash"
@@ -75,7 +94,7 @@ if ! out=$(cd "$run_dir/pgu_new" && as_postgres "$new_bin/pg_upgrade" -b "$old_b
     echo "$out" | tail -20
     echo "FAIL pg_upgrade"; exit 1
 fi
-echo "ok   pg_upgrade from 15 to $pg_major: $(grep -c '^Checking\|^Performing\|^Restoring\|^Copying' <<<"$out") steps, \"$(grep -o 'Upgrade Complete' <<<"$out")\""
+echo "ok   pg_upgrade from $("$old_bin/postgres" -V | awk '{ print $3 }') to $pg_major: $(grep -c '^Checking\|^Performing\|^Restoring\|^Copying' <<<"$out") steps, \"$(grep -o 'Upgrade Complete' <<<"$out")\""
 bash "$h/cluster.sh" restart pgu_new
 eval "$(bash "$h/cluster.sh" env pgu_new)"
 for db in simhash_old simhash_cur; do
