@@ -2,6 +2,8 @@
 -- - simhash(doc text, options text): two untyped literals, simhash('...', '{"min_features": 0}'),
 --   were "not unique" between (text, jsonb) and (text[], float8[]); a string type now wins
 --   the second position too. Calls with a jsonb or a text[] keep their function.
+-- - simhash_explain(a, b, options): each segment of either text, its sentences and its
+--   partner in the other; the credits add up to simhash_resemblance and simhash_containment.
 -- - simhash_rare_segments and simhash_similar check their segments column first (42703 when
 --   missing, 42804 unless bigint[]), through simhash_check_segments_column; replaced in place,
 --   so views that call them are kept.
@@ -96,3 +98,37 @@ END
 $$;
 COMMENT ON FUNCTION simhash_similar(regclass, name, bigint[], float8, int, int) IS
     'Rows whose segments_column shares a rare segment with the given segments: resemblance and containment both ways (a segment found only within max_distance bits counting half), most similar first';
+
+-- As pgrx generates it for src/segments/explain.rs.
+CREATE  FUNCTION "simhash_explain_utf8"(
+	"a" bytea, /* & [u8] */
+	"b" bytea, /* & [u8] */
+	"options" jsonb /* JsonbArg */
+) RETURNS TABLE (
+	"side" TEXT,  /* & '_ str */
+	"segment" INT,  /* i32 */
+	"sentences" bytea,  /* Vec < u8 > */
+	"fingerprint" bigint,  /* i64 */
+	"matched" TEXT,  /* & '_ str */
+	"partner" INT,  /* Option < i32 > */
+	"distance" INT,  /* Option < i32 > */
+	"credit" double precision,  /* f64 */
+	"resemblance" double precision,  /* f64 */
+	"a_in_b" double precision,  /* f64 */
+	"b_in_a" double precision  /* f64 */
+)
+IMMUTABLE STRICT PARALLEL SAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'simhash_explain_utf8_wrapper';
+
+CREATE FUNCTION simhash_explain(a text, b text, options jsonb DEFAULT '{}')
+    RETURNS TABLE(side text, segment int, sentences text, fingerprint bigint, matched text, partner int,
+                  distance int, credit float8, resemblance float8, a_in_b float8, b_in_a float8)
+    STABLE STRICT PARALLEL SAFE
+    LANGUAGE sql
+    AS $$ SELECT e.side, e.segment, pg_catalog.convert_from(e.sentences, 'UTF8'), e.fingerprint, e.matched,
+                 e.partner, e.distance, e.credit, e.resemblance, e.a_in_b, e.b_in_a
+          FROM @extschema@.simhash_explain_utf8(pg_catalog.convert_to(a, 'UTF8'), pg_catalog.convert_to(b, 'UTF8'),
+                                                options) AS e $$;
+COMMENT ON FUNCTION simhash_explain(text, text, jsonb) IS
+    'Each segment of a and of b: the sentences it covers, its fingerprint, its partner in the other text (exact, near within max_distance bits with the distance, or none) and its credit (1, 0.5, 0); resemblance, a_in_b and b_in_a are what the credits add up to: simhash_resemblance and simhash_containment of the two texts'' segments. Options: those of simhash_segments, plus "max_distance" (0 to 64)';

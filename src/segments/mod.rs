@@ -2,8 +2,10 @@
 //! the set measures `simhash_resemblance` and `simhash_containment`, and (in SQL) segment
 //! search on a table's text column: `simhash_create_segments`, `simhash_rare_segments` and
 //! `simhash_similar`. The column is kept by `simhash_segments_trigger` (trigger/segments.rs).
-//! Bulk pairs and clusters by resemblance: `pairs.rs`.
+//! Bulk pairs and clusters by resemblance: `pairs.rs`; why two texts resemble each other,
+//! `simhash_explain`: `explain.rs`.
 
+mod explain;
 mod pairs;
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
@@ -68,7 +70,7 @@ pub(crate) fn refuse_ngram(options: &Options, func: &str) {
 
 /// The options of `simhash_segments` plus `"max_distance"` (since 2.1.0), the bits within
 /// which segments match (0 to 64, default 0: exactly), as `simhash_resemblance(a, b,
-/// max_distance)`: what `simhash_segments_dedup_trigger` takes. 22023,
+/// max_distance)`: what `simhash_segments_dedup_trigger` and `simhash_explain` take. 22023,
 /// naming `func`, outside 0 to 64 and for the ngram tokenizer.
 pub(crate) fn options_within(mut value: serde_json::Value, default: Definition, func: &str) -> (Options, u32) {
     let k = match value.as_object_mut().and_then(|o| o.remove("max_distance")) {
