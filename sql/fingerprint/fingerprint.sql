@@ -16,6 +16,17 @@ CREATE FUNCTION simhash(doc text, options jsonb) RETURNS bigint
 COMMENT ON FUNCTION simhash(text, jsonb) IS
     'SimHash fingerprint with options: {"definition": "2"|"1"|"0", "tokenizer": "jieba"|"ngram", "n": 1..32, "weighting": "tfidf"|"tf"|"binary", "min_features": 0..1000}';
 
+-- Options as text (since 2.2.0): so that two untyped literals, simhash('...', '{...}'),
+-- resolve. With only (text, jsonb) and (text[], float8[]) no candidate takes a string type
+-- at the second position, and PostgreSQL cannot choose ("is not unique"); a string type
+-- wins an unknown argument, so they resolve to this one. A jsonb or text[] argument still
+-- picks its own form.
+CREATE FUNCTION simhash(doc text, options text) RETURNS bigint
+    IMMUTABLE STRICT PARALLEL SAFE
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_text_options_text_v2';
+COMMENT ON FUNCTION simhash(text, text) IS
+    'simhash(doc, options::jsonb), the options as JSON text: what two untyped literals resolve to';
+
 CREATE FUNCTION simhash(features text[], weights float8[]) RETURNS bigint
     IMMUTABLE STRICT PARALLEL SAFE
     LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_weighted';

@@ -105,6 +105,37 @@ $$;
 COMMENT ON PROCEDURE simhash_create_segments(regclass, name, jsonb, int) IS
     'Adds <text_column>_segments bigint[] = simhash_segments(text_column, options), kept by a trigger, with a GIN index; fills existing rows in committed batches (CALL outside a transaction block; rerun to resume)';
 
+-- The segments column of simhash_rare_segments and simhash_similar, checked before it is
+-- queried (since 2.2.0): 42703 when the table has no such column, 42804 unless it is
+-- bigint[], each naming the function and the argument, where the query itself would fail
+-- with an error about an operator the user never wrote.
+CREATE FUNCTION simhash_check_segments_column(func text, tbl regclass, segments_column name) RETURNS void
+    STABLE STRICT
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    base_type oid;
+BEGIN
+    SELECT CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END INTO base_type
+      FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+     WHERE a.attrelid = tbl AND a.attname = segments_column AND a.attnum > 0 AND NOT a.attisdropped;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION '%: segments_column "%" of relation % does not exist', func, segments_column, tbl
+            USING ERRCODE = '42703',
+                  HINT = 'CALL simhash_create_segments(tbl, text_column) adds the column <text_column>_segments.';
+    END IF;
+    IF base_type <> 'bigint[]'::regtype THEN
+        RAISE EXCEPTION '%: segments_column "%" of relation % has type %, expected bigint[]',
+            func, segments_column, tbl, format_type(base_type, NULL)
+            USING ERRCODE = '42804',
+                  HINT = 'The column holds simhash_segments() of a text: CALL simhash_create_segments(tbl, text_column) adds it.';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION simhash_check_segments_column(text, regclass, name) IS
+    'Raises 42703 unless tbl has the column segments_column, 42804 unless it is bigint[], naming func: the check of simhash_rare_segments and simhash_similar';
+
 -- The query's segments that at most max_rows rows of the table have: a passage repeated
 -- in thousands of rows (a disclaimer, a dateline) finds candidates by the thousand and
 -- says nothing about any one of them. Each count stops at max_rows + 1 rows.
@@ -121,6 +152,7 @@ BEGIN
     IF max_rows < 1 THEN
         RAISE EXCEPTION 'simhash_rare_segments: max_rows must be at least 1, got %', max_rows USING ERRCODE = '22023';
     END IF;
+    PERFORM @extschema@.simhash_check_segments_column('simhash_rare_segments', tbl, segments_column);
     EXECUTE format(
         'SELECT coalesce(array_agg(k ORDER BY o), ''{}'') FROM (SELECT DISTINCT ON (k) k, o FROM unnest($1) WITH ORDINALITY u(k, o) '
         'WHERE k IS NOT NULL ORDER BY k, o) d '
@@ -146,12 +178,14 @@ CREATE FUNCTION simhash_similar(tbl regclass, segments_column name, segments big
     SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    rare bigint[] := @extschema@.simhash_rare_segments(tbl, segments_column, segments, max_rows);
+    rare bigint[];
 BEGIN
     IF max_distance NOT BETWEEN 0 AND 64 THEN
         RAISE EXCEPTION 'simhash_similar: max_distance must be between 0 and 64, got %', max_distance
             USING ERRCODE = '22023';
     END IF;
+    PERFORM @extschema@.simhash_check_segments_column('simhash_similar', tbl, segments_column);
+    rare := @extschema@.simhash_rare_segments(tbl, segments_column, segments, max_rows);
     IF cardinality(rare) = 0 THEN
         RETURN;
     END IF;

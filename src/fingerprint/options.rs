@@ -6,6 +6,8 @@ use pgrx::prelude::*;
 use simhash_core::RawOptions;
 use simhash_core::{Definition, Options};
 
+use crate::error::raise;
+
 /// A `jsonb` argument, kept as its datum until [`parse`] reads it.
 ///
 /// Not pgrx's `JsonB`: that parses the jsonb's text with serde_json before the function
@@ -39,52 +41,65 @@ impl JsonbArg {
 }
 
 /// Parse and validate options; a bad key or value, or a document serde_json cannot read,
-/// is an ERROR (22023) that names it. `default` is the definition when the options name none.
-pub fn parse(options: &JsonbArg, default: Definition) -> Options {
+/// is an ERROR (22023) that names it and the function `func`. `default` is the definition
+/// when the options name none.
+pub fn parse(options: &JsonbArg, default: Definition, func: &str) -> Options {
+    parse_value(&jsonb_value(options, func), default, func)
+}
+
+/// The options as a JSON value: 22023 for a document serde_json cannot read.
+pub(crate) fn jsonb_value(options: &JsonbArg, func: &str) -> serde_json::Value {
     // SAFETY: a JsonbArg holds a non-NULL jsonb datum (FromDatum, from_raw); jsonb_out
     // detoasts it and returns a palloc'd C string, freed below.
     let text = unsafe { pgrx::direct_function_call::<&std::ffi::CStr>(pg_sys::jsonb_out, &[Some(options.0)]) }
         .expect("jsonb_out returned NULL");
-    let options = parse_str(&text.to_string_lossy(), default);
+    let value = json_value(&text.to_string_lossy(), func);
     // SAFETY: the C string came from jsonb_out's palloc and nothing else refers to it.
     unsafe { pg_sys::pfree(text.as_ptr() as *mut std::ffi::c_void) };
-    options
+    value
 }
 
-/// [`parse`] of options written as JSON text (a trigger argument): 22023 also for bad JSON.
-pub fn parse_str(json: &str, default: Definition) -> Options {
-    parse_value(&json_value(json), default)
+/// [`parse`] of options written as JSON text (a trigger argument, `simhash(doc, options
+/// text)`): 22023 also for bad JSON.
+pub fn parse_str(json: &str, default: Definition, func: &str) -> Options {
+    parse_value(&json_value(json, func), default, func)
 }
 
 /// Options written as JSON text, as a JSON value: 22023 for bad JSON.
-pub(crate) fn json_value(json: &str) -> serde_json::Value {
+pub(crate) fn json_value(json: &str, func: &str) -> serde_json::Value {
     serde_json::from_str::<serde_json::Value>(json).unwrap_or_else(|e| {
-        ereport!(ERROR, PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE, format!("invalid simhash options: {e}"));
+        ereport!(ERROR, PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE, format!("{func}: invalid options: {e}"));
     })
 }
 
 /// [`parse`] of options as a JSON value.
-pub(crate) fn parse_value(value: &serde_json::Value, default: Definition) -> Options {
-    checked(serde_path_to_error::deserialize(value), default)
+pub(crate) fn parse_value(value: &serde_json::Value, default: Definition, func: &str) -> Options {
+    checked(serde_path_to_error::deserialize(value), default, func)
 }
 
-fn checked(raw: Result<RawOptions, serde_path_to_error::Error<serde_json::Error>>, default: Definition) -> Options {
+/// Where a key that `simhash()`'s options refuse is taken instead: the HINT for it.
+const TAKEN_ELSEWHERE: &str = "\"max_distance\" is an option of simhash_segments_dedup_trigger and simhash_explain, \
+                               and an argument of simhash_resemblance, simhash_containment and simhash_similar.";
+
+fn checked(
+    raw: Result<RawOptions, serde_path_to_error::Error<serde_json::Error>>,
+    default: Definition,
+    func: &str,
+) -> Options {
     let raw = match raw {
         Ok(raw) => raw,
         Err(e) => {
             let path = e.path().to_string();
             let msg = if path == "." {
-                format!("invalid simhash options: {}", e.inner())
+                format!("{func}: invalid options: {}", e.inner())
             } else {
-                format!("invalid simhash option \"{path}\": {}", e.inner())
+                format!("{func}: invalid option \"{path}\": {}", e.inner())
             };
-            ereport!(ERROR, PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE, msg);
+            let hint = (path == "max_distance").then_some(TAKEN_ELSEWHERE);
+            raise(PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE, msg, None, hint);
         }
     };
-    match raw.validate(default) {
-        Ok(o) => o,
-        Err(e) => {
-            ereport!(ERROR, PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE, format!("invalid simhash options: {e}"));
-        }
-    }
+    raw.validate(default).unwrap_or_else(|e| {
+        raise(PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE, format!("{func}: invalid options: {e}"), None, None)
+    })
 }

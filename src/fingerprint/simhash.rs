@@ -1,7 +1,7 @@
-//! `simhash(doc text [, options jsonb])`, `simhash(features text[], weights float8[])`
-//! and `simhash_features(doc text [, options jsonb])`.
+//! `simhash(doc text [, options jsonb])`, `simhash(doc text, options text)` (two literals),
+//! `simhash(features text[], weights float8[])` and `simhash_features(doc text [, options jsonb])`.
 //!
-//! The three `simhash` variants are version-1 C functions written by hand rather than
+//! The four `simhash` variants are version-1 C functions written by hand rather than
 //! `#[pg_extern]`s: pgrx's `&str` argument copies every detoasted document and
 //! accepts only UTF-8, where these read the datum in place and convert other server
 //! encodings (see `text.rs`). Their `CREATE FUNCTION`s are in `sql/fingerprint/fingerprint.sql`.
@@ -61,7 +61,27 @@ unsafe fn simhash_doc_options(fcinfo: pg_sys::FunctionCallInfo, definition: Defi
     // those types. The options are parsed before the text is read.
     unsafe {
         let json = super::options::JsonbArg::from_raw(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 1));
-        let options = super::options::parse(&json, definition);
+        let options = super::options::parse(&json, definition, "simhash");
+        result(fcinfo, simhash_of_text_datum(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0), &options))
+    }
+}
+
+/// `simhash(doc text, options text)`, STRICT: the options as JSON text, parsed as the
+/// triggers' options are (22023 also for bad JSON), `definition` unless they name one.
+///
+/// It exists for two untyped literals, `simhash('...', '{"min_features": 0}')`: with only
+/// `(text, jsonb)` and `(text[], float8[])`, PostgreSQL's overload resolution finds no
+/// string-category type at the second position and fails with "function simhash(unknown,
+/// unknown) is not unique"; with `(text, text)` the string category wins at both positions.
+///
+/// # Safety
+/// `fcinfo` must be the call info of a STRICT function with (text, text) arguments.
+unsafe fn simhash_doc_options_text(fcinfo: pg_sys::FunctionCallInfo, definition: Definition) -> pg_sys::Datum {
+    // SAFETY: STRICT with (text, text) arguments (caller), so both are non-NULL text datums.
+    // The options are parsed before the text is read.
+    unsafe {
+        let json = text_datum_to_utf8(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 1));
+        let options = super::options::parse_str(&json, definition, "simhash");
         result(fcinfo, simhash_of_text_datum(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0), &options))
     }
 }
@@ -73,6 +93,10 @@ with_definition! {
 with_definition! {
     /// `simhash(doc text, options jsonb) → bigint` since 2.0.0: definition 2 by default.
     pg_finfo_simhash_text_options_v2, simhash_text_options_v2 => simhash_doc_options, Definition::V2
+}
+with_definition! {
+    /// `simhash(doc text, options text) → bigint` since 2.2.0: definition 2 by default.
+    pg_finfo_simhash_text_options_text_v2, simhash_text_options_text_v2 => simhash_doc_options_text, Definition::V2
 }
 with_definition! {
     /// `simhash(doc text)` of 1.x, `simhash_v1(doc)` since 2.0.0: definition 1.
@@ -177,7 +201,7 @@ fn simhash_features_utf8(
     doc: &[u8],
     options: crate::fingerprint::options::JsonbArg,
 ) -> TableIterator<'static, (name!(feature, Vec<u8>), name!(weight, f64))> {
-    let rules = simhash_core::Rules::from(&super::options::parse(&options, Definition::V0));
+    let rules = simhash_core::Rules::from(&super::options::parse(&options, Definition::V0, "simhash_features"));
     // convert_to(doc, 'UTF8') in the SQL wrapper has already converted to UTF-8, whatever
     // the server encoding: these bytes are never in the server encoding.
     let doc = match std::str::from_utf8(doc) {

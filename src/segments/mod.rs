@@ -2,8 +2,10 @@
 //! the set measures `simhash_resemblance` and `simhash_containment`, and (in SQL) segment
 //! search on a table's text column: `simhash_create_segments`, `simhash_rare_segments` and
 //! `simhash_similar`. The column is kept by `simhash_segments_trigger` (trigger/segments.rs).
-//! Bulk pairs and clusters by resemblance: `pairs.rs`.
+//! Bulk pairs and clusters by resemblance: `pairs.rs`; why two texts resemble each other,
+//! `simhash_explain`: `explain.rs`.
 
+mod explain;
 mod pairs;
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
@@ -42,14 +44,7 @@ pub(crate) fn register_gucs() {
 /// # Safety
 /// `datum` must be a non-NULL `text` (or `varchar`) datum.
 pub(crate) unsafe fn segments_of_text_datum(datum: pg_sys::Datum, options: &Options) -> Vec<i64> {
-    if let Tokenizer::Ngram(_) = options.tokenizer {
-        raise(
-            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-            "simhash_segments: option \"tokenizer\" must be \"jieba\"".into(),
-            Some("Segments are runs of sentences, and the ngram tokenizer keeps no punctuation to end them.".into()),
-            None,
-        );
-    }
+    refuse_ngram(options, "simhash_segments");
     // SAFETY: forwarded from the caller.
     let doc = unsafe { text_datum_to_utf8(datum) };
     simhash_core::segments_with(Lexicon::global(), &doc, &options.into(), &mut || {
@@ -58,6 +53,41 @@ pub(crate) unsafe fn segments_of_text_datum(datum: pg_sys::Datum, options: &Opti
     .into_iter()
     .map(|f| f as i64)
     .collect()
+}
+
+/// ERROR 22023 for options with the ngram tokenizer: it keeps no punctuation, so a text has
+/// no sentences and no segments. `func` is named in the message.
+pub(crate) fn refuse_ngram(options: &Options, func: &str) {
+    if let Tokenizer::Ngram(_) = options.tokenizer {
+        raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            format!("{func}: option \"tokenizer\" must be \"jieba\" for segments"),
+            Some("Segments are runs of sentences, and the ngram tokenizer keeps no punctuation to end them.".into()),
+            Some("The ngram tokenizer fingerprints whole texts: simhash(doc, '{\"tokenizer\": \"ngram\"}') and the Hamming triggers take it."),
+        );
+    }
+}
+
+/// The options of `simhash_segments` plus `"max_distance"` (since 2.1.0), the bits within
+/// which segments match (0 to 64, default 0: exactly), as `simhash_resemblance(a, b,
+/// max_distance)`: what `simhash_segments_dedup_trigger` and `simhash_explain` take. 22023,
+/// naming `func`, outside 0 to 64 and for the ngram tokenizer.
+pub(crate) fn options_within(mut value: serde_json::Value, default: Definition, func: &str) -> (Options, u32) {
+    let k = match value.as_object_mut().and_then(|o| o.remove("max_distance")) {
+        None => 0,
+        Some(v) => match v.as_u64() {
+            Some(k) if k <= 64 => k as u32,
+            _ => raise(
+                PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+                format!("{func}: option \"max_distance\" must be an integer between 0 and 64, got {v}"),
+                None,
+                None,
+            ),
+        },
+    };
+    let options = crate::fingerprint::options::parse_value(&value, default, func);
+    refuse_ngram(&options, func);
+    (options, k)
 }
 
 /// `simhash_segments(doc text, options jsonb)` (STRICT): a bigint[] of the text's distinct
@@ -70,7 +100,7 @@ unsafe fn segments_body(fcinfo: pg_sys::FunctionCallInfo, definition: Definition
     // types. The options are parsed before the text is read.
     unsafe {
         let json = JsonbArg::from_raw(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 1));
-        let options = parse(&json, definition);
+        let options = parse(&json, definition, "simhash_segments");
         let segs = segments_of_text_datum(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0), &options);
         segs.into_datum().expect("an array datum")
     }

@@ -42,34 +42,22 @@ pub(super) fn bad_args(e: DedupError, func: &str) -> ! {
 
 /// The options of a trigger: its options argument, parsed as `simhash(doc, options)` parses
 /// its jsonb (ERROR 22023 on a bad one), else `default`'s defaults, as `simhash(doc)`.
-pub(super) fn options(json: Option<&str>, default: Definition) -> Options {
+pub(super) fn options(json: Option<&str>, default: Definition, func: &str) -> Options {
     match json {
-        Some(json) => crate::fingerprint::options::parse_str(json, default),
+        Some(json) => crate::fingerprint::options::parse_str(json, default, func),
         None => Options::new(default, Tokenizer::Jieba, Weighting::Tfidf),
     }
 }
 
 /// The options of `simhash_segments_dedup_trigger`: those of `simhash_segments`, plus
-/// `"max_distance"` (since 2.1.0), the bits within which segments match (0 to 64, default
-/// 0: exactly), as `simhash_resemblance(a, b, max_distance)`; 22023 outside.
+/// `"max_distance"` ([`crate::segments::options_within`]).
 pub(super) fn segment_options(json: Option<&str>, default: Definition, func: &str) -> (Options, u32) {
-    let Some(json) = json else {
-        return (options(None, default), 0);
-    };
-    let mut value = crate::fingerprint::options::json_value(json);
-    let k = match value.as_object_mut().and_then(|o| o.remove("max_distance")) {
-        None => 0,
-        Some(v) => match v.as_u64() {
-            Some(k) if k <= 64 => k as u32,
-            _ => raise(
-                PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-                format!("{func}: option \"max_distance\" must be an integer between 0 and 64, got {v}"),
-                None,
-                None,
-            ),
-        },
-    };
-    (crate::fingerprint::options::parse_value(&value, default), k)
+    match json {
+        Some(json) => {
+            crate::segments::options_within(crate::fingerprint::options::json_value(json, func), default, func)
+        }
+        None => (options(None, default, func), 0),
+    }
 }
 
 /// The fingerprint column, checked: ERROR 42804 unless bigint, 428C9 when it is generated
@@ -227,7 +215,7 @@ pub(super) unsafe fn config(
 ) -> Config {
     let parse = if fp_only { dedup::parse_fp_args } else { dedup::parse_args };
     let parsed = parse(args).unwrap_or_else(|e| bad_args(e, func));
-    let options = options(parsed.options.as_deref(), default);
+    let options = options(parsed.options.as_deref(), default, func);
     // SAFETY: `rel` is open (caller); catalog lookups run inside a transaction. The primary
     // key index is opened and closed with AccessShareLock, as the planner does.
     unsafe {

@@ -191,7 +191,7 @@ unsafe fn update_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) 
         let td = f.td;
         let args = trigger_args((*td).tg_trigger);
         let parsed = dedup::parse_update_args(&args).unwrap_or_else(|e| bad_args(e, F));
-        let options = options(parsed.options.as_deref(), default);
+        let options = options(parsed.options.as_deref(), default, F);
         let rel = (*td).tg_relation;
         let (fp, text) = fp_and_text(rel, &parsed.fp_column, &parsed.text_column, F);
         let tuple = if f.is_update { (*td).tg_newtuple } else { (*td).tg_trigtuple };

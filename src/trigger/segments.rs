@@ -24,7 +24,7 @@ pub unsafe extern "C-unwind" fn simhash_segments_trigger(fcinfo: pg_sys::Functio
         let f = fired(fcinfo, F);
         let td = f.td;
         let parsed = args::parse_segments_args(&trigger_args((*td).tg_trigger)).unwrap_or_else(|e| bad_args(e, F));
-        let options = options(parsed.options.as_deref(), DEFAULT_DEFINITION);
+        let options = options(parsed.options.as_deref(), DEFAULT_DEFINITION, F);
         let rel = (*td).tg_relation;
         let (seg, text) = segments_and_text(rel, &parsed.fp_column, &parsed.text_column, F);
         let tuple = if f.is_update { (*td).tg_newtuple } else { (*td).tg_trigtuple };

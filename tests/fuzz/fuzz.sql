@@ -247,7 +247,14 @@ BEGIN
                 r := simhash(t);
             WHEN 2, 3, 4 THEN
                 fn := 'simhash(text, jsonb)'; t := fuzz_text(); o := fuzz_options(); input := o::text;
-                r := simhash(t, o);
+                IF random() < 0.3 THEN
+                    -- The options as text (2.2.0), whole or cut short.
+                    fn := 'simhash(text, text)';
+                    input := CASE WHEN random() < 0.8 THEN o::text ELSE left(o::text, fuzz_int(0, 12)::int) END;
+                    r := simhash(t, input);
+                ELSE
+                    r := simhash(t, o);
+                END IF;
             WHEN 5 THEN
                 fn := 'simhash_v0(text, jsonb)'; t := fuzz_text(); o := fuzz_options(); input := o::text;
                 r := CASE WHEN random() < 0.3 THEN simhash_v0(t) ELSE simhash_v0(t, o) END;
@@ -309,7 +316,17 @@ BEGIN
                 SELECT count(*) INTO r FROM simhash_nearest(t::regclass, 'fp', a, i);
             WHEN 19 THEN
                 fn := 'simhash_segments(text, jsonb)'; t := fuzz_text(); o := fuzz_options(); input := o::text;
-                r := cardinality(CASE WHEN random() < 0.3 THEN simhash_segments(t) ELSE simhash_segments(t, o) END);
+                IF random() < 0.3 THEN
+                    -- Why two texts match (2.2.0), with the option max_distance, in range or not.
+                    fn := 'simhash_explain';
+                    IF random() < 0.5 THEN
+                        o := o || jsonb_build_object('max_distance', fuzz_small());
+                    END IF;
+                    input := o::text;
+                    SELECT count(*) INTO r FROM simhash_explain(t, fuzz_text(), o);
+                ELSE
+                    r := cardinality(CASE WHEN random() < 0.3 THEN simhash_segments(t) ELSE simhash_segments(t, o) END);
+                END IF;
             WHEN 20 THEN
                 -- Segment arrays: random bigints and NULLs, repeats, and a text's own segments.
                 fn := 'simhash_resemblance/containment';

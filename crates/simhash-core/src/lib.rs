@@ -20,10 +20,11 @@ pub mod shard;
 pub mod trigger;
 
 pub use fingerprint::{
-    extract, fingerprint, hash_feature, segments, segments_with, simhash_rules, simhash_text, simhash_text_with,
-    Definition, Feature, Lexicon, Options, OptionsError, RawOptions, Rules, Tokenizer, Weighting,
+    extract, fingerprint, hash_feature, segment_texts_with, segments, segments_with, simhash_rules, simhash_text,
+    simhash_text_with, Definition, Feature, Lexicon, Options, OptionsError, RawOptions, Rules, SegmentText, Tokenizer,
+    Weighting,
 };
 pub use pairs::{Advance, CorpusPairs, Duplicates, LookupThreads, Prepared, Progress};
 pub use search::hamming;
-pub use segments::{containment, resemblance, Near, Overlap};
+pub use segments::{containment, explain, resemblance, Explained, Near, Overlap, Partner};
 pub use shard::Components;

@@ -78,6 +78,23 @@ SELECT simhash(ARRAY['a', 'b', 'c'], ARRAY[1.0, 2.0, -0.5]::float8[]);
 SELECT simhash(ARRAY[]::text[], ARRAY[]::float8[]);
 SELECT simhash(ARRAY['x'], ARRAY[1.0]::float8[]) = simhash(ARRAY['x', 'x'], ARRAY[0.5, 0.5]::float8[]) AS repeats_add;
 
+-- Options as two untyped literals (2.2.0): simhash(text, text), which reads them as the
+-- jsonb form does; a jsonb argument, a text column and typed arrays keep their forms.
+SELECT simhash('中共中央总书记、国家主席江泽民发表新年讲话', '{"min_features": 0}')
+       = simhash('中共中央总书记、国家主席江泽民发表新年讲话', '{"min_features": 0}'::jsonb) AS literals_same,
+       simhash('中国 经济 发展 改革 开放 合作', '{}') = simhash('中国 经济 发展 改革 开放 合作') AS empty_same,
+       simhash('{a,b}'::text[], '{1,2}') = simhash(ARRAY['a', 'b'], ARRAY[1, 2]::float8[]) AS arrays_same,
+       simhash(NULL, NULL) IS NULL AS nulls;
+SELECT count(*) FILTER (WHERE simhash(body, '{"tokenizer": "ngram", "n": 2}')
+                              IS DISTINCT FROM simhash(body, '{"tokenizer": "ngram", "n": 2}'::jsonb)) AS column_differs
+FROM corpus WHERE id % 50 = 1;
+-- Which function each form resolves to.
+CREATE TEMP VIEW fp_forms AS SELECT simhash('x', '{}') AS literals, simhash('x', '{}'::jsonb) AS jsonb_form,
+                                    simhash('{x}', '{1}'::float8[]) AS weighted;
+SELECT pg_get_viewdef('fp_forms');
+SELECT regress_try($$SELECT simhash('x', '{"min_features": 0')$$);
+SELECT regress_try($$SELECT simhash('x', '{"max_distance": 3}')$$);
+
 -- Bad input: clear errors with proper SQLSTATEs.
 \set VERBOSITY sqlstate
 SELECT simhash(ARRAY['a', 'b'], ARRAY[1.0]::float8[]);

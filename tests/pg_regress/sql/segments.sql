@@ -119,6 +119,13 @@ SELECT simhash_resemblance('{0,1099511627776}', '{7}', 3) AS r3, simhash_resembl
 SELECT regress_try($$SELECT simhash_resemblance('{1}', '{1}', 65)$$);
 SELECT regress_try($$SELECT simhash_containment('{1}', '{1}', -1)$$);
 SELECT regress_try($$SELECT * FROM simhash_similar('seg_docs', 'body_segments', '{1}', max_distance => 65)$$);
+-- A segments column that is not bigint[], or missing (2.2.0): the argument named, 42804 and
+-- 42703, rather than an error of the internal query.
+SELECT regress_try($$SELECT * FROM simhash_similar('pg_class', 'relname', '{1}')$$);
+SELECT regress_try($$SELECT * FROM simhash_similar('seg_docs', 'body', '{1}')$$);
+SELECT regress_try($$SELECT * FROM simhash_similar('seg_docs', 'no_such', '{1}')$$);
+SELECT regress_try($$SELECT simhash_rare_segments('seg_docs', 'tag', '{1}')$$);
+SELECT regress_try($$SELECT simhash_segments('a', '{"max_distance": 12}')$$);
 -- Against every pair compared in SQL, for the rows sharing a segment with the reposts above
 -- and for copies with the last two characters of every sentence changed (a word each).
 CREATE TEMP TABLE seg_typo AS

@@ -30,7 +30,7 @@ pub use options::{
     DEFAULT_NGRAM_N, MAX_MIN_FEATURES, MAX_NGRAM_N,
 };
 pub use rules::{Numbers, Rules, Tf};
-pub use runs::{segments, segments_with};
+pub use runs::{segment_texts_with, segments, segments_with, SegmentText};
 pub use segment::PIECE_BYTES;
 pub use traditional::simplified;
 

@@ -39,6 +39,9 @@ struct Occurrences {
     occ: Vec<u32>,
     /// `occ[ends[s - 1]..ends[s]]` are sentence `s`'s occurrences (`ends[-1]` = 0).
     ends: Vec<u32>,
+    /// `normalized[bytes[s - 1]..bytes[s]]` is sentence `s`'s text (`bytes[-1]` = 0), its end
+    /// mark included; a sentence without occurrences is part of the one before it.
+    bytes: Vec<usize>,
 }
 
 impl<'a> Sink<'a> for Occurrences {
@@ -47,6 +50,7 @@ impl<'a> Sink<'a> for Occurrences {
         self.occ.clear();
         self.occ.reserve(n);
         self.ends.clear();
+        self.bytes.clear();
     }
 
     fn grow(&mut self, n: usize) {
@@ -61,10 +65,13 @@ impl<'a> Sink<'a> for Occurrences {
     }
 
     #[inline]
-    fn sentence_end(&mut self) {
-        // An empty sentence (two ends in a row) is no sentence.
+    fn sentence_end(&mut self, at: usize) {
+        // An empty sentence (two ends in a row) is no sentence: its text joins the one before.
         if self.ends.last().copied().unwrap_or(0) != self.occ.len() as u32 {
             self.ends.push(self.occ.len() as u32);
+            self.bytes.push(at);
+        } else if let Some(last) = self.bytes.last_mut() {
+            *last = at;
         }
     }
 }
@@ -86,6 +93,46 @@ pub fn segments(lexicon: &Lexicon, doc: &str, options: &Options) -> Vec<u64> {
 /// [`segments`] under explicit [`Rules`], calling `tick` between the pieces of a long text
 /// and every 64k occurrences of the window: the SQL layer checks for cancellation there.
 pub fn segments_with(lexicon: &Lexicon, doc: &str, rules: &Rules, tick: &mut dyn FnMut()) -> Vec<u64> {
+    with_runs(lexicon, doc, rules, tick, |_, _, runs| runs.into_iter().map(|r| r.fp).collect())
+}
+
+/// A segment and the text it covers: the sentences of the first run with its fingerprint,
+/// as the fingerprint reads them (normalized: NFKC, lower case, and under definition 2
+/// traditional characters folded), end marks included. `simhash()` of `text` is `fp`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SegmentText {
+    pub fp: u64,
+    pub text: String,
+}
+
+/// [`segments_with`], each segment with the text it covers: the same fingerprints in the
+/// same order (`simhash_explain` shows them).
+pub fn segment_texts_with(lexicon: &Lexicon, doc: &str, rules: &Rules, tick: &mut dyn FnMut()) -> Vec<SegmentText> {
+    with_runs(lexicon, doc, rules, tick, |normalized, o, runs| {
+        let start = |s: usize| if s == 0 { 0 } else { o.bytes[s - 1] };
+        runs.into_iter()
+            .map(|r| SegmentText { fp: r.fp, text: normalized[start(r.first)..o.bytes[r.next - 1]].to_owned() })
+            .collect()
+    })
+}
+
+/// A segment: its fingerprint and the sentences `first..next` of the first run that has it.
+struct Run {
+    fp: u64,
+    first: usize,
+    next: usize,
+}
+
+/// Normalizes and tokenizes `doc`, finds its runs, and hands them to `out` with the
+/// normalized text and its sentences: the one path of [`segments_with`] and
+/// [`segment_texts_with`].
+fn with_runs<T>(
+    lexicon: &Lexicon,
+    doc: &str,
+    rules: &Rules,
+    tick: &mut dyn FnMut(),
+    out: impl FnOnce(&str, &Occurrences, Vec<Run>) -> T,
+) -> T {
     thread_local! {
         static OCCURRENCES: RefCell<Occurrences> = RefCell::default();
     }
@@ -93,18 +140,19 @@ pub fn segments_with(lexicon: &Lexicon, doc: &str, rules: &Rules, tick: &mut dyn
     OCCURRENCES.with_borrow_mut(|o| {
         segment(lexicon, &normalized, rules, o, PIECE_BYTES, tick);
         // The last sentence needs no end mark.
-        o.sentence_end();
-        let out = runs(lexicon, o, rules, tick);
+        o.sentence_end(normalized.len());
+        let found = runs(lexicon, o, rules, tick);
+        let result = out(&normalized, o, found);
         o.counts.release_if_huge();
         if o.occ.capacity() > 1 << 16 {
             *o = Occurrences::default();
         }
-        out
+        result
     })
 }
 
-/// The window over the sentences of `o` (module docs).
-fn runs(lexicon: &Lexicon, o: &Occurrences, rules: &Rules, tick: &mut dyn FnMut()) -> Vec<u64> {
+/// The window over the sentences of `o` (module docs): the distinct segments, in order.
+fn runs(lexicon: &Lexicon, o: &Occurrences, rules: &Rules, tick: &mut dyn FnMut()) -> Vec<Run> {
     let weigher = Weigher::new(lexicon, rules);
     let feats = &o.counts.feats;
     let mut slots: Vec<Slot> = feats
@@ -116,7 +164,7 @@ fn runs(lexicon: &Lexicon, o: &Occurrences, rules: &Rules, tick: &mut dyn FnMut(
         let from = if s == 0 { 0 } else { o.ends[s - 1] as usize };
         &o.occ[from..o.ends[s] as usize]
     };
-    let mut out: Vec<u64> = Vec::new();
+    let mut out: Vec<Run> = Vec::new();
     let mut seen: HashSet<u64> = HashSet::new();
     // The window holds sentences first..next, with `distinct` distinct non-stop features.
     let (mut next, mut distinct, mut run_id, mut work) = (0usize, 0u32, 0u32, 0usize);
@@ -163,7 +211,7 @@ fn runs(lexicon: &Lexicon, o: &Occurrences, rules: &Rules, tick: &mut dyn FnMut(
             }
             let fp = fold.finish();
             if seen.insert(fp) {
-                out.push(fp);
+                out.push(Run { fp, first, next });
             }
             for &f in sentence(first) {
                 slots[f as usize].in_window -= 1;

@@ -48,9 +48,10 @@ pub(super) trait Sink<'a> {
     fn grow(&mut self, n: usize);
     /// One occurrence; `text` is only called for a feature not seen before.
     fn add(&mut self, hash: u64, class: Class, text: impl FnOnce() -> Cow<'a, str>);
-    /// The end of a sentence ([`is_sentence_end`]); only the segment fingerprints (runs.rs) care.
+    /// The end of a sentence ([`is_sentence_end`]), `at` the byte of the normalized text
+    /// right after its end mark; only the segment fingerprints (runs.rs) care.
     #[inline]
-    fn sentence_end(&mut self) {}
+    fn sentence_end(&mut self, _at: usize) {}
 }
 
 /// Whether a jieba token ends a sentence: `。`, `!`, `?`, `;` (NFKC has made the full-width
@@ -126,7 +127,7 @@ pub(super) fn segment<'a, S: Sink<'a>>(
                     if kind == Kind::Word {
                         add(sink, word, true);
                     } else if is_sentence_end(word, dot) {
-                        sink.sentence_end();
+                        sink.sentence_end(byte_end);
                     }
                 }
                 if end == normalized.len() {

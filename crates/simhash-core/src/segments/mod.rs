@@ -10,14 +10,17 @@
 //!
 //! Both are over distinct segments: a segment repeated in a text counts once.
 //! [`Near`] matches segments within k bits instead of exactly (opt-in, since 2.1.0).
+//! [`explain`] names the partner of every segment, which is what those figures count.
 //!
 //! [`SegmentPairs`] and [`segment_clusters`] find every pair of rows by resemblance in bulk
 //! (module `pairs`, over the postings of module `postings`).
 
+mod explain;
 mod pairs;
 mod postings;
 mod within;
 
+pub use explain::{explain, Explained, Partner};
 pub use pairs::{segment_clusters, segment_pairs, SegmentPair, SegmentPairs};
 pub use postings::SegmentRows;
 pub use within::Near;

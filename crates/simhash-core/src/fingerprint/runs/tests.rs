@@ -129,5 +129,38 @@ proptest::proptest! {
         o.min_features = min;
         let rules = Rules::from(&o);
         proptest::prop_assert_eq!(segments(lex, &doc, &o), brute(&doc, &rules));
+        texts_explain_their_segments(&doc, &rules);
     }
+}
+
+/// [`segment_texts_with`] gives [`segments_with`]'s fingerprints, in order, each with a text
+/// whose own fingerprint it is; the texts are consecutive sentences of the normalized text.
+fn texts_explain_their_segments(doc: &str, rules: &Rules) {
+    let lex = Lexicon::global();
+    let texts = segment_texts_with(lex, doc, rules, &mut || ());
+    let fps: Vec<u64> = texts.iter().map(|t| t.fp).collect();
+    assert_eq!(fps, segments_with(lex, doc, rules, &mut || ()));
+    let norm = normalize_for(doc, rules, usize::MAX, &mut || ());
+    let one = Rules { min_features: rules.min_features.max(1), ..*rules };
+    for t in &texts {
+        assert!(norm.contains(&t.text), "{:?} not in {norm:?}", t.text);
+        assert_eq!(simhash_rules(lex, &t.text, &one), Some(t.fp), "{:?}", t.text);
+    }
+}
+
+#[test]
+fn segment_texts_are_their_sentences() {
+    let lex = Lexicon::global();
+    let rules = Rules::from(&Options::default());
+    texts_explain_their_segments(PARAGRAPH, &rules);
+    // Traditional characters are folded, full-width forms made ASCII; an end mark with no
+    // words after it joins the sentence before.
+    let doc = "中共中央總書記、國家主席江澤民發表１９９８年新年講話。。新年钟声即将敲响，人类社会就要进入新的一年。";
+    let got = segment_texts_with(lex, doc, &rules, &mut || ());
+    let texts: Vec<&str> = got.iter().map(|t| t.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        ["中共中央总书记、国家主席江泽民发表1998年新年讲话。。", "新年钟声即将敲响,人类社会就要进入新的一年。"]
+    );
+    texts_explain_their_segments(doc, &rules);
 }
