@@ -47,7 +47,7 @@ if [ "$pg_major" = 15 ]; then
     pgroot=${SIMHASH_PGROOT:-$root/target/pgroot}   # another 15 (pg_upgrade.sh's old side for 18)
     cargo_features=
     unset PGRX_PG_CONFIG_PATH
-    in_sysroot() { "$@"; }
+    in_sysroot() { command "$@"; }   # command: never a shell function of the same name
     as_postgres() { runuser -u postgres -- "$@"; }
 else
     sysroot=$root/target/pg$pg_major/root
