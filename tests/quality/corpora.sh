@@ -20,10 +20,11 @@ debs=(debian-reference-en=2.100 debian-reference-ja=2.100 developers-reference-j
 [ -s $dir/english.txt ] && [ -s $dir/japanese.txt ] && [ -s $dir/mixed.txt ] && exit 0
 mkdir -p $dir
 tmp=$(mktemp -d)
-chmod 755 "$tmp"            # apt-get download drops privileges to _apt where it can
+chown _apt "$tmp" 2>/dev/null || true    # apt-get download writes as _apt where it can
 trap 'rm -rf "$tmp"' EXIT
 python3 -m pip download --quiet --no-deps --no-binary :all: -d "$tmp" "sentencepiece==0.2.0"
 tar -xzf "$tmp"/sentencepiece-0.2.0.tar.gz -C "$tmp" sentencepiece-0.2.0/test/botchan.txt
-(cd "$tmp" && apt-get download -q=2 "${debs[@]}")
+# Without package lists (a fresh container) the download fails: update them once and retry.
+(cd "$tmp" && { apt-get download -q=2 "${debs[@]}" || { apt-get update -q=2 && apt-get download -q=2 "${debs[@]}"; }; })
 for deb in "$tmp"/*.deb; do dpkg-deb -x "$deb" "$tmp/root"; done
 python3 tests/quality/corpora.py "$tmp" "$dir"
