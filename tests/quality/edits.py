@@ -54,6 +54,7 @@ class Language:
     person: Callable[[random.Random], str]
     date: Callable[[random.Random], dict[str, str]]    # the fields m and d of the templates
     cities: tuple[str, ...]
+    spaced: bool = False             # sentences are separated by a space (join_sentences)
 
 
 # ---------------------------------------------------------------- corpus and text tools
@@ -128,19 +129,29 @@ def source_and_footer(text: str, r: random.Random, lang: Language = CHINESE) -> 
     return r.choice(lang.sources).format(**fields) + text + r.choice(lang.footers).format(**fields)
 
 
+def join_sentences(ss: list[str], lang: Language) -> str:
+    """The sentences as one text. In a spaced language a sentence moved from the end, which has
+    no space after it, gets one when it ends in ASCII (not after 。), so that moving it does not
+    glue two words together."""
+    if not lang.spaced:
+        return "".join(ss)
+    return "".join(s + " " if i < len(ss) - 1 and s[-1:].isascii() and not s[-1:].isspace() else s
+                   for i, s in enumerate(ss))
+
+
 def drop_sentence(text: str, r: random.Random, lang: Language = CHINESE) -> str | None:
     ss = sentences(text, lang.sentence)
     if len(ss) < 2:
         return None
     del ss[r.randrange(len(ss))]
-    return "".join(ss)
+    return join_sentences(ss, lang)
 
 
 def add_sentence(text: str, r: random.Random, donor: str, lang: Language = CHINESE) -> str:
     ss, theirs = sentences(text, lang.sentence), sentences(donor, lang.sentence)
     closed = [s for s in theirs if s.rstrip(lang.closing)[-1:] in lang.ends] or theirs
     ss.insert(r.randint(0, len(ss)), closed[r.randrange(len(closed))].strip("\n"))
-    return "".join(ss)
+    return join_sentences(ss, lang)
 
 
 def swap_sentences(text: str, r: random.Random, lang: Language = CHINESE) -> str | None:
@@ -149,7 +160,7 @@ def swap_sentences(text: str, r: random.Random, lang: Language = CHINESE) -> str
         return None
     i, j = r.sample(range(len(ss)), 2)
     ss[i], ss[j] = ss[j], ss[i]
-    return "".join(ss)
+    return join_sentences(ss, lang)
 
 
 def change_numbers(text: str, r: random.Random) -> str | None:

@@ -21,7 +21,8 @@ near-duplicates (3-gram Jaccard >= 0.5), an excerpt or a merged text when one qu
 "rejected" is how many of the edited pairs it does not.
 
 Systems, each a yes/no per pair:
-  simhash   simhash() at the default options (definition 2), the two fingerprints within 3 bits;
+  simhash   simhash() at the default options (definition 2), the two fingerprints within 3 bits
+            (QUALITY_SIMHASH_RULES: `quality_fp --rules` instead, e.g. "fold=1,sum=exact");
   segments  simhash_segments() at the default options (QUALITY_SEGMENT_OPTIONS), resemblance
             >= 0.5 for reposts, containment >= 0.5 for the containment queries (segments.py);
   pg_trgm   similarity() >= 0.3 (baselines.py, checked against a server), for both kinds;
@@ -40,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import re
 import sys
@@ -68,7 +70,10 @@ K = 3                                   # simhash within K bits
 THETA = 0.5                             # segments' resemblance and containment thresholds
 RANDOM_PAIRS = 20_000
 RANDOM_MIN_LEN = 60
-DEFAULT = ("--options", "{}")           # the default definition (2)
+# The default definition (2); QUALITY_SIMHASH_RULES="fold=1,sum=exact" measures `quality_fp
+# --rules` instead (definition 2 is "fold=1"; sum=exact is issue 29's exact integer sums).
+RULES = os.environ.get("QUALITY_SIMHASH_RULES")
+SIMHASH = ("--rules", RULES) if RULES else ("--options", "{}")
 # Issue 29's targets for definition 3, judged here for definition 2 (a baseline, not a gate).
 TARGET_RECALL = {"paragraphs": 0.97, "articles": 0.97, "short": 0.95}
 TARGET_PRECISION = 0.95
@@ -92,7 +97,8 @@ ENGLISH = Language(
      "\n(Additional reporting by {a} and {b})"),
     lambda r: f"{r.choice(EN_FIRST)} {r.choice(EN_LAST)}",
     lambda r: dict(m=r.choice(MONTHS), d=str(r.randint(1, 28))),
-    ("LONDON", "NEW YORK", "TOKYO", "SYDNEY", "TORONTO", "DUBLIN", "CHICAGO", "BOSTON", "SEATTLE"))
+    ("LONDON", "NEW YORK", "TOKYO", "SYDNEY", "TORONTO", "DUBLIN", "CHICAGO", "BOSTON", "SEATTLE"),
+    spaced=True)
 JA_SURNAMES = ("佐藤", "鈴木", "高橋", "田中", "伊藤", "渡辺", "山本", "中村", "小林", "加藤", "吉田",
                "山田", "佐々木", "松本", "井上", "木村")
 JA_GIVEN = ("太郎", "花子", "健", "一郎", "美咲", "翔太", "陽子", "誠", "由美", "大輔", "恵", "拓也")
@@ -104,7 +110,7 @@ JAPANESE = Language(
     lambda r: r.choice(JA_SURNAMES) + r.choice(JA_GIVEN), edits.full_width_date,
     ("東京", "大阪", "名古屋", "札幌", "福岡", "京都", "神戸", "仙台", "広島", "那覇"))
 MIXED = Language(MIXED_SENTENCE, CHINESE.closing, (*CHINESE.ends, ".", "!", "?"),
-                 CHINESE.sources, CHINESE.footers, CHINESE.person, CHINESE.date, CHINESE.cities)
+                 CHINESE.sources, CHINESE.footers, CHINESE.person, CHINESE.date, CHINESE.cities, spaced=True)
 LANGUAGES = {"english": ENGLISH, "japanese": JAPANESE, "mixed": MIXED}
 
 
@@ -152,7 +158,7 @@ class Features:
 
 
 def features(binary: str, texts: list[str]) -> Features:
-    return Features(quality_fp(binary, DEFAULT, texts), segment_sets(binary, texts),
+    return Features(quality_fp(binary, SIMHASH, texts), segment_sets(binary, texts),
                     {t: grams(t) for t in texts}, {t: baselines.trigrams(t) for t in texts},
                     {t: baselines.shingles(t) for t in texts})
 
@@ -195,8 +201,8 @@ def random_pairs(corpus: list[str], name: str) -> list[Pair]:
     return [(pool[i], pool[j]) for i, j in (r.sample(range(len(pool)), 2) for _ in range(RANDOM_PAIRS))]
 
 
-def all_pairs(sets: list[frozenset], threshold: float) -> list[tuple[int, int]]:
-    """Every (i, j), i < j, with Jaccard >= threshold: prefix filtering (Chaudhuri et al. 2006;
+def all_pairs(sets: list[frozenset], threshold: float, similarity=jaccard) -> list[tuple[int, int]]:
+    """Every (i, j), i < j, with `similarity` (a Jaccard) >= threshold: prefix filtering (Chaudhuri et al. 2006;
     Bayardo et al. 2007): with the elements ordered rarest first, two such sets share one of the
     first |x| - ceil(threshold |x|) + 1 elements of each."""
     freq = Counter(e for s in sets for e in s)
@@ -207,7 +213,7 @@ def all_pairs(sets: list[frozenset], threshold: float) -> list[tuple[int, int]]:
         for e in ordered[:len(s) - math.ceil(threshold * len(s) - 1e-9) + 1]:
             candidates.update(index[e])
             index[e].append(j)
-        out += [(i, j) for i in candidates if jaccard(sets[i], s) >= threshold]
+        out += [(i, j) for i in candidates if similarity(sets[i], s) >= threshold]
     return sorted(out)
 
 
@@ -223,7 +229,7 @@ def corpus_matches(corpus: list[str], f: Features) -> dict[str, list[tuple[int, 
     shared = {(a, b) for ids in index.values() for x, a in enumerate(ids) for b in ids[x + 1:]}
     segments = sorted(p for p in shared if overlap(f.segs[corpus[p[0]]], f.segs[corpus[p[1]]])[0] >= THETA)
     return {"simhash": simhash, "segments": segments,
-            "pg_trgm": all_pairs([f.trgm[t] for t in corpus], baselines.PG_TRGM_THRESHOLD),
+            "pg_trgm": all_pairs([f.trgm[t] for t in corpus], baselines.PG_TRGM_THRESHOLD, baselines.similarity),
             "5-gram": all_pairs([f.shingles[t] for t in corpus], baselines.SHINGLE_THRESHOLD)}
 
 
@@ -328,7 +334,7 @@ def run(binary: str, sets: dict[str, Set], server: Path | None, raw: dict[str, l
     check_lines, ok = (["pg_trgm similarity against a server: skipped (QUALITY_NO_SERVER=1)"], True) \
         if server is None else baselines.check_pg_trgm(server, raw)
     return [
-        f"Languages: simhash() within {K} and segments at {THETA} (options {SEGMENT_OPTIONS}, the default definition) "
+        f"Languages: simhash() ({' '.join(SIMHASH)}) within {K} and segments at {THETA} (options {SEGMENT_OPTIONS}, the default definition) "
         f"beside pg_trgm similarity >= {baselines.PG_TRGM_THRESHOLD} and 5-gram shingles >= {baselines.SHINGLE_THRESHOLD}",
         *(n for s in sets.values() for n in s.notes),
         "recall: over the pairs the judge accepts (reposts: 3-gram Jaccard >= 0.5; excerpt, merged: >= 0.8 of "

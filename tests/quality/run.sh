@@ -24,6 +24,7 @@
 #   QUALITY_SETS=english,japanese   languages.py's sets (default chinese,english,japanese,mixed);
 #                            empty: skip languages.py
 #   QUALITY_LANGUAGES_ONLY=1 run languages.py alone (no quality.py, no server pairs of simhash)
+#   QUALITY_SIMHASH_RULES=SPEC  languages.py's simhash column from `quality_fp --rules SPEC`
 set -euo pipefail
 source "$(dirname "$0")/../harness/lib.sh"
 cd "$root"
