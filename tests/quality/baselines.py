@@ -79,6 +79,23 @@ def shingles(text: str) -> frozenset[tuple[str, ...]]:
 
 # ---------------------------------------------------------------- server check
 
+# show_trgm('Hello wörld 中文 abc') on PostgreSQL 15 (C.UTF-8): a trigram of 3 bytes as itself,
+# the others as the hex of their 3 CRC bytes; checked by every run, with or without a server.
+SHOW_TRGM = ("Hello wörld 中文 abc", {
+    "0x81c9a7", "0x8fa667", "0xb25ffd", "0xb30af1", "0xc04ec8", "  a", "  h", "  w", " ab", " he", "abc",
+    "bc ", "ell", "hel", "ld ", "llo", "lo ", "rld", "0x780fe8"})
+
+
+def show_trgm(text: str) -> set[str]:
+    return {t.decode() if t.isascii() else f"0x{int.from_bytes(t, 'big'):06x}" for t in trigrams(text)}
+
+
+def check_show_trgm() -> None:
+    text, want = SHOW_TRGM
+    if (got := show_trgm(text)) != want:
+        raise SystemExit(f"baselines: pg_trgm's trigrams of {text!r} differ from the server's: {sorted(got ^ want)}")
+
+
 def check_pg_trgm(server: Path, corpora: dict[str, list[str]]) -> tuple[list[str], bool]:
     """Compares server/pg_trgm_NAME.tsv (line number, similarity() on the server of line n with
     line n + 1, and of line n with lines n and n + 1 joined; run.sh) with trigrams() here."""

@@ -317,6 +317,7 @@ def targets(rows, per_set, precision: dict[str, dict[str, float]]) -> list[str]:
 def run(binary: str, sets: dict[str, Set], server: Path | None, raw: dict[str, list[str]]) -> tuple[list[str], bool]:
     """The report's lines, and whether pg_trgm here equals the server's. `raw`: the new sets'
     corpus files line by line, as the server loads them."""
+    baselines.check_show_trgm()
     randoms = {name: random_pairs(s.corpus, name) for name, s in sets.items()}
     texts = list(dict.fromkeys(t for name, s in sets.items() for t in [
         *s.corpus, *(x for kinds in s.edited.values() for ps in kinds.values() for p in ps for x in p),

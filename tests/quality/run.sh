@@ -13,7 +13,7 @@
 #
 # Takes about 2.5 minutes on 2 shared cores once built for quality.py (python jieba over the
 # 40,741 distinct texts, and 16,491 more for the segments section), ~10 s for the server
-# check, LANGUAGES_TIME for languages.py; plus the release builds of quality_fp and of the
+# check, 1-3.5 minutes for languages.py; plus the release builds of quality_fp and of the
 # extension (cluster.sh install) when the sources changed.
 #
 #   QUALITY_NO_SERVER=1      skip the server check (no install, no cluster)
