@@ -11,6 +11,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -41,6 +42,21 @@ def rng(purpose: str) -> random.Random:
     return random.Random(f"{SEED}:{purpose}")
 
 
+@dataclass(frozen=True)
+class Language:
+    """What the edits need to know of a language (languages.py has the others): where its
+    sentences end, which of them are closed, and the source line and footer a repost adds."""
+    sentence: re.Pattern
+    closing: str                     # stripped before the closing punctuation is checked
+    ends: tuple[str, ...]
+    sources: tuple[str, ...]
+    footers: tuple[str, ...]
+    person: Callable[[random.Random], str]
+    date: Callable[[random.Random], dict[str, str]]    # the fields m and d of the templates
+    cities: tuple[str, ...]
+    spaced: bool = False             # sentences are separated by a space (join_sentences)
+
+
 # ---------------------------------------------------------------- corpus and text tools
 
 def read_corpus(path: Path) -> list[str]:
@@ -48,8 +64,8 @@ def read_corpus(path: Path) -> list[str]:
     return [line.replace("\\\\", "\\") for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def sentences(text: str) -> list[str]:
-    return [s for s in SENTENCE.findall(text) if s]
+def sentences(text: str, pattern: re.Pattern = SENTENCE) -> list[str]:
+    return [s for s in pattern.findall(text) if s]
 
 
 class CharSampler:
@@ -66,10 +82,9 @@ class CharSampler:
         return c
 
 
-def articles(corpus: list[str]) -> list[str]:
+def articles(corpus: list[str], lo: int = LENGTHS["articles"][0], hi: int = LENGTHS["articles"][1]) -> list[str]:
     """Disjoint runs of consecutive paragraphs joined by '\\n', each closed as soon as it
-    reaches 800 characters and kept if it is at most 2,000 long."""
-    lo, hi = LENGTHS["articles"]
+    reaches `lo` (800) characters and kept if it is at most `hi` (2,000) long."""
     out, run = [], []
     for line in corpus:
         run.append(line)
@@ -102,35 +117,50 @@ def edit_chars(text: str, r: random.Random, rate: float, sampler: CharSampler) -
     return "".join(chars)
 
 
-def source_and_footer(text: str, r: random.Random) -> str:
-    fields = dict(city=r.choice(CITIES), a=person(r), b=person(r),
-                  m=str(r.randint(1, 12)).translate(FULL_DIGITS),
-                  d=str(r.randint(1, 28)).translate(FULL_DIGITS))
-    return r.choice(SOURCES).format(**fields) + text + r.choice(FOOTERS).format(**fields)
+def full_width_date(r: random.Random) -> dict[str, str]:
+    return dict(m=str(r.randint(1, 12)).translate(FULL_DIGITS), d=str(r.randint(1, 28)).translate(FULL_DIGITS))
 
 
-def drop_sentence(text: str, r: random.Random) -> str | None:
-    ss = sentences(text)
+CHINESE = Language(SENTENCE, "”’」』）\n", ("。", "！", "？"), SOURCES, FOOTERS, person, full_width_date, CITIES)
+
+
+def source_and_footer(text: str, r: random.Random, lang: Language = CHINESE) -> str:
+    fields = dict(city=r.choice(lang.cities), a=lang.person(r), b=lang.person(r), **lang.date(r))
+    return r.choice(lang.sources).format(**fields) + text + r.choice(lang.footers).format(**fields)
+
+
+def join_sentences(ss: list[str], lang: Language) -> str:
+    """The sentences as one text. In a spaced language a sentence moved from the end, which has
+    no space after it, gets one when it ends in ASCII (not after 。), so that moving it does not
+    glue two words together."""
+    if not lang.spaced:
+        return "".join(ss)
+    return "".join(s + " " if i < len(ss) - 1 and s[-1:].isascii() and not s[-1:].isspace() else s
+                   for i, s in enumerate(ss))
+
+
+def drop_sentence(text: str, r: random.Random, lang: Language = CHINESE) -> str | None:
+    ss = sentences(text, lang.sentence)
     if len(ss) < 2:
         return None
     del ss[r.randrange(len(ss))]
-    return "".join(ss)
+    return join_sentences(ss, lang)
 
 
-def add_sentence(text: str, r: random.Random, donor: str) -> str:
-    ss, theirs = sentences(text), sentences(donor)
-    closed = [s for s in theirs if s.rstrip("”’」』）\n")[-1:] in ("。", "！", "？")] or theirs
+def add_sentence(text: str, r: random.Random, donor: str, lang: Language = CHINESE) -> str:
+    ss, theirs = sentences(text, lang.sentence), sentences(donor, lang.sentence)
+    closed = [s for s in theirs if s.rstrip(lang.closing)[-1:] in lang.ends] or theirs
     ss.insert(r.randint(0, len(ss)), closed[r.randrange(len(closed))].strip("\n"))
-    return "".join(ss)
+    return join_sentences(ss, lang)
 
 
-def swap_sentences(text: str, r: random.Random) -> str | None:
-    ss = sentences(text)
+def swap_sentences(text: str, r: random.Random, lang: Language = CHINESE) -> str | None:
+    ss = sentences(text, lang.sentence)
     if len(ss) < 2:
         return None
     i, j = r.sample(range(len(ss)), 2)
     ss[i], ss[j] = ss[j], ss[i]
-    return "".join(ss)
+    return join_sentences(ss, lang)
 
 
 def change_numbers(text: str, r: random.Random) -> str | None:
@@ -147,18 +177,29 @@ def cut_last(text: str) -> str:
     return text[:len(text) - round(len(text) / 10)]
 
 
-def edit(kind: str, text: str, r: random.Random, sampler: CharSampler, donor: str) -> str | None:
-    """`text` edited by `kind`, or None when the kind does not apply to it."""
+def change_width(text: str) -> str:
+    """Full-width forms made half-width; a text without any gets its ASCII letters and
+    digits made full-width instead (languages.py: English), so that the edit changes it."""
+    if any(0xFF01 <= ord(c) <= 0xFF5E or c == "\u3000" for c in text):
+        return text.translate(HALF_WIDTH)
+    return "".join(chr(ord(c) + 0xFEE0) if c.isascii() and c.isalnum() else c for c in text)
+
+
+def edit(kind: str, text: str, r: random.Random, sampler: CharSampler, donor: str,
+         lang: Language = CHINESE) -> str | None:
+    """`text` edited by `kind`, or None when the kind does not apply to it. Chinese (the
+    People's Daily benchmark) keeps its half-width edit as it was, a no-op on a text without
+    full-width forms; the other languages change the width either way (change_width)."""
     match kind:
         case "chars1%": return edit_chars(text, r, 0.01, sampler)
         case "chars3%": return edit_chars(text, r, 0.03, sampler)
-        case "source+footer": return source_and_footer(text, r)
-        case "drop sentence": return drop_sentence(text, r)
-        case "add sentence": return add_sentence(text, r, donor)
-        case "swap sentences": return swap_sentences(text, r)
+        case "source+footer": return source_and_footer(text, r, lang)
+        case "drop sentence": return drop_sentence(text, r, lang)
+        case "add sentence": return add_sentence(text, r, donor, lang)
+        case "swap sentences": return swap_sentences(text, r, lang)
         case "numbers changed": return change_numbers(text, r)
         case "cut last 10%": return cut_last(text)
-        case "half-width": return text.translate(HALF_WIDTH)
+        case "half-width": return text.translate(HALF_WIDTH) if lang is CHINESE else change_width(text)
     raise ValueError(kind)
 
 
@@ -209,14 +250,15 @@ def random_pairs(texts: list[str], n: int, r: random.Random) -> list[Pair]:
     return out
 
 
-def edited_pairs(originals: list[str], length: str, sampler: CharSampler) -> dict[str, list[Pair]]:
+def edited_pairs(originals: list[str], length: str, sampler: CharSampler,
+                 lang: Language = CHINESE) -> dict[str, list[Pair]]:
     """kind -> (original, edited) for every original the kind applies to."""
     out = {}
     for kind in KINDS:
         r, pairs = rng(f"{length} {kind}"), []
         for i, text in enumerate(originals):
             donor = originals[(i + r.randrange(1, len(originals))) % len(originals)]
-            if (new := edit(kind, text, r, sampler, donor)) is not None:
+            if (new := edit(kind, text, r, sampler, donor, lang)) is not None:
                 pairs.append((text, new))
         out[kind] = pairs
     return out

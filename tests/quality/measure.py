@@ -1,35 +1,24 @@
 """What the quality benchmark measures: `make quality` (quality.py).
 
 Hamming distances of pairs and their stats (recall within k, medians, NULLs); the
-near-duplicate judge (character 3-gram Jaccard); precision over the whole corpus from
+near-duplicate judge (judge.py); precision over the whole corpus from
 every close pair found by brute force.
 """
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
 
 from edits import KINDS, Bench, Pair
+from judge import NEAR_DUP, grams, jaccard, near as judged_near
 from systems import Fingerprints
 
 KS = (3, 6, 10)
-NEAR_DUP = 0.5                       # 3-gram Jaccard threshold of a near-duplicate
 NULL = 99                            # the distance of a pair with a NULL fingerprint
 
 
 # ---------------------------------------------------------------- measures
-
-def grams(text: str, fold_digits: bool = True) -> frozenset[str]:
-    s = "".join("0" if fold_digits and c.isdigit() else c
-                for c in unicodedata.normalize("NFKC", text).lower() if c.isalnum())
-    return frozenset([s] if len(s) < 3 else (s[i:i + 3] for i in range(len(s) - 2)))
-
-
-def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    return len(a & b) / len(a | b)
-
 
 @dataclass
 class Stats:
@@ -114,7 +103,7 @@ def mean_recall(res: Result, length: str, k: int) -> float:
 
 def near(pairs, raw: bool = False) -> int:
     """Pairs judged near-duplicates (`raw`: with digits as written)."""
-    return sum(p[4 if raw else 3] >= NEAR_DUP for p in pairs)
+    return sum(judged_near(p[4 if raw else 3]) for p in pairs)
 
 
 def precision_of(pairs, raw: bool = False) -> float:

@@ -57,7 +57,8 @@ import sys
 from pathlib import Path
 
 from edits import KINDS, LENGTHS, SEED, TARGET_LEN, Bench, build, named_pairs, read_corpus
-from measure import (KS, NEAR_DUP, NULL, Result, Stats, by_length, distances, grams, mean_recall, measure,
+from judge import NEAR_DUP, grams
+from measure import (KS, NULL, Result, Stats, by_length, distances, mean_recall, measure,
                      near, precision_of)
 import segments
 from systems import Fingerprints, python_jieba, quality_fp

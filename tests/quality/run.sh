@@ -6,19 +6,25 @@
 # tests/quality/quality.py. Prints one main table, a candidates table and the issue's
 # targets as PASS/FAIL, then segment fingerprints against 1.0 (tests/quality/segments.py:
 # their table and targets, met or not); writes everything to target/quality/ (report.txt,
-# the pairs).
+# the pairs). Then tests/quality/languages.py: English, Japanese and mixed Chinese+Latin text
+# besides the Chinese sets, recall and precision by one judge, simhash and segments beside
+# pg_trgm and 5-gram shingles (target/quality/languages.txt; corpora from corpora.sh).
 # Exits non-zero only on an error, including server pairs that differ from the brute force.
 #
-# Takes about 2.5 minutes on 2 shared cores once built: most of it in quality.py (python jieba
-# over the 40,741 distinct texts, and 16,491 more for the segments section), ~10 s for the
-# server check; plus the release builds of quality_fp and of the extension (cluster.sh
-# install) when the sources changed (make quality measured 2m56s with the extension's build).
+# Takes about 2.5 minutes on 2 shared cores once built for quality.py (python jieba over the
+# 40,741 distinct texts, and 16,491 more for the segments section), ~10 s for the server
+# check, 1-3.5 minutes for languages.py; plus the release builds of quality_fp and of the
+# extension (cluster.sh install) when the sources changed.
 #
 #   QUALITY_NO_SERVER=1      skip the server check (no install, no cluster)
 #   QUALITY_SERVER_LEGACY=1  the installed extension predates the `definition` option:
 #                            check only 0.3.0, as simhash(body)
 #   SKIP_INSTALL=1           use the extension already installed in target/pgroot
 #   QUALITY_CANDIDATES="label=spec;label=spec"   other candidates than quality.py's list
+#   QUALITY_SETS=english,japanese   languages.py's sets (default chinese,english,japanese,mixed);
+#                            empty: skip languages.py
+#   QUALITY_LANGUAGES_ONLY=1 run languages.py alone (no quality.py, no server pairs of simhash)
+#   QUALITY_SIMHASH_RULES=SPEC  languages.py's simhash column from `quality_fp --rules SPEC`
 set -euo pipefail
 source "$(dirname "$0")/../harness/lib.sh"
 cd "$root"
@@ -27,6 +33,9 @@ out=$root/target/quality
 venv=target/quality-venv
 
 bash "$h/corpus.sh"
+bash tests/quality/corpora.sh
+sets=${QUALITY_SETS-chinese,english,japanese,mixed}
+only=${QUALITY_LANGUAGES_ONLY:-0}
 
 # The benchmark's Python packages, pinned: jieba's dictionary is part of the baseline, and
 # OpenCC's s2t tables make the traditional-character copies of the segments section.
@@ -50,9 +59,10 @@ else
         definitions=("0.3.0=simhash(body, '{\"definition\":\"0\"}'::jsonb)"
                      "1.0=simhash(body, '{\"definition\":\"1\"}'::jsonb)")
     fi
+    [ "$only" = 1 ] && definitions=()
     install_extension
     own_cluster quality
-    echo "quality: simhash_duplicates(..., 6) on the server for ${definitions[*]%%=*}" >&2
+    echo "quality: simhash_duplicates(..., 6) on the server for ${definitions[*]%%=*}; pg_trgm similarity()" >&2
     {
         echo "SET client_min_messages = warning;"
         echo "CREATE EXTENSION simhash;"
@@ -64,9 +74,25 @@ else
             echo "\\copy (SELECT * FROM simhash_duplicates('SELECT id, fp FROM fp WHERE fp <> 0', 6) ORDER BY 1, 2) TO '$out/server/${d%%=*}.tsv'"
             echo "DROP TABLE fp;"
         done
+        # languages.py's pg_trgm in Python against the server's: each corpus line with the next,
+        # and with itself and the next joined (baselines.check_pg_trgm).
+        echo "CREATE EXTENSION pg_trgm;"
+        for name in english japanese mixed; do
+            echo "CREATE TABLE c(id serial PRIMARY KEY, body text NOT NULL);"
+            echo "\\copy c(body) FROM '$root/target/corpus/$name.txt'"
+            echo "\\copy (SELECT a.id, similarity(a.body, b.body), similarity(a.body, a.body || ' ' || b.body) FROM c a JOIN c b ON b.id = a.id + 1 ORDER BY 1) TO '$out/server/pg_trgm_$name.tsv'"
+            echo "DROP TABLE c;"
+        done
     } | psql
     bash "$h/cluster.sh" stop quality
 fi
 
-$venv/bin/python tests/quality/quality.py --corpus "$corpus" \
-    --fp target/release/examples/quality_fp --out "$out" "${server[@]}"
+status=0
+[ "$only" = 1 ] || $venv/bin/python tests/quality/quality.py --corpus "$corpus" \
+    --fp target/release/examples/quality_fp --out "$out" "${server[@]}" || status=$?
+if [ -n "$sets" ]; then
+    echo
+    $venv/bin/python tests/quality/languages.py --sets "$sets" \
+        --fp target/release/examples/quality_fp --out "$out" "${server[@]}" || status=$?
+fi
+exit $status

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from edits import KINDS, Bench, CharSampler, Pair, edited_pairs, rng, sentences
+import re
+
+from edits import KINDS, SENTENCE, Bench, CharSampler, Pair, edited_pairs, rng, sentences
 
 SHORT = (60, 200)
 NEW_KINDS = ("excerpt 60%", "merged", "traditional")
@@ -35,8 +37,8 @@ class SegmentBench:
             p for ps in self.negatives.values() for p in ps]
 
 
-def excerpt(text: str, r) -> str | None:
-    ss = sentences(text)
+def excerpt(text: str, r, pattern: re.Pattern = SENTENCE) -> str | None:
+    ss = sentences(text, pattern)
     m = round(EXCERPT_SHARE * len(ss))
     if not 0 < m < len(ss):
         return None
@@ -44,14 +46,17 @@ def excerpt(text: str, r) -> str | None:
     return "".join(ss[start:start + m]).strip("\n")
 
 
-def new_pairs(originals: list[str], length: str) -> dict[str, list[Pair]]:
-    """kind -> (original, copy) for the excerpts, merged texts and traditional copies."""
-    from opencc import OpenCC
-    s2t = OpenCC("s2t")
+def new_pairs(originals: list[str], length: str, pattern: re.Pattern = SENTENCE,
+              traditional: bool = True) -> dict[str, list[Pair]]:
+    """kind -> (original, copy) for the excerpts, merged texts and (Chinese) traditional copies."""
     r = rng(f"{length} excerpt 60%")
-    excerpts = [(t, e) for t in originals if (e := excerpt(t, r)) is not None]
+    excerpts = [(t, e) for t in originals if (e := excerpt(t, r, pattern)) is not None]
     r, n = rng(f"{length} merged"), len(originals)
     merged = [(t, originals[(i + r.randrange(1, n)) % n] + "\n" + t) for i, t in enumerate(originals)]
+    if not traditional:
+        return {"excerpt 60%": excerpts, "merged": merged}
+    from opencc import OpenCC
+    s2t = OpenCC("s2t")
     return {"excerpt 60%": excerpts, "merged": merged, "traditional": [(t, s2t.convert(t)) for t in originals]}
 
 

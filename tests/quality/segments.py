@@ -30,7 +30,8 @@ from pathlib import Path
 import numpy as np
 
 from edits import KINDS, Bench, Pair
-from measure import NEAR_DUP, Result, distances, grams, jaccard, precision_of
+from judge import accepts, grams, jaccard, near
+from measure import Result, distances, precision_of
 from segment_pairs import NEW_KINDS, SegmentBench, build
 from systems import Fingerprints, python_jieba, quality_fp, run_fp
 from tables import table
@@ -74,7 +75,7 @@ class PairStats:
     containment: np.ndarray
     r_fp: float                 # 1.0 within K
     r_py: float                 # python-jieba within K
-    judge: float                # 3-gram Jaccard >= NEAR_DUP
+    judge: float                # judge.accepts: 3-gram Jaccard >= 0.5
 
     def found(self, theta: float, containment: bool = False) -> float:
         values = self.containment if containment else self.resemblance
@@ -89,7 +90,7 @@ def pair_stats(pairs: list[Pair], segs: Segments, fp: Fingerprints, py: Fingerpr
     both = np.array([overlap(segs[a], segs[b]) for a, b in pairs]).reshape(-1, 2)
     empty = sum(not segs[a] or not segs[b] for a, b in pairs)
     rate = (lambda f: float((distances(pairs, f) <= K).mean())) if pairs else (lambda f: float("nan"))
-    judge = float(np.mean([jaccard(grams(a), grams(b)) >= NEAR_DUP for a, b in pairs])) if pairs and judged \
+    judge = float(np.mean([accepts(grams(a), grams(b)) for a, b in pairs])) if pairs and judged \
         else float("nan")
     return PairStats(len(pairs), empty, both[:, 0], both[:, 1], rate(fp), rate(py), judge)
 
@@ -124,8 +125,8 @@ def corpus_pairs(corpus: list[str], segs: Segments, gram_cache: list) -> tuple[l
 
 
 def precision_cell(pairs: list[CorpusPair]) -> str:
-    near = sum(p.jaccard >= NEAR_DUP for p in pairs)
-    return f"{100 * near / len(pairs) if pairs else 100:5.1f}% {near}/{len(pairs)}"
+    n = sum(near(p.jaccard) for p in pairs)
+    return f"{100 * n / len(pairs) if pairs else 100:5.1f}% {n}/{len(pairs)}"
 
 
 # ---------------------------------------------------------------- report
@@ -177,7 +178,7 @@ def targets(stats: dict[tuple[str, str], PairStats], lengths: list[str], neg: di
     t, tc = DEFAULT_THETA, DEFAULT_THETA_C
     hard = {n: s.matched(t) for n, s in neg.items() if n.startswith("hard")}
     judged = [p for p in corpus if p.resemblance >= t]
-    prec = sum(p.jaccard >= NEAR_DUP for p in judged) / len(judged) if judged else 1.0
+    prec = sum(near(p.jaccard) for p in judged) / len(judged) if judged else 1.0
 
     def per_length(kind: str, containment: bool) -> tuple[float, str]:
         found = {l: stats[l, kind].found(tc if containment else t, containment) for l in lengths}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from edits import KINDS
-from measure import NEAR_DUP
+from judge import near as judged_near
 from tables import table
 
 KS = (0, 3, 6, 8, 10, 12, 14, 16)
@@ -59,7 +59,7 @@ def lines(edited: dict[str, dict[str, list]], segs, corpus_texts: list[str], cor
             means = [np.mean([found(ds[l, kind], k, w) for kind in KINDS]) for l in edited]
             chars = [found(ds[l, "chars3%"], k, w) for l in edited]
             judged = [p for p, d in cds if resemblance(d, k, w) >= THETA]
-            near = sum(p.jaccard >= NEAR_DUP for p in judged)
+            near = sum(judged_near(p.jaccard) for p in judged)
             prec = near / len(judged) if judged else 1.0
             rows.append([str(k), "-" if k == 0 else str(w), *(f"{m:.3f}" for m in means), *(f"{c:.3f}" for c in chars),
                          f"{100 * prec:.1f}% {near}/{len(judged)}"])

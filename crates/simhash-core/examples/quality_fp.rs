@@ -10,7 +10,8 @@
 //! `num=keep|drop|shape`, `numw=F` (factor on kept numbers), `single=F|keep|drop`
 //! (factor on single Han characters; `w:F` too), `unk=median|F` (IDF of unknown words),
 //! `hmm=0|1`, `fold=0|1` (definition 2's fold of traditional characters), `min=N` (fewest
-//! features for a fingerprint), `w=tfidf|tf|binary`,
+//! features for a fingerprint), `w=tfidf|tf|binary`, `sum=f64|exact` (exact integer
+//! sums, order-independent: issue 29's prototype, in no definition),
 //! `tok=jieba|ngramN`.
 //!
 //!     quality_fp --segments [--options JSON]   # segment fingerprints, as simhash_segments
@@ -47,6 +48,8 @@ fn parse_rules(spec: &str) -> Rules {
             ("unk", v) => r.unknown_idf = Some(num(v)),
             ("hmm", v) => r.hmm = v == "1",
             ("fold", v) => r.fold_traditional = v == "1",
+            ("sum", "f64") => r.exact_sums = false,
+            ("sum", "exact") => r.exact_sums = true,
             ("min", v) => r.min_features = v.parse().expect("min=N"),
             ("w", "tfidf") => r.weighting = Weighting::Tfidf,
             ("w", "tf") => r.weighting = Weighting::Tf,

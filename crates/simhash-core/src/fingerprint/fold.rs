@@ -125,6 +125,54 @@ impl Fold {
     }
 }
 
+/// Weights enter [`ExactFold`] as integers: `round(w · 2^24)`.
+const EXACT_SCALE: f64 = 16_777_216.0;
+
+/// [`fingerprint`] with the per-bit sums in exact integer arithmetic: each weight is rounded
+/// once to a multiple of 2^-24 and then added or subtracted as an integer, so neither the
+/// sums nor their ties (a sum of exactly 0 leaves the bit clear) depend on the order of the
+/// features. A prototype for issue 29 behind `Rules::exact_sums`; no definition uses it.
+pub fn exact_fingerprint<I>(features: I) -> u64
+where
+    I: IntoIterator<Item = (u64, f64)>,
+{
+    let mut fold = ExactFold::default();
+    features.into_iter().for_each(|(hash, weight)| fold.add(hash, weight));
+    fold.finish()
+}
+
+/// The running per-bit sums of [`exact_fingerprint`]. i128: no count of features or weight
+/// a text can have overflows them (a weight saturates at i64's range when rounded).
+#[derive(Clone)]
+pub struct ExactFold {
+    acc: [i128; 64],
+}
+
+impl Default for ExactFold {
+    fn default() -> Self {
+        ExactFold { acc: [0; 64] }
+    }
+}
+
+impl ExactFold {
+    /// Add `+weight` to the sum of every bit set in `hash`, `−weight` to the others.
+    pub fn add(&mut self, hash: u64, weight: f64) {
+        let w = i128::from((weight * EXACT_SCALE).round() as i64);
+        for (bit, sum) in self.acc.iter_mut().enumerate() {
+            if (hash >> bit) & 1 == 1 {
+                *sum += w;
+            } else {
+                *sum -= w;
+            }
+        }
+    }
+
+    /// Bit `i` set iff the sum for bit `i` is positive.
+    pub fn finish(&self) -> u64 {
+        self.acc.iter().enumerate().fold(0u64, |fp, (bit, &v)| if v > 0 { fp | (1u64 << bit) } else { fp })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,5 +266,37 @@ mod tests {
             let b = fingerprint(feats.iter().map(|&(h, w)| (h, (w * scale) as f64)));
             prop_assert_eq!(a, b);
         }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+        #[test]
+        fn exact_sums_ignore_order(
+            feats in proptest::collection::vec((any::<u64>(), prop_oneof![-1e3f64..1e3, Just(0.1), Just(0.2), Just(0.3)]), 0..40),
+            key in any::<u64>(),
+        ) {
+            // Any permutation: sorted by a keyed mix of each feature's hash and position.
+            let mut permuted: Vec<(usize, (u64, f64))> = feats.iter().copied().enumerate().collect();
+            permuted.sort_by_key(|&(i, (h, _))| (h ^ key).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ i as u64);
+            let a = exact_fingerprint(feats.iter().copied());
+            let b = exact_fingerprint(permuted.into_iter().map(|(_, f)| f));
+            prop_assert_eq!(a, b);
+        }
+
+        #[test]
+        fn exact_sums_equal_f64_sums_of_small_integers(feats in proptest::collection::vec((any::<u64>(), -50i32..50), 0..40)) {
+            // Sums of small integers are exact in f64 too: the two folds agree, ties included.
+            let f = feats.iter().map(|&(h, w)| (h, f64::from(w)));
+            prop_assert_eq!(exact_fingerprint(f.clone()), fingerprint(f));
+        }
+    }
+
+    #[test]
+    fn exact_ties_do_not_depend_on_order() {
+        // 0.1 + 0.2 − 0.3 is 5.6e-17 in f64, and −0.3 + 0.2 + 0.1 is 2.8e-17: both set
+        // the bit. Rounded to integers the sum is 0 either way, a tie, and the bit is clear.
+        let feats = [(u64::MAX, 0.1), (u64::MAX, 0.2), (0, 0.3)];
+        assert_eq!(exact_fingerprint(feats), 0);
+        assert_eq!(exact_fingerprint(feats.into_iter().rev()), 0);
     }
 }

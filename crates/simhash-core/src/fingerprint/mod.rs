@@ -112,21 +112,41 @@ fn fingerprint_normalized_with(
     COUNTS.with_borrow_mut(|counts| {
         segment(lexicon, normalized, rules, counts, PIECE_BYTES, tick);
         let weigher = Weigher::new(lexicon, rules);
-        let mut fold = Fold::default();
         let mut n = 0u32;
-        fold.add_all(counts.feats.iter().filter_map(|&(hash, count, class)| {
+        let features = counts.feats.iter().filter_map(|&(hash, count, class)| {
             let w = weigher.weight(hash, count, class)?;
             n += 1;
             Some((hash, w))
-        }));
+        });
+        let fp = if rules.exact_sums {
+            fold::exact_fingerprint(features)
+        } else {
+            let mut fold = Fold::default();
+            fold.add_all(features);
+            fold.finish()
+        };
         counts.release_if_huge();
-        (n >= rules.min_features).then(|| fold.finish())
+        (n >= rules.min_features).then_some(fp)
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exact_sums_make_sentence_order_irrelevant() {
+        // Swapping two sentences keeps every feature and weight and changes only their order,
+        // which f64 sums see; exact integer sums do not (issue 29's prototype).
+        let lex = Lexicon::global();
+        let a = "The committee met on Monday. It approved the budget for the new library. \
+                 Members thanked the volunteers who organised the book fair.";
+        let b = "It approved the budget for the new library. The committee met on Monday. \
+                 Members thanked the volunteers who organised the book fair.";
+        let exact = Rules { exact_sums: true, ..Rules::from(&Options::default()) };
+        assert_eq!(simhash_rules(lex, a, &exact), simhash_rules(lex, b, &exact));
+        assert!(simhash_rules(lex, a, &exact).is_some());
+    }
 
     #[test]
     fn short_texts_have_no_fingerprint_under_definition_1() {

@@ -29,6 +29,10 @@ pub struct Rules {
     pub min_features: u32,
     /// Normalization folds traditional-only characters to simplified ones (definition 2).
     pub fold_traditional: bool,
+    /// Fold with exact integer sums ([`super::fold::exact_fingerprint`]), not f64 sums in
+    /// feature order: a prototype for issue 29 (`quality_fp --rules sum=exact`), in no
+    /// definition and no SQL option.
+    pub exact_sums: bool,
 }
 
 /// The term-frequency part of a weight, from a feature's occurrence count `c`.
@@ -85,6 +89,7 @@ impl From<&Options> for Rules {
             hmm: false,
             min_features: o.min_features,
             fold_traditional: false,
+            exact_sums: false,
         };
         // Chosen with `make quality` (docs/quality.md): against 0.x's
         // rules, dropping numbers took recall on changed figures from 0.17 to 1.00, and
