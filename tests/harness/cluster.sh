@@ -46,8 +46,7 @@ install)
     if [ -n "$sysroot" ]; then
         in_sysroot "$pg_config" >"$pgroot/pg_config.out"
         pg_config=$pgroot/pg_config
-        printf '#!/bin/sh\nexec /bin/bash %q %q "" "$@"\n' "$root/tests/harness/pg_config.sh" "$pgroot/pg_config.out" >"$pg_config"
-        chmod +x "$pg_config"
+        bash "$root/tests/harness/pg_config.sh" --write "$pg_config" "$pgroot/pg_config.out" ""
     fi
     # SIMHASH_DEBUG=1: a debug build, quicker to compile while iterating.
     profile=--release; [ "${SIMHASH_DEBUG:-0}" = 1 ] && profile=

@@ -112,9 +112,7 @@ wrappers() {
     local bin=$dir.new/.simhash/bin p
     mkdir -p "$bin"
     chroot "$dir.new" /usr/lib/postgresql/$major/bin/pg_config >"$dir.new/.simhash/pg_config.out"
-    printf '#!/bin/sh\n# The root'"'"'s pg_config, its paths under the root (tests/harness/root.sh).\nexec /bin/bash %q %q %q "$@"\n' \
-        "$h/pg_config.sh" "$dir/.simhash/pg_config.out" "$dir" >"$dir.new/.simhash/pg_config"
-    chmod +x "$dir.new/.simhash/pg_config"
+    bash "$h/pg_config.sh" --write "$dir.new/.simhash/pg_config" "$dir/.simhash/pg_config.out" "$dir"
     for p in "$dir.new/usr/lib/postgresql/$major/bin/"*; do
         p=$(basename "$p")
         printf '#!/bin/sh\n# PostgreSQL %s'"'"'s %s, run in its root (tests/harness/root.sh).\nexec env PG=%s /bin/bash %q %q "$@"\n' \

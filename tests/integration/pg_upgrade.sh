@@ -59,7 +59,7 @@ state() { # DB: the extension's version, its indexes and triggers, and every tab
 }
 
 old start pgu_old
-at_exit "PG=15 SIMHASH_PGROOT='$old_pgroot' bash '$h/cluster.sh' stop pgu_old"
+at_exit "old stop pgu_old"
 eval "$(old env pgu_old)"
 for db in simhash_old simhash_cur; do
     ext="CREATE EXTENSION simhash"
