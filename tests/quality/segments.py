@@ -46,6 +46,9 @@ TARGET_TRADITIONAL = 0.95               # traditional copies, by resemblance
 TARGET_CONTAINMENT = 0.95               # excerpts and merged texts, by containment
 TARGET_PRECISION = 0.95                 # corpus precision by resemblance
 SEGMENT_OPTIONS = os.environ.get("QUALITY_SEGMENT_OPTIONS", "{}")   # the default definition
+# QUALITY_SEGMENT_RULES=SPEC: `quality_fp --segments --rules SPEC` instead (candidate rules).
+SEGMENT_RULES = os.environ.get("QUALITY_SEGMENT_RULES")
+SEGMENT_ARGS = ("--segments", "--rules", SEGMENT_RULES) if SEGMENT_RULES else ("--segments", "--options", SEGMENT_OPTIONS)
 DEFINITION_1 = ("--options", '{"definition":"1"}')
 K = 3                                   # the whole-text fingerprints' distance
 SENTENCE_EDITS = tuple(k for k in KINDS if not k.startswith("chars"))   # no random character edits: a mean row too
@@ -55,7 +58,7 @@ Segments = dict[str, frozenset[int]]    # text -> its segment fingerprints
 
 
 def segment_sets(binary: str, texts: list[str]) -> Segments:
-    lines = run_fp(binary, ("--segments", "--options", SEGMENT_OPTIONS), texts)
+    lines = run_fp(binary, SEGMENT_ARGS, texts)
     return {t: frozenset(json.loads(v)) for t, v in zip(texts, lines)}
 
 

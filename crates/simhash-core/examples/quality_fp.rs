@@ -12,16 +12,18 @@
 //! `hmm=0|1`, `fold=0|1` (definition 2's fold of traditional characters), `min=N` (fewest
 //! features for a fingerprint), `w=tfidf|tf|binary`, `sum=f64|exact` (exact integer
 //! sums, order-independent: issue 29's prototype, in no definition),
-//! `tok=jieba|ngramN`.
+//! `tok=jieba|ngramN`, `eng=0|1` (English IDFs), `kana=0|1` (hiragana runs dropped),
+//! `seg=runs|winnowK:W` (what a segment is), `def=3` (definition 3's rules; later keys
+//! change them).
 //!
-//!     quality_fp --segments [--options JSON]   # segment fingerprints, as simhash_segments
+//!     quality_fp --segments [--options JSON | --rules SPEC]   # segment fingerprints, as simhash_segments
 //!
 //! `--segments` prints, per text, its distinct segment fingerprints in text order as a JSON
 //! array of signed 64-bit integers (`[]` for a text with fewer than 6 features).
 
 use std::io::{BufRead, Write};
 
-use simhash_core::fingerprint::{Numbers, Tf};
+use simhash_core::fingerprint::{Definition, Numbers, SegmentUnit, Tf};
 use simhash_core::RawOptions;
 use simhash_core::{Lexicon, Options, Rules, Tokenizer, Weighting};
 
@@ -50,6 +52,14 @@ fn parse_rules(spec: &str) -> Rules {
             ("fold", v) => r.fold_traditional = v == "1",
             ("sum", "f64") => r.exact_sums = false,
             ("sum", "exact") => r.exact_sums = true,
+            ("eng", v) => r.english_idf = v == "1",
+            ("kana", v) => r.kana = v == "1",
+            ("seg", "runs") => r.segments = SegmentUnit::Runs,
+            ("seg", v) if v.starts_with("winnow") => {
+                let (k, w) = v[6..].split_once(':').expect("winnowK:W");
+                r.segments = SegmentUnit::Winnow { k: k.parse().expect("K"), w: w.parse().expect("W") };
+            }
+            ("def", "3") => r = Rules::from(&Options::new(Definition::V3, Tokenizer::Jieba, Weighting::Tfidf)),
             ("min", v) => r.min_features = v.parse().expect("min=N"),
             ("w", "tfidf") => r.weighting = Weighting::Tfidf,
             ("w", "tf") => r.weighting = Weighting::Tf,
@@ -65,7 +75,7 @@ fn parse_rules(spec: &str) -> Rules {
 /// What the run prints per text: one fingerprint under these rules, or the segments.
 enum Mode {
     Fingerprint(Rules),
-    Segments(Options),
+    Segments(Rules),
 }
 
 fn options(json: &str) -> Options {
@@ -78,8 +88,9 @@ fn main() {
     let mode = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["--options", json] => Mode::Fingerprint(Rules::from(&options(json))),
         ["--rules", spec] => Mode::Fingerprint(parse_rules(spec)),
-        ["--segments"] => Mode::Segments(Options::default()),
-        ["--segments", "--options", json] => Mode::Segments(options(json)),
+        ["--segments"] => Mode::Segments(Rules::from(&Options::default())),
+        ["--segments", "--options", json] => Mode::Segments(Rules::from(&options(json))),
+        ["--segments", "--rules", spec] => Mode::Segments(parse_rules(spec)),
         _ => panic!("usage: quality_fp --options JSON | --rules SPEC | --segments [--options JSON]"),
     };
     let lex = Lexicon::global();
@@ -91,10 +102,12 @@ fn main() {
                 Some(fp) => writeln!(out, "{}", fp as i64),
                 None => writeln!(out, "NULL"),
             },
-            Mode::Segments(options) => {
+            Mode::Segments(rules) => {
                 // Signed, as SQL's bigint[] holds them.
-                let signed: Vec<i64> =
-                    simhash_core::segments(lex, &doc, options).into_iter().map(|fp| fp as i64).collect();
+                let signed: Vec<i64> = simhash_core::fingerprint::segments_with(lex, &doc, rules, &mut || ())
+                    .into_iter()
+                    .map(|fp| fp as i64)
+                    .collect();
                 writeln!(out, "{}", serde_json::to_string(&signed).expect("JSON"))
             }
         }

@@ -52,6 +52,26 @@ pub(super) fn is_han(c: char) -> bool {
     matches!(c, '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' | '\u{20000}'..='\u{2FA1F}')
 }
 
+/// The scripts definition 3 tells apart inside a glued non-Han word.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Script {
+    Hiragana,
+    Katakana,
+    /// The prolonged sound mark and the kana iteration marks: part of the run they follow.
+    Mark,
+    Other,
+}
+
+#[inline]
+pub(super) fn script(c: char) -> Script {
+    match c {
+        '\u{30FC}' | '\u{309D}' | '\u{309E}' | '\u{30FD}' | '\u{30FE}' => Script::Mark,
+        '\u{3041}'..='\u{309F}' => Script::Hiragana,
+        '\u{30A0}'..='\u{30FF}' | '\u{31F0}'..='\u{31FF}' | '\u{FF66}'..='\u{FF9F}' => Script::Katakana,
+        _ => Script::Other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

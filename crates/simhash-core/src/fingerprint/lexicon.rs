@@ -15,6 +15,9 @@ use super::fold::hash_feature;
 use super::normalize::normalize;
 
 static IDF_GZ: &[u8] = include_bytes!("../../data/jieba_idf.txt.gz");
+/// Definition 3's IDF of English words (`data/english_idf.py`: SymSpell's frequency list
+/// from symspellpy 6.7.8, MIT, Google Books Ngram counts and SCOWL; 82,769 words).
+static ENGLISH_GZ: &[u8] = include_bytes!("../../data/english_idf.txt.gz");
 
 /// What the lexicon knows of a token, looked up by the token's feature hash.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -29,6 +32,8 @@ pub struct Lexicon {
     /// lookup, the stop-word test and the fingerprint. The load test checks that
     /// no two entries collide.
     entries: Table,
+    /// English words' IDF, for the words `entries` does not know ([`Lexicon::english_idf`]).
+    english: Table,
     /// The lower median of the IDF table, given to words it does not list
     /// (jieba's own rule for unknown words).
     pub median_idf: f64,
@@ -61,10 +66,21 @@ impl Lexicon {
             entries.push((hash_feature(normalize(word).as_bytes()), Entry::StopWord));
         }
         let entries = Table::new(&entries);
+        let english = Table::new(&read_table(ENGLISH_GZ, 83_000));
         // Built here, with the rest of the per-process data (and so, with preloading, once
         // in the postmaster): normalize's character table is, by the `normalize` calls above.
         alphanumeric_bmp();
-        Lexicon { jieba: Jieba::new(), entries, median_idf }
+        Lexicon { jieba: Jieba::new(), entries, english, median_idf }
+    }
+
+    /// The English table's IDF of a word hash (definition 3, for words `lookup` finds no
+    /// entry for).
+    #[inline]
+    pub fn english_idf(&self, hash: u64) -> Option<f64> {
+        match self.english.get(hash) {
+            Some(Entry::Idf(v)) => Some(v),
+            _ => None,
+        }
     }
 
     #[inline]
@@ -101,6 +117,20 @@ impl Lexicon {
     pub fn is_empty(&self) -> bool {
         self.entries.len() == 0
     }
+}
+
+/// The `(hash, IDF)` pairs of a gzipped "word idf" table.
+fn read_table(gz: &[u8], capacity: usize) -> Vec<(u64, Entry)> {
+    let mut text = String::with_capacity(capacity * 16);
+    flate2::read::GzDecoder::new(gz).read_to_string(&mut text).expect("bundled table is valid gzip UTF-8");
+    let mut pairs = Vec::with_capacity(capacity);
+    for line in text.lines() {
+        let mut parts = line.split_whitespace();
+        if let (Some(word), Some(Ok(idf))) = (parts.next(), parts.next().map(str::parse::<f64>)) {
+            pairs.push((hash_feature(normalize(word).as_bytes()), Entry::Idf(idf)));
+        }
+    }
+    pairs
 }
 
 /// The lexicon's map from feature hash to [`Entry`]: open addressing with linear

@@ -21,6 +21,7 @@ mod segment;
 mod traditional;
 mod traditional_table;
 mod weight;
+mod winnow;
 
 pub use fold::{fingerprint, hash_feature, Fold};
 pub use lexicon::{Entry, Lexicon};
@@ -29,7 +30,7 @@ pub use options::{
     Definition, Options, OptionsError, RawOptions, Tokenizer, TokenizerName, Weighting, DEFAULT_MIN_FEATURES,
     DEFAULT_NGRAM_N, MAX_MIN_FEATURES, MAX_NGRAM_N,
 };
-pub use rules::{Numbers, Rules, Tf};
+pub use rules::{Numbers, Rules, SegmentUnit, Tf};
 pub use runs::{segment_texts_with, segments, segments_with, SegmentText};
 pub use segment::PIECE_BYTES;
 pub use traditional::simplified;

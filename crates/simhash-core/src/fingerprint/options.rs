@@ -32,8 +32,11 @@ pub enum Definition {
     V1,
     /// 2.0.0: definition 1 on text whose traditional-only characters are folded to
     /// simplified ones (docs/fingerprint.md, "Definition 2").
-    #[default]
     V2,
+    /// 3.0.0: definition 2 with exact sums, English IDFs, Japanese kana handled, and
+    /// segments by winnowing (docs/fingerprint.md, "Definition 3").
+    #[default]
+    V3,
 }
 
 impl Definition {
@@ -42,6 +45,7 @@ impl Definition {
             Definition::V0 => "0",
             Definition::V1 => "1",
             Definition::V2 => "2",
+            Definition::V3 => "3",
         }
     }
 }
@@ -63,9 +67,10 @@ impl<'de> Deserialize<'de> for Definition {
             "0" => Ok(Definition::V0),
             "1" => Ok(Definition::V1),
             "2" => Ok(Definition::V2),
-            _ => {
-                Err(serde::de::Error::custom(format!("unknown definition \"{major}\": expected \"0\", \"1\" or \"2\"")))
-            }
+            "3" => Ok(Definition::V3),
+            _ => Err(serde::de::Error::custom(format!(
+                "unknown definition \"{major}\": expected \"0\", \"1\", \"2\" or \"3\""
+            ))),
         }
     }
 }
@@ -119,7 +124,7 @@ impl Options {
     pub fn new(definition: Definition, tokenizer: Tokenizer, weighting: Weighting) -> Options {
         let min_features = match definition {
             Definition::V0 => 0,
-            Definition::V1 | Definition::V2 => DEFAULT_MIN_FEATURES,
+            Definition::V1 | Definition::V2 | Definition::V3 => DEFAULT_MIN_FEATURES,
         };
         Options { definition, tokenizer, weighting, min_features }
     }
@@ -183,7 +188,7 @@ impl RawOptions {
         let mut options = Options::new(definition, tokenizer, raw.weighting);
         if let Some(m) = raw.min_features {
             if definition == Definition::V0 {
-                return Err(OptionsError("option \"min_features\" applies only to definitions \"1\" and \"2\"".into()));
+                return Err(OptionsError("option \"min_features\" applies only to definitions \"1\", \"2\" and \"3\"".into()));
             }
             if m > MAX_MIN_FEATURES {
                 return Err(OptionsError(format!(

@@ -30,9 +30,28 @@ pub struct Rules {
     /// Normalization folds traditional-only characters to simplified ones (definition 2).
     pub fold_traditional: bool,
     /// Fold with exact integer sums ([`super::fold::exact_fingerprint`]), not f64 sums in
-    /// feature order: a prototype for issue 29 (`quality_fp --rules sum=exact`), in no
-    /// definition and no SQL option.
+    /// feature order, so that a tie is a true tie and the order of features never matters
+    /// (definition 3).
     pub exact_sums: bool,
+    /// Latin-script words the IDF table does not list take their IDF from the English
+    /// table (`data/english_idf.txt.gz`), not the median (definition 3).
+    pub english_idf: bool,
+    /// A glued run of non-Han letters is cut where hiragana, katakana and other letters
+    /// meet, and its hiragana parts (Japanese particles, endings) are no feature
+    /// (definition 3).
+    pub kana: bool,
+    /// How `simhash_segments` cuts a text (definition 3: winnowed feature shingles).
+    pub segments: SegmentUnit,
+}
+
+/// What a segment of `simhash_segments` is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SegmentUnit {
+    /// A minimal run of sentences with `min_features` features, its simhash (definitions 1, 2).
+    Runs,
+    /// The hashes of `k` consecutive features that winnowing with a window of `w` selects
+    /// (Schleimer, Wilkerson and Aiken 2003), over a text of `min_features` or more.
+    Winnow { k: u8, w: u8 },
 }
 
 /// The term-frequency part of a weight, from a feature's occurrence count `c`.
@@ -90,6 +109,9 @@ impl From<&Options> for Rules {
             min_features: o.min_features,
             fold_traditional: false,
             exact_sums: false,
+            english_idf: false,
+            kana: false,
+            segments: SegmentUnit::Runs,
         };
         // Chosen with `make quality` (docs/quality.md): against 0.x's
         // rules, dropping numbers took recall on changed figures from 0.17 to 1.00, and
@@ -104,6 +126,14 @@ impl From<&Options> for Rules {
             // only traditional-only characters leaves simplified text's definition-1
             // fingerprint as it was (docs/fingerprint.md, "Definition 2").
             Definition::V2 => Rules { fold_traditional: true, ..v1 },
+            Definition::V3 => Rules {
+                fold_traditional: true,
+                exact_sums: true,
+                english_idf: true,
+                kana: true,
+                segments: SegmentUnit::Winnow { k: 3, w: 4 },
+                ..v1
+            },
         }
     }
 }

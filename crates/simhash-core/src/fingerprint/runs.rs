@@ -20,23 +20,28 @@
 //! that holds it.
 
 use std::borrow::Cow;
+use std::ops::Range;
 use std::cell::RefCell;
 use std::collections::HashSet;
 
 use super::fold::Fold;
 use super::lexicon::Lexicon;
 use super::normalize::normalize_for;
-use super::rules::{Class, Rules};
+use super::rules::{Class, Rules, SegmentUnit};
 use super::segment::{segment, Sink, PIECE_BYTES};
 use super::weight::{Counts, Weigher};
+use super::winnow::winnow;
 use super::Options;
 
 /// Every feature occurrence of a text, as an index into `counts.feats`, with the
 /// occurrence count at each sentence end.
 #[derive(Default)]
-struct Occurrences {
-    counts: Counts,
-    occ: Vec<u32>,
+pub(super) struct Occurrences {
+    pub(super) counts: Counts,
+    pub(super) occ: Vec<u32>,
+    /// `spans[i]` are the bytes of occurrence `i` in the normalized text (winnowing's
+    /// segments cover them).
+    pub(super) spans: Vec<(u32, u32)>,
     /// `occ[ends[s - 1]..ends[s]]` are sentence `s`'s occurrences (`ends[-1]` = 0).
     ends: Vec<u32>,
     /// `normalized[bytes[s - 1]..bytes[s]]` is sentence `s`'s text (`bytes[-1]` = 0), its end
@@ -49,6 +54,8 @@ impl<'a> Sink<'a> for Occurrences {
         self.counts.reserve(n);
         self.occ.clear();
         self.occ.reserve(n);
+        self.spans.clear();
+        self.spans.reserve(n);
         self.ends.clear();
         self.bytes.clear();
     }
@@ -56,12 +63,15 @@ impl<'a> Sink<'a> for Occurrences {
     fn grow(&mut self, n: usize) {
         self.counts.grow(n);
         self.occ.reserve(n);
+        self.spans.reserve(n);
     }
 
     #[inline]
-    fn add(&mut self, hash: u64, class: Class, _text: impl FnOnce() -> Cow<'a, str>) {
+    fn add(&mut self, hash: u64, class: Class, at: Range<usize>, _text: impl FnOnce() -> Cow<'a, str>) {
         let (i, _) = self.counts.insert(hash, class);
         self.occ.push(i);
+        // A text in PostgreSQL is under 1 GB, so its offsets fit.
+        self.spans.push((at.start as u32, at.end as u32));
     }
 
     #[inline]
@@ -93,7 +103,7 @@ pub fn segments(lexicon: &Lexicon, doc: &str, options: &Options) -> Vec<u64> {
 /// [`segments`] under explicit [`Rules`], calling `tick` between the pieces of a long text
 /// and every 64k occurrences of the window: the SQL layer checks for cancellation there.
 pub fn segments_with(lexicon: &Lexicon, doc: &str, rules: &Rules, tick: &mut dyn FnMut()) -> Vec<u64> {
-    with_runs(lexicon, doc, rules, tick, |_, _, runs| runs.into_iter().map(|r| r.fp).collect())
+    with_runs(lexicon, doc, rules, tick, |_, runs| runs.into_iter().map(|r| r.fp).collect())
 }
 
 /// A segment and the text it covers: the sentences of the first run with its fingerprint,
@@ -108,19 +118,16 @@ pub struct SegmentText {
 /// [`segments_with`], each segment with the text it covers: the same fingerprints in the
 /// same order (`simhash_explain` shows them).
 pub fn segment_texts_with(lexicon: &Lexicon, doc: &str, rules: &Rules, tick: &mut dyn FnMut()) -> Vec<SegmentText> {
-    with_runs(lexicon, doc, rules, tick, |normalized, o, runs| {
-        let start = |s: usize| if s == 0 { 0 } else { o.bytes[s - 1] };
-        runs.into_iter()
-            .map(|r| SegmentText { fp: r.fp, text: normalized[start(r.first)..o.bytes[r.next - 1]].to_owned() })
-            .collect()
+    with_runs(lexicon, doc, rules, tick, |normalized, runs| {
+        runs.into_iter().map(|r| SegmentText { fp: r.fp, text: normalized[r.bytes].to_owned() }).collect()
     })
 }
 
-/// A segment: its fingerprint and the sentences `first..next` of the first run that has it.
-struct Run {
-    fp: u64,
-    first: usize,
-    next: usize,
+/// A segment: its fingerprint and the bytes of the normalized text of the first run (or
+/// shingle) that has it.
+pub(super) struct Run {
+    pub(super) fp: u64,
+    pub(super) bytes: Range<usize>,
 }
 
 /// Normalizes and tokenizes `doc`, finds its runs, and hands them to `out` with the
@@ -131,7 +138,7 @@ fn with_runs<T>(
     doc: &str,
     rules: &Rules,
     tick: &mut dyn FnMut(),
-    out: impl FnOnce(&str, &Occurrences, Vec<Run>) -> T,
+    out: impl FnOnce(&str, Vec<Run>) -> T,
 ) -> T {
     thread_local! {
         static OCCURRENCES: RefCell<Occurrences> = RefCell::default();
@@ -141,10 +148,13 @@ fn with_runs<T>(
         segment(lexicon, &normalized, rules, o, PIECE_BYTES, tick);
         // The last sentence needs no end mark.
         o.sentence_end(normalized.len());
-        let found = runs(lexicon, o, rules, tick);
-        let result = out(&normalized, o, found);
+        let found = match rules.segments {
+            SegmentUnit::Runs => runs(lexicon, o, rules, tick),
+            SegmentUnit::Winnow { k, w } => winnow(lexicon, o, rules, k.into(), w.into(), tick),
+        };
+        let result = out(&normalized, found);
         o.counts.release_if_huge();
-        if o.occ.capacity() > 1 << 16 {
+        if o.occ.capacity() > 1 << 16 || o.spans.capacity() > 1 << 16 {
             *o = Occurrences::default();
         }
         result
@@ -211,7 +221,8 @@ fn runs(lexicon: &Lexicon, o: &Occurrences, rules: &Rules, tick: &mut dyn FnMut(
             }
             let fp = fold.finish();
             if seen.insert(fp) {
-                out.push(Run { fp, first, next });
+                let start = if first == 0 { 0 } else { o.bytes[first - 1] };
+                out.push(Run { fp, bytes: start..o.bytes[next - 1] });
             }
             for &f in sentence(first) {
                 slots[f as usize].in_window -= 1;

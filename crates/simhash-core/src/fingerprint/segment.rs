@@ -2,8 +2,9 @@
 //! a long text) with non-Han words glued back together, or character n-grams.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
-use super::chars::is_alphanumeric;
+use super::chars::{is_alphanumeric, script, Script};
 use super::fold::hash_feature;
 use super::lexicon::Lexicon;
 use super::normalize::find_from;
@@ -46,8 +47,9 @@ pub(super) trait Sink<'a> {
     fn reserve(&mut self, n: usize);
     /// Room for about `n` more occurrences, keeping the earlier ones (the next piece).
     fn grow(&mut self, n: usize);
-    /// One occurrence; `text` is only called for a feature not seen before.
-    fn add(&mut self, hash: u64, class: Class, text: impl FnOnce() -> Cow<'a, str>);
+    /// One occurrence, at bytes `at` of the normalized text; `text` is only called for a
+    /// feature not seen before.
+    fn add(&mut self, hash: u64, class: Class, at: Range<usize>, text: impl FnOnce() -> Cow<'a, str>);
     /// The end of a sentence ([`is_sentence_end`]), `at` the byte of the normalized text
     /// right after its end mark; only the segment fingerprints (runs.rs) care.
     #[inline]
@@ -80,11 +82,21 @@ pub(super) fn segment<'a, S: Sink<'a>>(
 ) {
     match rules.tokenizer {
         Tokenizer::Jieba => {
-            let add = |sink: &mut S, word: &'a str, is_word: bool| {
+            let one = |sink: &mut S, at: usize, word: &'a str, is_word: bool| {
                 if let Some((class, feature)) = rules.feature(word, is_word) {
                     let hash = hash_feature(feature.as_bytes());
                     lexicon.prefetch(hash);
-                    sink.add(hash, class, || feature);
+                    sink.add(hash, class, at..at + word.len(), || feature);
+                }
+            };
+            // `at`: where `word` starts in `normalized`.
+            let add = |sink: &mut S, at: usize, word: &'a str, is_word: bool| {
+                if rules.kana && !is_word {
+                    for (offset, part) in kana_parts(word) {
+                        one(sink, at + offset, part, false);
+                    }
+                } else {
+                    one(sink, at, word, is_word);
                 }
             };
             // jieba only keeps [a-zA-Z0-9] runs together, so "crème" comes out as
@@ -114,7 +126,7 @@ pub(super) fn segment<'a, S: Sink<'a>>(
                         pending = match pending {
                             Some((start, end)) if end == byte_start => Some((start, byte_end)),
                             Some((start, end)) => {
-                                add(sink, &normalized[start..end], false);
+                                add(sink, start, &normalized[start..end], false);
                                 Some((byte_start, byte_end))
                             }
                             None => Some((byte_start, byte_end)),
@@ -122,10 +134,10 @@ pub(super) fn segment<'a, S: Sink<'a>>(
                         continue;
                     }
                     if let Some((start, end)) = pending.take() {
-                        add(sink, &normalized[start..end], false);
+                        add(sink, start, &normalized[start..end], false);
                     }
                     if kind == Kind::Word {
-                        add(sink, word, true);
+                        add(sink, byte_start, word, true);
                     } else if is_sentence_end(word, dot) {
                         sink.sentence_end(byte_end);
                     }
@@ -136,12 +148,16 @@ pub(super) fn segment<'a, S: Sink<'a>>(
                 start = end;
             }
             if let Some((start, end)) = pending {
-                add(sink, &normalized[start..end], false);
+                add(sink, start, &normalized[start..end], false);
             }
         }
         Tokenizer::Ngram(n) => {
             let kept: String = normalized.chars().filter(|&c| is_alphanumeric(c)).collect();
             let bounds: Vec<usize> = kept.char_indices().map(|(i, _)| i).chain([kept.len()]).collect();
+            // Where each kept character is in `normalized`, and the end of the last.
+            let mut at: Vec<usize> =
+                normalized.char_indices().filter(|&(_, c)| is_alphanumeric(c)).map(|(i, _)| i).collect();
+            at.push(at.last().map_or(0, |&i| i + normalized[i..].chars().next().map_or(0, char::len_utf8)));
             let nchars = bounds.len() - 1;
             // Also with no letter or digit at all: reserve empties the thread's reused
             // counts, which would otherwise still hold the previous text's features.
@@ -151,11 +167,34 @@ pub(super) fn segment<'a, S: Sink<'a>>(
                 if w % (1 << 16) == (1 << 16) - 1 {
                     tick();
                 }
-                let gram = &kept[bounds[w]..bounds[(w + n).min(nchars)]];
-                sink.add(hash_feature(gram.as_bytes()), Class::Word, || Cow::Owned(gram.to_owned()));
+                let end = (w + n).min(nchars);
+                let gram = &kept[bounds[w]..bounds[end]];
+                sink.add(hash_feature(gram.as_bytes()), Class::Word, at[w]..at[end], || Cow::Owned(gram.to_owned()));
             }
         }
     }
+}
+
+/// The parts of a glued non-Han word (definition 3's `kana` rule): its runs of one script,
+/// hiragana runs left out, with their byte offsets. A prolonged sound mark or an iteration
+/// mark continues the run it follows.
+fn kana_parts(word: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut current: Option<Script> = None;
+    for (i, c) in word.char_indices() {
+        let s = match (script(c), current) {
+            (Script::Mark, Some(s)) => s,
+            (s, _) => s,
+        };
+        if current.is_some_and(|cur| cur != s) {
+            parts.push((start, current, &word[start..i]));
+            start = i;
+        }
+        current = Some(s);
+    }
+    parts.push((start, current, &word[start..]));
+    parts.into_iter().filter(|&(_, s, _)| s != Some(Script::Hiragana)).map(|(at, _, part)| (at, part))
 }
 
 #[cfg(test)]

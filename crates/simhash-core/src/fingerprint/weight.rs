@@ -2,6 +2,7 @@
 //! other weightings), dropping stop words.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use super::lexicon::{Entry, Lexicon};
 use super::options::{Tokenizer, Weighting};
@@ -93,7 +94,7 @@ impl<'a> Sink<'a> for Counts {
     }
 
     #[inline]
-    fn add(&mut self, hash: u64, class: Class, _text: impl FnOnce() -> Cow<'a, str>) {
+    fn add(&mut self, hash: u64, class: Class, _at: Range<usize>, _text: impl FnOnce() -> Cow<'a, str>) {
         self.count(hash, class);
     }
 }
@@ -114,7 +115,7 @@ impl<'a> Sink<'a> for WithTexts<'a> {
     }
 
     #[inline]
-    fn add(&mut self, hash: u64, class: Class, text: impl FnOnce() -> Cow<'a, str>) {
+    fn add(&mut self, hash: u64, class: Class, _at: Range<usize>, text: impl FnOnce() -> Cow<'a, str>) {
         if self.counts.count(hash, class) {
             self.texts.push(text());
         }
@@ -147,6 +148,9 @@ impl<'l> Weigher<'l> {
         let r = &self.rules;
         let idf = match (entry, r.unknown_idf) {
             (Some(Entry::Idf(v)), _) => v,
+            (None, _) if r.english_idf && class == Class::Word => {
+                self.lexicon.english_idf(hash).or(r.unknown_idf).unwrap_or(self.lexicon.median_idf)
+            }
             (_, Some(v)) => v,
             _ => self.lexicon.median_idf,
         };
