@@ -12,8 +12,8 @@
 //! `hmm=0|1`, `fold=0|1` (definition 2's fold of traditional characters), `min=N` (fewest
 //! features for a fingerprint), `w=tfidf|tf|binary`, `sum=f64|exact` (exact integer
 //! sums, order-independent: issue 29's prototype, in no definition),
-//! `tok=jieba|ngramN`, `eng=0|1` (English IDFs), `kana=0|1` (hiragana runs dropped),
-//! `seg=runs|winnowK:W` (what a segment is), `def=3` (definition 3's rules; later keys
+//! `tok=jieba|ngramN`, `ntf=raw|log|sqrt` (non-Han words' TF), `eng=0|1` (English IDFs), `kana=0|1` (hiragana runs dropped),
+//! `seg=runs|winnowK:W[:PER]` (what a segment is), `def=3` (definition 3's rules; later keys
 //! change them).
 //!
 //!     quality_fp --segments [--options JSON | --rules SPEC]   # segment fingerprints, as simhash_segments
@@ -38,6 +38,9 @@ fn parse_rules(spec: &str) -> Rules {
             ("tf", "sqrt") => r.tf = Tf::Sqrt,
             ("tf", "bm25") => r.tf = Tf::Bm25,
             ("tf", v) if v.starts_with("pow") => r.tf = Tf::Pow(num(&v[3..])),
+            ("ntf", "raw") => r.non_han_tf = Tf::Raw,
+            ("ntf", "log") => r.non_han_tf = Tf::Log,
+            ("ntf", "sqrt") => r.non_han_tf = Tf::Sqrt,
             ("idfp", v) => r.idf_power = num(v),
             ("num", "keep") => r.numbers = Numbers::Keep,
             ("num", "drop") => r.numbers = Numbers::Drop,
@@ -56,8 +59,9 @@ fn parse_rules(spec: &str) -> Rules {
             ("kana", v) => r.kana = v == "1",
             ("seg", "runs") => r.segments = SegmentUnit::Runs,
             ("seg", v) if v.starts_with("winnow") => {
-                let (k, w) = v[6..].split_once(':').expect("winnowK:W");
-                r.segments = SegmentUnit::Winnow { k: k.parse().expect("K"), w: w.parse().expect("W") };
+                let p: Vec<&str> = v[6..].split(':').collect();
+                let n = |i: usize| p.get(i).map_or(0, |x| x.parse::<u16>().expect("winnowK:W[:PER]"));
+                r.segments = SegmentUnit::Winnow { k: n(0) as u8, w: n(1) as u8, per: n(2) };
             }
             ("def", "3") => r = Rules::from(&Options::new(Definition::V3, Tokenizer::Jieba, Weighting::Tfidf)),
             ("min", v) => r.min_features = v.parse().expect("min=N"),

@@ -48,18 +48,10 @@ impl Lexicon {
 
     /// Build a lexicon: decompress and parse the IDF table, add the stop words, load jieba.
     pub fn load() -> Lexicon {
-        let mut text = String::with_capacity(6_400_000);
-        flate2::read::GzDecoder::new(IDF_GZ).read_to_string(&mut text).expect("bundled IDF table is valid gzip UTF-8");
         // In file order, stop words last: for a key given twice the last entry wins.
-        let mut entries = Vec::with_capacity(280_000);
-        let mut idfs = Vec::with_capacity(280_000);
-        for line in text.lines() {
-            let mut parts = line.split_whitespace();
-            if let (Some(word), Some(Ok(idf))) = (parts.next(), parts.next().map(str::parse::<f64>)) {
-                entries.push((hash_feature(normalize(word).as_bytes()), Entry::Idf(idf)));
-                idfs.push(idf);
-            }
-        }
+        let mut entries = read_table(IDF_GZ, 280_000);
+        let mut idfs: Vec<f64> =
+            entries.iter().map(|&(_, e)| if let Entry::Idf(v) = e { v } else { unreachable!() }).collect();
         let mid = idfs.len().saturating_sub(1) / 2;
         let median_idf = *idfs.select_nth_unstable_by(mid, f64::total_cmp).1;
         for word in stop_words::get("zh").iter().chain(stop_words::get("en")) {
@@ -121,7 +113,7 @@ impl Lexicon {
 
 /// The `(hash, IDF)` pairs of a gzipped "word idf" table.
 fn read_table(gz: &[u8], capacity: usize) -> Vec<(u64, Entry)> {
-    let mut text = String::with_capacity(capacity * 16);
+    let mut text = String::with_capacity(capacity * 24);
     flate2::read::GzDecoder::new(gz).read_to_string(&mut text).expect("bundled table is valid gzip UTF-8");
     let mut pairs = Vec::with_capacity(capacity);
     for line in text.lines() {
@@ -246,6 +238,22 @@ mod tests {
         assert!(
             matches!(lex.lookup(hash_feature("劳动防护".as_bytes())), Some(Entry::Idf(v)) if (v - 13.900677652).abs() < 1e-9)
         );
+    }
+
+    #[test]
+    fn english_table() {
+        let lex = Lexicon::global();
+        // data/english_idf.py: ln(total / count) shifted to jieba's median.
+        assert_eq!(lex.english_idf(hash_feature(b"library")), Some(5.3949));
+        assert_eq!(lex.english_idf(hash_feature(b"debian")), Some(7.6870));
+        assert_eq!(lex.english_idf(hash_feature(b"qwxzvbnmunknown")), None);
+        // Definition 3 weighs by it; definition 2 gives every Latin word the median.
+        let norm = normalize("library library debian qwxzvbnmunknown");
+        let w = |o: &super::super::Options| -> Vec<f64> {
+            super::super::extract(lex, &norm, &o.into()).iter().map(|f| f.weight).collect()
+        };
+        assert_eq!(w(&super::super::Options::default()), [(1.0 + 2f64.ln()) * 5.3949, 7.6870, lex.median_idf]);
+        assert_eq!(w(&super::super::Options::v2()), [2.0 * lex.median_idf, lex.median_idf, lex.median_idf]);
     }
 
     #[test]

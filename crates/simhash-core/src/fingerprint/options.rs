@@ -138,6 +138,12 @@ impl Options {
     pub fn v1() -> Options {
         Options::new(Definition::V1, Tokenizer::Jieba, Weighting::Tfidf)
     }
+
+    /// Definition 2 with its defaults: what `simhash(doc)` and `simhash_segments(doc)`
+    /// returned in 2.x.
+    pub fn v2() -> Options {
+        Options::new(Definition::V2, Tokenizer::Jieba, Weighting::Tfidf)
+    }
 }
 
 pub const DEFAULT_NGRAM_N: u32 = 3;
@@ -188,7 +194,9 @@ impl RawOptions {
         let mut options = Options::new(definition, tokenizer, raw.weighting);
         if let Some(m) = raw.min_features {
             if definition == Definition::V0 {
-                return Err(OptionsError("option \"min_features\" applies only to definitions \"1\", \"2\" and \"3\"".into()));
+                return Err(OptionsError(
+                    "option \"min_features\" applies only to definitions \"1\", \"2\" and \"3\"".into(),
+                ));
             }
             if m > MAX_MIN_FEATURES {
                 return Err(OptionsError(format!(
@@ -213,13 +221,13 @@ mod tests {
     #[test]
     fn defaults_and_values() {
         assert_eq!(parse("{}").unwrap(), Options::default());
-        assert_eq!(parse("{}").unwrap().definition, Definition::V2);
-        assert_eq!(Options::default(), Options::new(Definition::V2, Tokenizer::Jieba, Weighting::Tfidf));
+        assert_eq!(parse("{}").unwrap().definition, Definition::V3);
+        assert_eq!(Options::default(), Options::new(Definition::V3, Tokenizer::Jieba, Weighting::Tfidf));
         assert_eq!(parse("{}").unwrap().min_features, DEFAULT_MIN_FEATURES);
         assert_eq!(parse(r#"{"tokenizer":"ngram"}"#).unwrap().tokenizer, Tokenizer::Ngram(3));
         assert_eq!(
             parse(r#"{"tokenizer":"ngram","n":2,"weighting":"binary"}"#).unwrap(),
-            Options::new(Definition::V2, Tokenizer::Ngram(2), Weighting::Binary)
+            Options::new(Definition::V3, Tokenizer::Ngram(2), Weighting::Binary)
         );
         assert_eq!(parse(r#"{"min_features":0}"#).unwrap().min_features, 0);
     }
@@ -233,13 +241,16 @@ mod tests {
             assert_eq!(parse(v1).unwrap(), Options::v1(), "{v1}");
         }
         for v2 in [r#"{"definition":"2"}"#, r#"{"definition":2}"#, r#"{"definition":"2.0"}"#] {
-            assert_eq!(parse(v2).unwrap(), Options::default(), "{v2}");
+            assert_eq!(parse(v2).unwrap(), Options::v2(), "{v2}");
+        }
+        for v3 in [r#"{"definition":"3"}"#, r#"{"definition":3}"#, r#"{"definition":"3.0"}"#] {
+            assert_eq!(parse(v3).unwrap(), Options::default(), "{v3}");
         }
         assert_eq!(Options::v0().min_features, 0);
         assert_eq!(Options::v1().min_features, DEFAULT_MIN_FEATURES);
         assert_eq!(Options::default().min_features, DEFAULT_MIN_FEATURES);
-        let unknown = parse(r#"{"definition":"3"}"#).unwrap_err();
-        assert!(unknown.contains(r#"unknown definition "3": expected "0", "1" or "2""#), "{unknown}");
+        let unknown = parse(r#"{"definition":"4"}"#).unwrap_err();
+        assert!(unknown.contains(r#"unknown definition "4": expected "0", "1", "2" or "3""#), "{unknown}");
         // null, like an absent key, is the default (as for "n").
         assert_eq!(parse(r#"{"definition":null}"#).unwrap(), Options::default());
         assert!(parse(r#"{"definition":"0","min_features":3}"#).unwrap_err().contains("min_features"));

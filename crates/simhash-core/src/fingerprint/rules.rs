@@ -42,6 +42,8 @@ pub struct Rules {
     pub kana: bool,
     /// How `simhash_segments` cuts a text (definition 3: winnowed feature shingles).
     pub segments: SegmentUnit,
+    /// The term-frequency part of a non-Han word's weight ([`Tf::Raw`] but in definition 3).
+    pub non_han_tf: Tf,
 }
 
 /// What a segment of `simhash_segments` is.
@@ -49,9 +51,10 @@ pub struct Rules {
 pub enum SegmentUnit {
     /// A minimal run of sentences with `min_features` features, its simhash (definitions 1, 2).
     Runs,
-    /// The hashes of `k` consecutive features that winnowing with a window of `w` selects
-    /// (Schleimer, Wilkerson and Aiken 2003), over a text of `min_features` or more.
-    Winnow { k: u8, w: u8 },
+    /// The hashes of `k` consecutive features that winnowing selects (Schleimer, Wilkerson
+    /// and Aiken 2003), over a text of `min_features` or more: with a window of one shingle
+    /// (every shingle) per `per` shingles of the text, at most `w` (`per` 0: always `w`).
+    Winnow { k: u8, w: u8, per: u16 },
 }
 
 /// The term-frequency part of a weight, from a feature's occurrence count `c`.
@@ -112,6 +115,7 @@ impl From<&Options> for Rules {
             english_idf: false,
             kana: false,
             segments: SegmentUnit::Runs,
+            non_han_tf: Tf::Raw,
         };
         // Chosen with `make quality` (docs/quality.md): against 0.x's
         // rules, dropping numbers took recall on changed figures from 0.17 to 1.00, and
@@ -126,12 +130,18 @@ impl From<&Options> for Rules {
             // only traditional-only characters leaves simplified text's definition-1
             // fingerprint as it was (docs/fingerprint.md, "Definition 2").
             Definition::V2 => Rules { fold_traditional: true, ..v1 },
+            // Chosen with `make quality`'s languages part (docs/quality.md, "Definition 3"):
+            // dropping hiragana and saturating non-Han counts took Japanese corpus pairs
+            // within 3 bits from 31 (2 near-duplicates) to 2 (2); shingles of 3 features
+            // winnowed with one window per 8 shingles, at most 12, keep articles' storage at
+            // 0.56x their text where every shingle costs 3.7x.
             Definition::V3 => Rules {
                 fold_traditional: true,
                 exact_sums: true,
                 english_idf: true,
                 kana: true,
-                segments: SegmentUnit::Winnow { k: 3, w: 4 },
+                segments: SegmentUnit::Winnow { k: 3, w: 12, per: 8 },
+                non_han_tf: Tf::Log,
                 ..v1
             },
         }
@@ -156,7 +166,7 @@ impl Rules {
         } else if is_number(word) {
             Class::Number
         } else {
-            Class::Word
+            Class::NonHan
         };
         let feature = match (class, self.numbers) {
             (Class::Number, Numbers::Drop) => return None,
@@ -186,6 +196,9 @@ pub(super) enum Kind {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Class {
     Word,
+    /// A glued run of non-Han letters (Latin, kana, other scripts): a [`Class::Word`] but
+    /// for definition 3's English IDFs and `non_han_tf`.
+    NonHan,
     SingleHan,
     Number,
 }

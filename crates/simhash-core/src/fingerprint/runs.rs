@@ -20,9 +20,9 @@
 //! that holds it.
 
 use std::borrow::Cow;
-use std::ops::Range;
 use std::cell::RefCell;
 use std::collections::HashSet;
+use std::ops::Range;
 
 use super::fold::Fold;
 use super::lexicon::Lexicon;
@@ -150,7 +150,7 @@ fn with_runs<T>(
         o.sentence_end(normalized.len());
         let found = match rules.segments {
             SegmentUnit::Runs => runs(lexicon, o, rules, tick),
-            SegmentUnit::Winnow { k, w } => winnow(lexicon, o, rules, k.into(), w.into(), tick),
+            SegmentUnit::Winnow { k, w, per } => winnow(lexicon, o, rules, k.into(), w.into(), per.into(), tick),
         };
         let result = out(&normalized, found);
         o.counts.release_if_huge();

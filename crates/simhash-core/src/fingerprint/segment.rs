@@ -286,6 +286,22 @@ mod tests {
         }
     }
 
+    #[test]
+    fn kana_runs_are_cut_by_script_and_hiragana_dropped() {
+        let parts: Vec<(usize, &str)> = kana_parts("debianパッケージをinstallする").collect();
+        assert_eq!(parts, [(0, "debian"), (6, "パッケージ"), (24, "install")]);
+        // A prolonged sound mark continues its run; a word of hiragana alone makes nothing.
+        assert_eq!(kana_parts("すごーい").count(), 0);
+        assert_eq!(kana_parts("ユーザー").collect::<Vec<_>>(), [(0, "ユーザー")]);
+        // Definition 3's features of a Japanese sentence: no particles, katakana words whole.
+        let got = texts("パッケージをインストールするには、aptコマンドを使います。", &Options::default());
+        let words: Vec<&str> = got.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(words, ["パッケージ", "インストール", "apt", "コマンド"]);
+        // Definition 2 glues the whole run and keeps the particles.
+        let v2 = texts("パッケージをインストールするには、aptコマンドを使います。", &Options::v2());
+        assert!(v2.iter().any(|(t, _)| t == "パッケージをインストールするには"), "{v2:?}");
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
         /// Cutting at any piece size gives jieba's tokens, glued words and counts of the

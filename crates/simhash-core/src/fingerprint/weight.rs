@@ -148,20 +148,21 @@ impl<'l> Weigher<'l> {
         let r = &self.rules;
         let idf = match (entry, r.unknown_idf) {
             (Some(Entry::Idf(v)), _) => v,
-            (None, _) if r.english_idf && class == Class::Word => {
+            (None, _) if r.english_idf && class == Class::NonHan => {
                 self.lexicon.english_idf(hash).or(r.unknown_idf).unwrap_or(self.lexicon.median_idf)
             }
             (_, Some(v)) => v,
             _ => self.lexicon.median_idf,
         };
         let idf = if r.idf_power == 1.0 { idf } else { idf.powf(r.idf_power) };
+        let tf = if class == Class::NonHan { r.non_han_tf } else { r.tf };
         let w = match r.weighting {
-            Weighting::Tfidf => r.tf.of(count) * idf,
-            Weighting::Tf => r.tf.of(count),
+            Weighting::Tfidf => tf.of(count) * idf,
+            Weighting::Tf => tf.of(count),
             Weighting::Binary => 1.0,
         };
         Some(match class {
-            Class::Word => w,
+            Class::Word | Class::NonHan => w,
             Class::SingleHan => w * r.single_han,
             Class::Number => w * r.number_weight,
         })

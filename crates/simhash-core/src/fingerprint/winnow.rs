@@ -26,12 +26,12 @@ pub(super) fn winnow(
     rules: &Rules,
     k: usize,
     w: usize,
+    per: usize,
     tick: &mut dyn FnMut(),
 ) -> Vec<Run> {
     let weigher = Weigher::new(lexicon, rules);
     let feats = &o.counts.feats;
-    let weighted: Vec<bool> =
-        feats.iter().map(|&(hash, _, class)| weigher.weight(hash, 1, class).is_some()).collect();
+    let weighted: Vec<bool> = feats.iter().map(|&(hash, _, class)| weigher.weight(hash, 1, class).is_some()).collect();
     if (weighted.iter().filter(|&&b| b).count() as u32) < rules.min_features.max(1) {
         return Vec::new();
     }
@@ -66,6 +66,7 @@ pub(super) fn winnow(
             out.push(Run { fp: shingles[i], bytes: covered(i) });
         }
     };
+    let w = if per == 0 { w } else { shingles.len().div_ceil(per).min(w) };
     let w = w.clamp(1, shingles.len());
     let mut last: Option<usize> = None;
     for start in 0..=shingles.len() - w {
@@ -82,4 +83,122 @@ pub(super) fn winnow(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+    use std::ops::Range;
+
+    use crate::fingerprint::normalize::{normalize, normalize_for};
+    use crate::fingerprint::rules::Class;
+    use crate::fingerprint::segment::{segment, Sink};
+    use crate::fingerprint::{extract, hash_feature, segment_texts_with, segments, Lexicon, Options, Rules};
+
+    /// The definition, the slow way: the weighted occurrences from `extract`'s features
+    /// re-found in token order by tokenizing again, every shingle hashed, every window's
+    /// rightmost minimum.
+    fn brute(doc: &str, rules: &Rules, k: usize, w: usize, per: usize) -> Vec<u64> {
+        let lex = Lexicon::global();
+        let norm = normalize_for(doc, rules, usize::MAX, &mut || ());
+        let weighted: std::collections::HashSet<u64> = extract(lex, &norm, rules).iter().map(|f| f.hash).collect();
+        if (weighted.len() as u32) < rules.min_features.max(1) {
+            return vec![];
+        }
+        let hashes = occurrences(&norm, rules, &weighted);
+        let k = k.clamp(1, hashes.len());
+        let shingles: Vec<u64> = hashes
+            .windows(k)
+            .map(|ws| hash_feature(&ws.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<u8>>()))
+            .collect();
+        let w = if per == 0 { w } else { shingles.len().div_ceil(per).min(w) }.clamp(1, shingles.len());
+        let mut out = Vec::new();
+        let mut last = None;
+        for start in 0..=shingles.len() - w {
+            let win = &shingles[start..start + w];
+            let min = *win.iter().min().unwrap();
+            let best = start + win.iter().rposition(|&h| h == min).unwrap();
+            if last != Some(best) {
+                last = Some(best);
+                if !out.contains(&shingles[best]) {
+                    out.push(shingles[best]);
+                }
+            }
+        }
+        out
+    }
+
+    /// Every feature occurrence's hash, in token order.
+    struct Seq(Vec<u64>);
+
+    impl<'a> Sink<'a> for Seq {
+        fn reserve(&mut self, _: usize) {
+            self.0.clear();
+        }
+        fn grow(&mut self, _: usize) {}
+        fn add(&mut self, hash: u64, _: Class, _: Range<usize>, _: impl FnOnce() -> Cow<'a, str>) {
+            self.0.push(hash);
+        }
+    }
+
+    /// The weighted feature hashes of `norm` in token order.
+    fn occurrences(norm: &str, rules: &Rules, weighted: &std::collections::HashSet<u64>) -> Vec<u64> {
+        let mut seq = Seq(Vec::new());
+        segment(Lexicon::global(), norm, rules, &mut seq, usize::MAX, &mut || ());
+        seq.0.into_iter().filter(|h| weighted.contains(h)).collect()
+    }
+
+    const TEXTS: [&str; 4] = [
+        "中共中央总书记、国家主席江泽民发表1998年新年讲话。新年钟声即将敲响，人类社会就要进入新的一年。\
+         在这辞旧迎新的美好时刻，我代表中国共产党和中华人民共和国政府，向全国各族人民致以新年的祝贺！",
+        "The committee met on Monday. It approved the budget for the new library. Members thanked the \
+         volunteers who organised the book fair, and the library will open in spring.",
+        "パッケージをインストールするには、aptコマンドを使います。設定ファイルは/etcにあります。\
+         システムの管理者はパッケージの更新を定期的に確認してください。",
+        "短文。",
+    ];
+
+    #[test]
+    fn segments_are_the_winnowed_shingles() {
+        let lex = Lexicon::global();
+        let rules = Rules::from(&Options::default());
+        let super::super::SegmentUnit::Winnow { k, w, per } = rules.segments else { panic!("definition 3 winnows") };
+        for doc in TEXTS {
+            let got = segments(lex, doc, &Options::default());
+            assert_eq!(got, brute(doc, &rules, k.into(), w.into(), per.into()), "{doc}");
+        }
+        assert!(segments(lex, TEXTS[0], &Options::default()).len() >= 4);
+        assert!(segments(lex, TEXTS[3], &Options::default()).is_empty());
+    }
+
+    #[test]
+    fn segment_texts_are_the_shingles_words() {
+        let lex = Lexicon::global();
+        let rules = Rules::from(&Options::default());
+        let got = segment_texts_with(lex, TEXTS[1], &rules, &mut || ());
+        assert_eq!(got.iter().map(|s| s.fp).collect::<Vec<_>>(), segments(lex, TEXTS[1], &Options::default()));
+        for s in &got {
+            // Each covers the words of its shingle: its own simhash_segments is itself.
+            assert!(s.text.split_whitespace().count() >= 3, "{s:?}");
+            assert!(normalize(TEXTS[1]).contains(&s.text), "{s:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// Any text, any window: the selection equals the brute force.
+        #[test]
+        fn winnowing_equals_brute_force(
+            doc in "[a-z中国经济发展改革开放的了人民日报新华社讲话江泽民パッケージをのは。，,.!? \n]{0,120}",
+            k in 1u8..5, w in 1u8..10, per in 0u16..20, min in 0u32..8,
+        ) {
+            let rules = Rules {
+                segments: super::super::SegmentUnit::Winnow { k, w, per },
+                min_features: min,
+                ..Rules::from(&Options::default())
+            };
+            let got = crate::fingerprint::segments_with(Lexicon::global(), &doc, &rules, &mut || ());
+            proptest::prop_assert_eq!(got, brute(&doc, &rules, k.into(), w.into(), per.into()));
+        }
+    }
 }

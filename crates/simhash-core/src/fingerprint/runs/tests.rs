@@ -1,5 +1,5 @@
-//! Segment fingerprints against their definition, computed the slow way: every run of
-//! sentences fingerprinted as a text of its own with `simhash()`.
+//! Segment fingerprints of definitions 1 and 2 against their definition, computed the slow
+//! way: every run of sentences fingerprinted as a text of its own with `simhash()`.
 
 use super::*;
 use crate::fingerprint::normalize::normalize;
@@ -52,13 +52,13 @@ const PARAGRAPH: &str = "中共中央总书记、国家主席江泽民发表1998
 #[test]
 fn paragraph_segments_are_its_minimal_runs() {
     let lex = Lexicon::global();
-    let rules = Rules::from(&Options::default());
-    let got = segments(lex, PARAGRAPH, &Options::default());
+    let rules = Rules::from(&Options::v2());
+    let got = segments(lex, PARAGRAPH, &Options::v2());
     assert!(got.len() >= 4, "{got:?}");
     assert_eq!(got, brute(PARAGRAPH, &rules));
     // One sentence dropped: the runs away from it are unchanged.
     let dropped = PARAGRAPH.replace("新年钟声即将敲响，人类社会就要进入新的一年。", "");
-    let other = segments(lex, &dropped, &Options::default());
+    let other = segments(lex, &dropped, &Options::v2());
     let shared = other.iter().filter(|f| got.contains(f)).count();
     assert!(shared + 2 >= other.len(), "{shared} of {}", other.len());
 }
@@ -66,7 +66,7 @@ fn paragraph_segments_are_its_minimal_runs() {
 #[test]
 fn short_texts_have_one_segment_or_none() {
     let lex = Lexicon::global();
-    let o = Options::default();
+    let o = Options::v2();
     assert!(segments(lex, "", &o).is_empty());
     assert!(segments(lex, "中国 经济 发展。", &o).is_empty());
     // Six features in one sentence: one segment, the text's own fingerprint.
@@ -81,7 +81,7 @@ fn short_texts_have_one_segment_or_none() {
 #[test]
 fn latin_sentences_end_at_a_dot_before_white_space() {
     let lex = Lexicon::global();
-    let o = Options { min_features: 2, ..Options::default() };
+    let o = Options { min_features: 2, ..Options::v2() };
     let doc = "Prices rose 4.3 percent. Markets fell sharply today. Analysts expect recovery soon.";
     let got = segments(lex, doc, &o);
     assert_eq!(got, brute(doc, &Rules::from(&o)));
@@ -91,7 +91,7 @@ fn latin_sentences_end_at_a_dot_before_white_space() {
 #[test]
 fn long_texts_cancel_and_give_the_same_runs() {
     let lex = Lexicon::global();
-    let rules = Rules::from(&Options::default());
+    let rules = Rules::from(&Options::v2());
     let text = PARAGRAPH.repeat(400);
     assert!(text.len() > 2 * PIECE_BYTES);
     let mut ticks = 0;
@@ -99,7 +99,7 @@ fn long_texts_cancel_and_give_the_same_runs() {
     assert!(ticks >= 2, "{ticks}");
     // Repeated paragraphs repeat their runs: the distinct ones are the paragraph's, plus
     // the runs across the joins.
-    let one = segments(lex, PARAGRAPH, &Options::default());
+    let one = segments(lex, PARAGRAPH, &Options::v2());
     assert!(one.iter().all(|f| got.contains(f)));
     assert!(got.len() <= 2 * one.len() + 2, "{} vs {}", got.len(), one.len());
 }
@@ -108,7 +108,7 @@ fn long_texts_cancel_and_give_the_same_runs() {
 #[test]
 fn golden_segments() {
     let lex = Lexicon::global();
-    let got: Vec<i64> = segments(lex, PARAGRAPH, &Options::default()).into_iter().map(|f| f as i64).collect();
+    let got: Vec<i64> = segments(lex, PARAGRAPH, &Options::v2()).into_iter().map(|f| f as i64).collect();
     assert_eq!(got, GOLDEN);
 }
 
@@ -125,7 +125,7 @@ proptest::proptest! {
         v0: bool,
     ) {
         let lex = Lexicon::global();
-        let mut o = if v0 { Options::new(Definition::V0, Tokenizer::Jieba, Weighting::Tfidf) } else { Options::default() };
+        let mut o = if v0 { Options::new(Definition::V0, Tokenizer::Jieba, Weighting::Tfidf) } else { Options::v2() };
         o.min_features = min;
         let rules = Rules::from(&o);
         proptest::prop_assert_eq!(segments(lex, &doc, &o), brute(&doc, &rules));
@@ -151,7 +151,7 @@ fn texts_explain_their_segments(doc: &str, rules: &Rules) {
 #[test]
 fn segment_texts_are_their_sentences() {
     let lex = Lexicon::global();
-    let rules = Rules::from(&Options::default());
+    let rules = Rules::from(&Options::v2());
     texts_explain_their_segments(PARAGRAPH, &rules);
     // Traditional characters are folded, full-width forms made ASCII; an end mark with no
     // words after it joins the sentence before.
