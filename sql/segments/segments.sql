@@ -1,26 +1,28 @@
--- Segment fingerprints (src/segments/; docs/segments.md). A text's segments are the
--- fingerprints of its minimal runs of sentences (crates/simhash-core/src/fingerprint/runs.rs);
--- two texts are compared as sets of segments. Segment search on a table is a bigint[] column
+-- Segment fingerprints (src/segments/; docs/segments.md). Under definition 3 a text's segments
+-- are the hashes of its shingles of consecutive words that winnowing selects
+-- (crates/simhash-core/src/fingerprint/winnow.rs); under definition 2 (simhash_segments_v2),
+-- the fingerprints of its minimal runs of sentences (runs.rs). Two texts are compared as sets
+-- of segments. Segment search on a table is a bigint[] column
 -- with a GIN index (array_ops): PostgreSQL keeps it transactional, WAL-logged and compact
 -- (posting lists), and `&&` finds the rows sharing a segment.
 
 CREATE FUNCTION simhash_segments(doc text, options jsonb DEFAULT '{}') RETURNS bigint[]
     IMMUTABLE STRICT PARALLEL SAFE
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segments_v2';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segments_v3';
 COMMENT ON FUNCTION simhash_segments(text, jsonb) IS
-    'Segment fingerprints of a text: simhash() of each minimal run of sentences with at least 6 features, distinct, in text order; {} for a text without one';
+    'Segment fingerprints of a text (definition 3): the hashes of its shingles of consecutive words that winnowing selects, distinct, in text order; {} for a text with fewer than 6 features';
 
 COMMENT ON FUNCTION simhash_resemblance(bigint[], bigint[]) IS
     'Share of both texts'' segments found in the other: 2|A∩B| / (|A|+|B|) over distinct elements; 0 when both are empty';
 COMMENT ON FUNCTION simhash_containment(bigint[], bigint[]) IS
     'Share of the first text''s segments found in the second: |A∩B| / |A| over distinct elements; 0 when the first is empty';
 COMMENT ON FUNCTION simhash_resemblance(bigint[], bigint[], int) IS
-    'Share of both texts'' segments found in the other, one found only within max_distance bits (0 to 64; 0 is the two-argument form) counting half; compares every pair past 0';
+    'Share of both texts'' segments found in the other, one found only within max_distance bits (0 to 64; 0 is the two-argument form) counting half; compares every pair past 0. Within bits is for definition 2''s segments only: definition 3''s are shingle hashes';
 COMMENT ON FUNCTION simhash_containment(bigint[], bigint[], int) IS
-    'Share of the first text''s segments found in the second, one found only within max_distance bits (0 to 64; 0 is the two-argument form) counting half';
+    'Share of the first text''s segments found in the second, one found only within max_distance bits (0 to 64; 0 is the two-argument form) counting half. Within bits is for definition 2''s segments only: definition 3''s are shingle hashes';
 
 CREATE FUNCTION simhash_segments_trigger() RETURNS trigger
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segments_trigger';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segments_trigger_v3';
 COMMENT ON FUNCTION simhash_segments_trigger() IS
     'BEFORE INSERT OR UPDATE row trigger, arguments (segments_column, text_column [, options]): sets segments_column = simhash_segments(text_column [, options])';
 

@@ -1,15 +1,16 @@
 -- Insert triggers (src/trigger/; README.md, "Deduplicating on insert"): keep a fingerprint column current,
--- and reject, skip or link near-duplicates as they are written. The `_v2` C symbols default to
--- definition 2 (the `_v1` symbols, definition 1, are sql/fingerprint/definition1.sql's); the 0.x symbols (`simhash_update_trigger`, `simhash_dedup_trigger`) keep definition 0
+-- and reject, skip or link near-duplicates as they are written. The `_v3` C symbols default to
+-- definition 3 (the `_v2` and `_v1` symbols, definitions 2 and 1, are sql/fingerprint/definition2.sql's
+-- and definition1.sql's); the 0.x symbols (`simhash_update_trigger`, `simhash_dedup_trigger`) keep definition 0
 -- for 0.x's functions, in a database not yet updated and as the `_v0` functions (sql/fingerprint/definition0.sql).
 
 CREATE FUNCTION simhash_update_trigger() RETURNS trigger
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_update_trigger_v2';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_update_trigger_v3';
 COMMENT ON FUNCTION simhash_update_trigger() IS
     'BEFORE INSERT OR UPDATE row trigger, arguments (fp_column, text_column [, options]): sets fp_column = simhash(text_column [, options]); options is JSON text as for simhash(doc, options), e.g. ''{"definition": "0"}''';
 
 CREATE FUNCTION simhash_dedup_trigger() RETURNS trigger
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_dedup_trigger_v2';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_dedup_trigger_v3';
 COMMENT ON FUNCTION simhash_dedup_trigger() IS
     'BEFORE INSERT OR UPDATE row trigger, arguments (fp_column, text_column, max_distance, reject|skip|link [, link_column] [, options]): sets the fingerprint, simhash(text_column [, options]), and acts on near-duplicates; options is JSON text as for simhash(doc, options), e.g. ''{"definition": "0"}''';
 
@@ -21,13 +22,14 @@ COMMENT ON FUNCTION simhash_dedup_query(regclass, text[]) IS
 
 -- Dedup by resemblance of segment fingerprints (src/trigger/segments_dedup.rs): candidates
 -- come through the GIN index on the segments column, by the new row's rare segments only.
+-- The `_v3` C symbols default to definition 3; 2.x's (no suffix) are the `_v2` functions'.
 CREATE FUNCTION simhash_segments_dedup_trigger() RETURNS trigger
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segments_dedup_trigger';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segments_dedup_trigger_v3';
 COMMENT ON FUNCTION simhash_segments_dedup_trigger() IS
     'BEFORE INSERT OR UPDATE row trigger, arguments (segments_column, text_column, min_resemblance, reject|skip|link [, link_column] [, options]): sets segments_column = simhash_segments(text_column [, options]) and acts on an existing row whose segments have resemblance >= min_resemblance (0 < min_resemblance <= 1). Candidates are the rows sharing one of the new row''s segments that at most simhash.segment_max_rows rows have (default 1000): a passage repeated in more rows, such as a disclaimer, finds no candidates, but still counts in the resemblance. A NULL text or one without a segment is never a duplicate';
 
 CREATE FUNCTION simhash_segments_dedup_query(tbl regclass, VARIADIC trigger_args text[]) RETURNS text
     STABLE STRICT
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segments_dedup_query';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segments_dedup_query_v3';
 COMMENT ON FUNCTION simhash_segments_dedup_query(regclass, text[]) IS
     'The check query simhash_segments_dedup_trigger(trigger_args) runs on tbl for an INSERT ($1 = the new segments, $2 = simhash.segment_max_rows, $3 = min_resemblance), with its index pre-check in a trailing comment';

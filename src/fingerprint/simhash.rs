@@ -87,15 +87,29 @@ unsafe fn simhash_doc_options_text(fcinfo: pg_sys::FunctionCallInfo, definition:
 }
 
 with_definition! {
-    /// `simhash(doc text) → bigint` since 2.0.0: definition 2.
+    /// `simhash(doc text) → bigint` since 3.0.0: definition 3.
+    pg_finfo_simhash_text_v3, simhash_text_v3 => simhash_doc, Definition::V3
+}
+with_definition! {
+    /// `simhash(doc text, options jsonb) → bigint` since 3.0.0: definition 3 by default.
+    pg_finfo_simhash_text_options_v3, simhash_text_options_v3 => simhash_doc_options, Definition::V3
+}
+with_definition! {
+    /// `simhash(doc text, options text) → bigint` since 3.0.0: definition 3 by default.
+    pg_finfo_simhash_text_options_text_v3, simhash_text_options_text_v3 => simhash_doc_options_text, Definition::V3
+}
+with_definition! {
+    /// `simhash(doc text)` of 2.x, `simhash_v2(doc)` since 3.0.0: definition 2.
     pg_finfo_simhash_text_v2, simhash_text_v2 => simhash_doc, Definition::V2
 }
 with_definition! {
-    /// `simhash(doc text, options jsonb) → bigint` since 2.0.0: definition 2 by default.
+    /// `simhash(doc text, options jsonb)` of 2.x, `simhash_v2(doc, options)` since 3.0.0:
+    /// definition 2 by default.
     pg_finfo_simhash_text_options_v2, simhash_text_options_v2 => simhash_doc_options, Definition::V2
 }
 with_definition! {
-    /// `simhash(doc text, options text) → bigint` since 2.2.0: definition 2 by default.
+    /// `simhash(doc text, options text)` of 2.2.0, `simhash_v2(doc, options text)` since
+    /// 3.0.0: definition 2 by default.
     pg_finfo_simhash_text_options_text_v2, simhash_text_options_text_v2 => simhash_doc_options_text, Definition::V2
 }
 with_definition! {
@@ -195,7 +209,8 @@ pub unsafe extern "C-unwind" fn simhash_weighted(fcinfo: pg_sys::FunctionCallInf
 
 /// The features `simhash(doc, options)` folds, as UTF-8 bytes; `simhash_features(text, jsonb)`
 /// in sql/fingerprint/fingerprint.sql converts them to the server encoding. Definition 0 unless the
-/// options name one, as in 0.x: 2.0's `simhash_features` passes `{"definition": "2"} || options`.
+/// options name one, as in 0.x: 3.0's `simhash_features` passes `{"definition": "3"} || options`
+/// (`simhash_features_v2`, 2.x's, `"2"`).
 #[pg_extern(immutable, strict, parallel_safe)]
 fn simhash_features_utf8(
     doc: &[u8],

@@ -1,17 +1,22 @@
 //! `simhash_explain(a text, b text, options jsonb DEFAULT '{}')` (sql/segments/explain.sql):
-//! one row per segment of either text, with the sentences it covers and its partner in the
-//! other text (the core's `explain`), and the resemblance and containment the rows add up to,
-//! which are `simhash_resemblance` and `simhash_containment` of the two texts' segments.
+//! one row per segment of either text, with the text it covers (its sentences under
+//! definitions 1 and 2, the span of its shingle's words under definition 3) and its partner
+//! in the other text (the core's `explain`), and the resemblance and containment the rows add
+//! up to, which are `simhash_resemblance` and `simhash_containment` of the two texts' segments.
+//!
+//! `simhash_explain_utf8` defaults to definition 2, as in 2.2.0, whose `simhash_explain` (the
+//! `simhash_explain_v2` of 3.0.0) passes the options as they are; 3.0.0's `simhash_explain`
+//! passes `{"definition": "3"} || options`, as `simhash_features` does.
 
 use pgrx::prelude::*;
-use simhash_core::{Lexicon, Partner, Rules, SegmentText};
+use simhash_core::{Definition, Lexicon, Partner, Rules, SegmentText};
 
-use super::{options_within, DEFAULT_DEFINITION};
+use super::options_within;
 use crate::fingerprint::options::{jsonb_value, JsonbArg};
 
 const F: &str = "simhash_explain";
 
-/// The segments of a UTF-8 text, with their sentences, cancellable as `simhash_segments`.
+/// The segments of a UTF-8 text, with the text each covers, cancellable as `simhash_segments`.
 fn segment_texts(doc: &[u8], rules: &Rules) -> Vec<SegmentText> {
     // convert_to(doc, 'UTF8') in the SQL wrapper has converted to UTF-8 already; in a
     // SQL_ASCII database the bytes are taken as UTF-8, and refused if they are not.
@@ -27,8 +32,9 @@ fn segment_texts(doc: &[u8], rules: &Rules) -> Vec<SegmentText> {
     })
 }
 
-/// The rows of `simhash_explain`, the sentences as UTF-8 (the SQL wrapper converts them to
-/// the server encoding). Options: those of `simhash_segments`, plus `"max_distance"`.
+/// The rows of `simhash_explain`, the text each segment covers as UTF-8 (the SQL wrapper
+/// converts it to the server encoding). Options: those of `simhash_segments`, plus
+/// `"max_distance"` (0 under definition 3); definition 2 unless they name one (module docs).
 // pgrx reads the column names from the signature itself: no type alias can stand for them.
 #[allow(clippy::type_complexity)]
 #[pg_extern(immutable, strict, parallel_safe)]
@@ -52,7 +58,7 @@ fn simhash_explain_utf8(
         name!(b_in_a, f64),
     ),
 > {
-    let (options, k) = options_within(jsonb_value(&options, F), DEFAULT_DEFINITION, F);
+    let (options, k) = options_within(jsonb_value(&options, F), Definition::V2, F);
     let rules = Rules::from(&options);
     let (ta, tb) = (segment_texts(a, &rules), segment_texts(b, &rules));
     let fps = |t: &[SegmentText]| t.iter().map(|s| s.fp).collect::<Vec<u64>>();

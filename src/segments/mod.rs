@@ -16,9 +16,6 @@ use crate::error::raise;
 use crate::fingerprint::options::{parse, JsonbArg};
 use crate::fingerprint::text_datum_to_utf8;
 
-/// The definition segments use when the options name none.
-pub(crate) const DEFAULT_DEFINITION: Definition = Definition::V2;
-
 /// `simhash.segment_max_rows`: a segment that more existing rows have is left out of the
 /// lookups of `simhash_segments_dedup_trigger` (a disclaimer or a dateline).
 pub(crate) static SEGMENT_MAX_ROWS: GucSetting<i32> = GucSetting::<i32>::new(1000);
@@ -56,13 +53,17 @@ pub(crate) unsafe fn segments_of_text_datum(datum: pg_sys::Datum, options: &Opti
 }
 
 /// ERROR 22023 for options with the ngram tokenizer: it keeps no punctuation, so a text has
-/// no sentences and no segments. `func` is named in the message.
+/// no sentences and no segments under definitions 1 and 2; definition 3's shingles are of
+/// jieba's words. `func` is named in the message.
 pub(crate) fn refuse_ngram(options: &Options, func: &str) {
     if let Tokenizer::Ngram(_) = options.tokenizer {
         raise(
             PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
             format!("{func}: option \"tokenizer\" must be \"jieba\" for segments"),
-            Some("Segments are runs of sentences, and the ngram tokenizer keeps no punctuation to end them.".into()),
+            Some(match options.definition {
+                Definition::V3 => "Definition 3's segments are shingles of jieba's words.".into(),
+                _ => "Segments are runs of sentences, and the ngram tokenizer keeps no punctuation to end them.".into(),
+            }),
             Some("The ngram tokenizer fingerprints whole texts: simhash(doc, '{\"tokenizer\": \"ngram\"}') and the Hamming triggers take it."),
         );
     }
@@ -71,7 +72,8 @@ pub(crate) fn refuse_ngram(options: &Options, func: &str) {
 /// The options of `simhash_segments` plus `"max_distance"` (since 2.1.0), the bits within
 /// which segments match (0 to 64, default 0: exactly), as `simhash_resemblance(a, b,
 /// max_distance)`: what `simhash_segments_dedup_trigger` and `simhash_explain` take. 22023,
-/// naming `func`, outside 0 to 64 and for the ngram tokenizer.
+/// naming `func`, outside 0 to 64, for the ngram tokenizer, and above 0 under definition 3,
+/// whose segments are shingle hashes: two of them a few bits apart are unrelated shingles.
 pub(crate) fn options_within(mut value: serde_json::Value, default: Definition, func: &str) -> (Options, u32) {
     let k = match value.as_object_mut().and_then(|o| o.remove("max_distance")) {
         None => 0,
@@ -87,6 +89,14 @@ pub(crate) fn options_within(mut value: serde_json::Value, default: Definition, 
     };
     let options = crate::fingerprint::options::parse_value(&value, default, func);
     refuse_ngram(&options, func);
+    if k > 0 && options.definition == Definition::V3 {
+        raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            format!("{func}: option \"max_distance\" must be 0 under definition 3, got {k}"),
+            Some("Definition 3's segments are hashes of word shingles, not SimHash fingerprints: two a few bits apart are unrelated.".into()),
+            Some("Leave \"max_distance\" out, or name definition \"2\" for segments matched within k bits."),
+        );
+    }
     (options, k)
 }
 
@@ -107,8 +117,14 @@ unsafe fn segments_body(fcinfo: pg_sys::FunctionCallInfo, definition: Definition
 }
 
 with_definition! {
-    /// `simhash_segments(doc text, options jsonb DEFAULT '{}') → bigint[]` since 2.0.0.
-    pg_finfo_simhash_segments_v2, simhash_segments_v2 => segments_body, DEFAULT_DEFINITION
+    /// `simhash_segments(doc text, options jsonb DEFAULT '{}') → bigint[]` since 3.0.0:
+    /// definition 3 (winnowed feature shingles) unless the options name another.
+    pg_finfo_simhash_segments_v3, simhash_segments_v3 => segments_body, Definition::V3
+}
+with_definition! {
+    /// `simhash_segments(doc, options)` of 2.x, `simhash_segments_v2(doc, options)` since
+    /// 3.0.0: definition 2 (runs of sentences) unless the options name another.
+    pg_finfo_simhash_segments_v2, simhash_segments_v2 => segments_body, Definition::V2
 }
 
 /// The non-NULL elements of an array, as the core's u64 fingerprints.

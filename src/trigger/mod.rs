@@ -14,9 +14,10 @@
 //! `simhash_dedup_trigger` (definition 0), the symbols of 0.x's functions, which a
 //! database at 0.3.0 calls until `ALTER EXTENSION simhash UPDATE` and 1.0.0 keeps as
 //! `simhash_update_trigger_v0()` / `simhash_dedup_trigger_v0()` (sql/fingerprint/definition0.sql), so
-//! triggers created under 0.x keep definition 0; and their `_v1` twins (definition 1),
-//! declared by 1.0.0's sql/trigger/trigger.sql. A text the definition gives no fingerprint (fewer
-//! features than its minimum) is treated like a NULL text.
+//! triggers created under 0.x keep definition 0; and their `_v1`, `_v2` and `_v3` twins
+//! (definitions 1, 2 and 3), declared by the trigger.sql of 1.0.0, 2.0.0 and 3.0.0, each
+//! kept by the next major as the `_vN` functions. A text the definition gives no fingerprint
+//! (fewer features than its minimum) is treated like a NULL text.
 //!
 //! Design (README.md, "Deduplicating on insert", has the user-facing version):
 //! - Stored generated columns are computed after BEFORE triggers, so the dedup trigger
@@ -201,9 +202,14 @@ unsafe fn update_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) 
 }
 
 with_definition! {
-    /// `simhash_update_trigger()` since 2.0.0 (definition 2 by default), used as `BEFORE
+    /// `simhash_update_trigger()` since 3.0.0 (definition 3 by default), used as `BEFORE
     /// INSERT OR UPDATE ... FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fp', 'body'
     /// [, options])`: sets fp = simhash(body [, options]), NULL for NULL.
+    pg_finfo_simhash_update_trigger_v3, simhash_update_trigger_v3 => update_trigger, Definition::V3
+}
+with_definition! {
+    /// `simhash_update_trigger()` of 2.x, `simhash_update_trigger_v2()` since 3.0.0
+    /// (definition 2 by default).
     pg_finfo_simhash_update_trigger_v2, simhash_update_trigger_v2 => update_trigger, Definition::V2
 }
 with_definition! {
@@ -292,7 +298,12 @@ with_definition! {
     pg_finfo_simhash_dedup_fp_trigger, simhash_dedup_fp_trigger => dedup_fp_trigger, Definition::V1
 }
 with_definition! {
-    /// `simhash_dedup_trigger()` since 2.0.0 (definition 2 by default).
+    /// `simhash_dedup_trigger()` since 3.0.0 (definition 3 by default).
+    pg_finfo_simhash_dedup_trigger_v3, simhash_dedup_trigger_v3 => dedup_trigger, Definition::V3
+}
+with_definition! {
+    /// `simhash_dedup_trigger()` of 2.x, `simhash_dedup_trigger_v2()` since 3.0.0
+    /// (definition 2 by default).
     pg_finfo_simhash_dedup_trigger_v2, simhash_dedup_trigger_v2 => dedup_trigger, Definition::V2
 }
 with_definition! {
@@ -319,15 +330,15 @@ function_info_v1!(pg_finfo_simhash_dedup_query);
 /// `simhash_dedup_query(tbl regclass, VARIADIC trigger_args text[]) → text`: the check
 /// query `simhash_dedup_trigger(trigger_args...)` runs on `tbl` for an INSERT (`$1` is the
 /// new fingerprint), after the same validation, e.g. to EXPLAIN it. Options in the
-/// arguments are validated as 1.0's trigger does (definition 1 unless they name one); the
-/// query does not depend on them.
+/// arguments are validated as the current trigger does (definition 3 unless they name one;
+/// definitions 1 to 3 take the same options); the query does not depend on them.
 #[unsafe(no_mangle)]
 #[pg_guard]
 pub unsafe extern "C-unwind" fn simhash_dedup_query(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
     // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of sql/trigger/trigger.sql.
     unsafe {
         dedup_query(fcinfo, |rel, args, ext_schema| {
-            let config = config::config(rel, args, ext_schema, Definition::V2, "simhash_dedup_query", false);
+            let config = config::config(rel, args, ext_schema, Definition::V3, "simhash_dedup_query", false);
             (config.query_insert, config.precheck.as_ref().map(|p| p.describe()))
         })
     }

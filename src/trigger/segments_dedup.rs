@@ -22,7 +22,12 @@
 //!   duplicate: no lock, no check.
 //! - The option `"max_distance": k` (2.1.0) matches segments within k bits, as
 //!   `simhash_resemblance(a, b, k)`; candidates still share a rare segment exactly, and every
-//!   segment is locked, since a resembling row may share no more than that one.
+//!   segment is locked, since a resembling row may share no more than that one. Not under
+//!   definition 3 (22023), whose segments are shingle hashes (`segments::options_within`).
+//!
+//! Two C symbols each, as for the Hamming triggers (mod.rs): `simhash_segments_dedup_trigger`
+//! and `simhash_segments_dedup_query`, 2.x's, keep definition 2 (a database not yet updated,
+//! and the `_v2` functions since 3.0.0); their `_v3` twins default to definition 3.
 
 use pgrx::prelude::*;
 use simhash_core::trigger::{self as dedup, SegmentsCheckQuery};
@@ -34,17 +39,26 @@ use super::config::{bad_args, segment_options, segments_and_text, target, trigge
 use super::lock::lock_segments;
 use super::segments_precheck::segments_index;
 use super::{dedup_query, fired, replace, segments_of, value_of};
-use crate::segments::{DEFAULT_DEFINITION, SEGMENT_MAX_ROWS};
+use simhash_core::Definition;
+
+use crate::segments::SEGMENT_MAX_ROWS;
 
 const F: &str = "simhash_segments_dedup_trigger";
 
-/// Checks the trigger's arguments against its table and builds its check queries.
+/// Checks the trigger's arguments against its table and builds its check queries; `default`
+/// is the definition when the options name none.
 ///
 /// # Safety
 /// `rel` must be an open relation; must run inside a transaction.
-unsafe fn config(rel: pg_sys::Relation, args: &[String], ext_schema: pg_sys::Oid, func: &str) -> Config {
+unsafe fn config(
+    rel: pg_sys::Relation,
+    args: &[String],
+    ext_schema: pg_sys::Oid,
+    default: Definition,
+    func: &str,
+) -> Config {
     let parsed = dedup::parse_segments_dedup_args(args).unwrap_or_else(|e| bad_args(e, func));
-    let (options, max_distance) = segment_options(parsed.options.as_deref(), DEFAULT_DEFINITION, func);
+    let (options, max_distance) = segment_options(parsed.options.as_deref(), default, func);
     // SAFETY: forwarded from the caller.
     unsafe {
         let (seg, text) = segments_and_text(rel, &parsed.segments_column, &parsed.text_column, func);
@@ -71,12 +85,13 @@ unsafe fn config(rel: pg_sys::Relation, args: &[String], ext_schema: pg_sys::Oid
     }
 }
 
-function_info_v1!(pg_finfo_simhash_segments_dedup_trigger);
-/// `simhash_segments_dedup_trigger()` since 2.0.0.
-#[unsafe(no_mangle)]
-#[pg_guard]
-pub unsafe extern "C-unwind" fn simhash_segments_dedup_trigger(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: called by the fmgr with a valid fcinfo; `fired` checks it is a BEFORE ROW
+/// The body of both `simhash_segments_dedup_trigger` symbols; `default` is the definition
+/// when the options name none.
+///
+/// # Safety
+/// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
+unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
+    // SAFETY: called by the fmgr with a valid fcinfo (caller); `fired` checks it is a BEFORE ROW
     // INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid for the call;
     // the config checked that the columns are a bigint[] and a text/varchar of the relation.
     unsafe {
@@ -85,9 +100,8 @@ pub unsafe extern "C-unwind" fn simhash_segments_dedup_trigger(fcinfo: pg_sys::F
         let rel = (*td).tg_relation;
         let desc = (*rel).rd_att;
         let ext_schema = pg_sys::get_func_namespace((*(*td).tg_trigger).tgfoid);
-        let (config, plans) = entry(td, DEFAULT_DEFINITION, Kind::Segments, || {
-            config(rel, &trigger_args((*td).tg_trigger), ext_schema, F)
-        });
+        let (config, plans) =
+            entry(td, default, Kind::Segments, || config(rel, &trigger_args((*td).tg_trigger), ext_schema, default, F));
         let tuple = if f.is_update { (*td).tg_newtuple } else { (*td).tg_trigtuple };
         let text = config.text.as_ref().expect("the segments trigger has a text column");
         let Some(segments) = segments_of(tuple, desc, text, &config.options) else {
@@ -130,19 +144,42 @@ pub unsafe extern "C-unwind" fn simhash_segments_dedup_trigger(fcinfo: pg_sys::F
     }
 }
 
-function_info_v1!(pg_finfo_simhash_segments_dedup_query);
-/// `simhash_segments_dedup_query(tbl regclass, VARIADIC trigger_args text[]) → text` since
-/// 2.0.1: the check query `simhash_segments_dedup_trigger(trigger_args...)` runs on `tbl` for
-/// an INSERT, after the same validation, e.g. to EXPLAIN it, with its pre-check in a
-/// trailing comment (`simhash_dedup_query`'s counterpart).
-#[unsafe(no_mangle)]
-#[pg_guard]
-pub unsafe extern "C-unwind" fn simhash_segments_dedup_query(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of sql/trigger/trigger.sql.
+with_definition! {
+    /// `simhash_segments_dedup_trigger()` since 3.0.0: definition 3 by default.
+    pg_finfo_simhash_segments_dedup_trigger_v3, simhash_segments_dedup_trigger_v3 => dedup_trigger, Definition::V3
+}
+with_definition! {
+    /// `simhash_segments_dedup_trigger()` of 2.x, `simhash_segments_dedup_trigger_v2()` since
+    /// 3.0.0: definition 2 by default.
+    pg_finfo_simhash_segments_dedup_trigger, simhash_segments_dedup_trigger => dedup_trigger, Definition::V2
+}
+
+/// The body of both `simhash_segments_dedup_query(tbl regclass, VARIADIC trigger_args text[])
+/// → text` symbols (since 2.0.1): the check query the segments dedup trigger with these
+/// arguments runs on `tbl` for an INSERT, after the same validation (`default` is the
+/// trigger's definition when the options name none), e.g. to EXPLAIN it, with its pre-check
+/// in a trailing comment (`simhash_dedup_query`'s counterpart).
+///
+/// # Safety
+/// `fcinfo` must be that of a STRICT (regclass, text[]) function.
+unsafe fn dedup_query_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
+    const Q: &str = "simhash_segments_dedup_query";
+    // SAFETY: forwarded from the caller.
     unsafe {
         dedup_query(fcinfo, |rel, args, ext_schema| {
-            let config = config(rel, args, ext_schema, "simhash_segments_dedup_query");
+            let config = config(rel, args, ext_schema, default, Q);
             (config.query_insert, config.segments_index.map(|i| i.describe()))
         })
     }
+}
+
+with_definition! {
+    /// `simhash_segments_dedup_query(tbl, VARIADIC trigger_args)` since 3.0.0: the query of
+    /// `simhash_segments_dedup_trigger` (definition 3 by default).
+    pg_finfo_simhash_segments_dedup_query_v3, simhash_segments_dedup_query_v3 => dedup_query_body, Definition::V3
+}
+with_definition! {
+    /// `simhash_segments_dedup_query` of 2.x, `simhash_segments_dedup_query_v2` since 3.0.0:
+    /// the query of `simhash_segments_dedup_trigger_v2` (definition 2 by default).
+    pg_finfo_simhash_segments_dedup_query, simhash_segments_dedup_query => dedup_query_body, Definition::V2
 }

@@ -13,6 +13,9 @@
 \else
 \set k 0
 \endif
+-- Within k bits: definition 2's segments, as the trigger's option names it (definition 3's
+-- are shingle hashes, which the trigger refuses to match within k bits).
+SELECT CASE WHEN :k > 0 THEN 'simhash_segments_v2' ELSE 'simhash_segments' END AS segfn \gset
 -- 600 paragraphs of 3 or more sentences; the added sentence is the first of the next
 -- corpus paragraph, so that it differs between groups.
 CREATE TABLE para AS
@@ -46,7 +49,7 @@ $$;
 DELETE FROM cand WHERE var > 1;
 INSERT INTO cand
 SELECT DISTINCT ON (g) g, 5, body FROM (
-    SELECT p.g, j, v.body, simhash_segments(v.body) AS vs, simhash_segments(p.body) AS ps
+    SELECT p.g, j, v.body, :segfn(v.body) AS vs, :segfn(p.body) AS ps
     FROM para p, LATERAL generate_series(1, (SELECT max(i) FROM sent t WHERE t.g = p.g)) j,
          LATERAL (SELECT string_agg(CASE WHEN s.i = j THEN s.sentence
                                     ELSE regexp_replace(s.sentence, '..([。！？])$', '某某\1') END, '' ORDER BY s.i) AS body
@@ -58,7 +61,7 @@ ORDER BY g, j;
 DELETE FROM cand c WHERE NOT EXISTS (SELECT FROM cand o WHERE o.g = c.g AND o.var = 5);
 \endif
 ALTER TABLE cand ADD COLUMN segs bigint[];
-UPDATE cand SET segs = simhash_segments(body) WHERE body IS NOT NULL;
+UPDATE cand SET segs = :segfn(body) WHERE body IS NOT NULL;
 DELETE FROM cand WHERE coalesce(cardinality(segs), 0) = 0;
 -- Within a group, every two texts resemble each other at theta or more.
 DELETE FROM cand c WHERE EXISTS (SELECT 1 FROM cand o WHERE o.g = c.g AND o.var <> c.var

@@ -8,7 +8,7 @@
 # here, by PostgreSQL's own array operators). For actions reject and skip, under READ
 # COMMITTED and REPEATABLE READ, with 2 rows per transaction (lock order across rows) and 50
 # (the table-wide lock escalation), pgbench retrying 40001/40P01; and with segments matched
-# within 12 bits (option "max_distance", every segment locked) on groups of a paragraph, its
+# within 12 bits (option "max_distance", every segment locked; definition 2's segments) on groups of a paragraph, its
 # copy, and a copy with a word changed in every sentence but one that shares only one segment
 # with it, outside the prefix exact matching would lock (with only that prefix locked, 5 of 6
 # such rounds ended with 1 to 12 groups of two rows or more):
@@ -35,7 +35,7 @@ while IFS=, read -r k action iso per_tx; do
     [ "$k" = "$items_k" ] || { items_for "$k"; items_k=$k; }
     txs=$(( (items + clients * per_tx - 1) / (clients * per_tx) ))
     options=
-    [ "$k" = 0 ] || options=", '{\"max_distance\": $k}'"
+    [ "$k" = 0 ] || options=", '{\"definition\": \"2\", \"max_distance\": $k}'"
     rc=0
     dedup_round "simhash_segments_dedup_trigger('segs', 'body', '$theta', '$action'$options)" $clients "$txs" "$per_tx" "$iso" || rc=$?
     retried=$(pgbench_figure "$tmp/pgbench.out" "number of transactions retried")

@@ -6,11 +6,15 @@
 # support function, C symbol, defaults and comments), operators and other member objects. And what a database built under 0.x
 # computes must not change with the update to 1.0.0: its triggers, generated columns and
 # expression indexes keep fingerprint definition 0 (sql/simhash--0.3.0--1.0.0.sql), while
-# simhash() called by name gives definition 1. Run by tests/harness/run_tests.sh against
-# its test cluster (PGHOST etc. exported).
+# simhash() called by name gives definition 1. Likewise from 1.x (definition 1) and 2.x
+# (definition 2, fingerprints and segments) to the current major. Run by
+# tests/harness/run_tests.sh against its test cluster (PGHOST etc. exported).
 set -euo pipefail
 source "$(dirname "$0")/../harness/lib.sh"
 ext_dir=$pgroot/usr/share/postgresql/$pg_major/extension
+# Two sentences of English: definition 3's English IDFs give it another fingerprint than
+# definition 2's median IDF, and its segments are word shingles, not its two sentences.
+english_doc="The central bank raised interest rates by half a point on Tuesday, surprising investors who had expected a pause. Markets fell sharply across Europe and Asia after the announcement of the decision."
 
 # Everything that defines the extension's SQL surface, one line per object, sorted.
 describe() { # DB
@@ -40,9 +44,11 @@ SQL
 }
 
 # Objects that use the extension the way 0.x's README says, in a database at version $2.
-# A 1.x or 2.x database gets a dedup trigger, which must go on rejecting after the update,
-# and a generated column and an update trigger, which must keep the definition they were
-# made with: 1 for 1.x (2.0 folds traditional characters; 1.x did not), 2 for 2.x.
+# A 1.x, 2.x or 3.x database gets a dedup trigger, which must go on rejecting after the
+# update, and a generated column and an update trigger, which must keep the definition they
+# were made with: 1 for 1.x (2.0 folds traditional characters; 1.x did not), 2 for 2.x (3.0
+# gives Latin words English IDFs), 3 for 3.x. A 2.x or later database also gets a segments
+# column, generated and kept by the segments trigger (3.0's segments are word shingles).
 before_update() { # DB VERSION
     if [ "${2%%.*}" != 0 ]; then
         psql -d "$1" -c "CREATE TABLE dedup(id int PRIMARY KEY, body text, fp bigint)" \
@@ -50,6 +56,23 @@ before_update() { # DB VERSION
              -c "CREATE TABLE docs1(id int PRIMARY KEY, body text, fp bigint,
                      fp_gen bigint GENERATED ALWAYS AS (simhash(body)) STORED)" \
              -c "CREATE TRIGGER fp BEFORE INSERT ON docs1 FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fp', 'body')"
+        [ "${2%%.*}" = 1 ] && return 0
+        psql -d "$1" -c "CREATE TABLE segs(id int PRIMARY KEY, body text, s bigint[],
+                             s_gen bigint[] GENERATED ALWAYS AS (simhash_segments(body)) STORED)" \
+             -c "CREATE TRIGGER s BEFORE INSERT ON segs FOR EACH ROW EXECUTE FUNCTION simhash_segments_trigger('s', 'body')"
+        [ "${2%%.*}" = 2 ] || return 0
+        # The 3.0 library under 2.x's SQL (before the update): still definition 2, which
+        # gives this English text another fingerprint and other segments than definition 3.
+        local same
+        same=$(psql -d "$1" -At -v doc="$english_doc" <<'SQL'
+SELECT simhash(:'doc') = simhash(:'doc', '{"definition": "2"}'::jsonb)
+       AND simhash(:'doc') <> simhash(:'doc', '{"definition": "3"}'::jsonb)
+       AND simhash_segments(:'doc') = simhash_segments(:'doc', '{"definition": "2"}')
+       AND simhash_segments(:'doc') <> simhash_segments(:'doc', '{"definition": "3"}');
+SQL
+)
+        [ "$same" = t ] || { echo "upgrade from $2: before the update, simhash() or simhash_segments() was not definition 2"; return 1; }
+        echo "upgrade from $2: before the update, definition 2: t"
         return 0
     fi
     psql -d "$1" -c "CREATE TABLE docs(id int PRIMARY KEY, body text, fp bigint,
@@ -81,18 +104,35 @@ after_update() { # DB VERSION
         fi
         echo "upgrade from $2: dedup trigger keeps rejecting: t"
         # Definition 1 gives $trad_doc too few features (jieba knows few traditional
-        # words): NULL. A 2.x database made its objects with definition 2, and keeps it.
-        local def=1 fn=simhash_v1 trig=simhash_update_trigger_v1
-        [ "${2%%.*}" = 1 ] || { def=2 fn=simhash trig=simhash_update_trigger; }
-        got=$(psql -d "$1" -At -v doc="$trad_doc" -v def=$def -v fn=$fn -v trig=$trig <<'SQL'
+        # words): NULL. A 2.x database made its objects with definition 2, and keeps it:
+        # its fingerprint of an English text (median IDFs) and its segments (runs of
+        # sentences) differ from definition 3's. A 3.x database keeps definition 3.
+        local def=1 fn=simhash_v1 trig=simhash_update_trigger_v1 doc=$trad_doc
+        case ${2%%.*} in
+            2) def=2 fn=simhash_v2 trig=simhash_update_trigger_v2 doc=$english_doc ;;
+            3) def=3 fn=simhash trig=simhash_update_trigger doc=$english_doc ;;
+        esac
+        got=$(psql -d "$1" -At -v doc="$doc" -v def=$def -v fn=$fn -v trig=$trig <<'SQL'
 INSERT INTO docs1(id, body) VALUES (1, :'doc');
 SELECT 'generated column keeps definition ' || :def || ': ' || (fp_gen IS NOT DISTINCT FROM :fn(body)
-       AND (fp_gen IS DISTINCT FROM simhash(body)) = (:def = 1)) FROM docs1;
+       AND (fp_gen IS DISTINCT FROM simhash(body)) = (:def <> 3)) FROM docs1;
 SELECT 'update trigger keeps definition ' || :def || ': ' || (fp IS NOT DISTINCT FROM :fn(body)) FROM docs1;
 SELECT 'trigger calls ' || :'trig' || ': ' || (tgfoid::regproc::text = :'trig')
   FROM pg_trigger WHERE tgrelid = 'docs1'::regclass;
 SQL
 ) || return 1
+        if [ "$def" != 1 ]; then
+            local segfn=simhash_segments segtrig=simhash_segments_trigger
+            [ "$def" = 2 ] && segfn=simhash_segments_v2 segtrig=simhash_segments_trigger_v2
+            got+=$'\n'$(psql -d "$1" -At -v doc="$doc" -v def=$def -v fn=$segfn -v trig=$segtrig <<'SQL'
+INSERT INTO segs(id, body) VALUES (1, :'doc');
+SELECT 'segments keep definition ' || :def || ': ' || (s = :fn(body) AND s_gen = s AND cardinality(s) > 0
+       AND (s <> simhash_segments(body)) = (:def <> 3)) FROM segs;
+SELECT 'segments trigger calls ' || :'trig' || ': ' || (tgfoid::regproc::text = :'trig')
+  FROM pg_trigger WHERE tgrelid = 'segs'::regclass;
+SQL
+) || return 1
+        fi
         echo "$got" | sed "s/^/upgrade from $2: /"
         ! grep -qE ': (f|false)$' <<<"$got"
         return

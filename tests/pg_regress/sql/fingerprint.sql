@@ -2,11 +2,14 @@
 
 -- Golden fingerprints: a stored fingerprint must never change silently between versions.
 -- Definition 0 (0.1.0 to 0.3.0) is reachable as simhash_v0(doc) and as the option
--- {"definition": "0"}; its column repeats 0.3.0's golden values. Definition 1 is the
--- default since 1.0.0, NULL for a text with fewer than 6 features.
-SELECT doc, simhash_v0(doc) AS v0, simhash(doc) AS v1,
+-- {"definition": "0"}; its column repeats 0.3.0's golden values. Definition 1 (1.0.0 to
+-- 1.1.0, simhash_v1) is NULL for a text with fewer than 6 features; definition 2 (2.x,
+-- simhash_v2) gives these texts, without traditional characters, definition 1's values.
+-- Definition 3's golden values, the default since 3.0.0, are in definition3.sql.
+SELECT doc, simhash_v0(doc) AS v0, simhash_v1(doc) AS v1,
        simhash(doc, '{"definition": "0"}'::jsonb) = simhash_v0(doc) AS option_v0_same,
-       simhash(doc, '{"definition": "1"}'::jsonb) IS NOT DISTINCT FROM simhash(doc) AS option_v1_same
+       simhash(doc, '{"definition": "1"}'::jsonb) IS NOT DISTINCT FROM simhash_v1(doc) AS option_v1_same,
+       simhash_v2(doc) IS NOT DISTINCT FROM simhash_v1(doc) AS v2_same
   FROM (VALUES
     ('我爱北京天安门'),
     ('迈向充满希望的新世纪——一九九八年新年讲话（附图片１张）'),
@@ -109,13 +112,13 @@ SELECT simhash('x', '{"weighting": 3}'::jsonb);
 SELECT simhash('x', '{"n": 2}'::jsonb);
 SELECT simhash('x', '{"tokenizer": "ngram", "n": 0}'::jsonb);
 SELECT simhash('x', '[1, 2]'::jsonb);
-SELECT simhash('x', '{"definition": "3"}'::jsonb);
+SELECT simhash('x', '{"definition": "4"}'::jsonb);
 SELECT simhash('x', '{"definition": true}'::jsonb);
 SELECT simhash('x', '{"definition": "0", "min_features": 3}'::jsonb);
 SELECT simhash('x', '{"min_features": 1001}'::jsonb);
 SELECT simhash('x', '{"min_features": -1}'::jsonb);
 SELECT simhash_v0('x', '{"tokeniser": "jieba"}'::jsonb);
-SELECT * FROM simhash_features('x', '{"definition": "3"}');
+SELECT * FROM simhash_features('x', '{"definition": "4"}');
 -- jsonb that serde_json cannot read, a number beyond f64 (in any key) or nesting deeper
 -- than 128: 22023 like any bad options, not XX000 (found by tests/integration/fuzz_sql.sh).
 SELECT simhash('x', '{"n": 1e400}'::jsonb);
@@ -126,7 +129,7 @@ SELECT * FROM simhash_features('x', (repeat('{"a":', 200) || '1' || repeat('}', 
 SELECT simhash('x', '{"tokenizer": "ngram", "n": 2, "x": 1e308}'::jsonb);
 \set VERBOSITY default
 SELECT simhash('x', '{"n": 1e400}'::jsonb);
-SELECT simhash('x', '{"definition": "3"}'::jsonb);
+SELECT simhash('x', '{"definition": "4"}'::jsonb);
 SELECT simhash('x', '{"tokenizer": "icu"}'::jsonb);
 SELECT simhash('x', '{"tokeniser": "jieba"}'::jsonb);
 SELECT simhash(ARRAY['a', 'b'], ARRAY[1.0]::float8[]);
@@ -206,13 +209,17 @@ SELECT simhash(convert_from('\xff41'::bytea, 'SQL_ASCII'));
 \c simhash_regress
 DROP DATABASE simhash_ascii;
 
--- Definition 2 (2.0.0), the default: traditional-only characters fold to simplified ones, so
--- a copy in traditional characters gets the original's fingerprint; simplified text keeps its
--- definition 1 fingerprint, which simhash_v1 and {"definition": "1"} still give.
-SELECT simhash('中共中央總書記、國家主席江澤民發表新年講話，向全國各族人民致以新年的祝賀') AS traditional,
-       simhash('中共中央总书记、国家主席江泽民发表新年讲话，向全国各族人民致以新年的祝贺') AS simplified,
+-- Definition 2 (2.0.0 to 2.2.0, simhash_v2; definition 3 too): traditional-only characters fold
+-- to simplified ones, so a copy in traditional characters gets the original's fingerprint;
+-- simplified text keeps its definition 1 fingerprint, which simhash_v1 and {"definition": "1"}
+-- still give.
+SELECT simhash_v2('中共中央總書記、國家主席江澤民發表新年講話，向全國各族人民致以新年的祝賀') AS traditional,
+       simhash_v2('中共中央总书记、国家主席江泽民发表新年讲话，向全国各族人民致以新年的祝贺') AS simplified,
+       simhash('中共中央總書記、國家主席江澤民發表新年講話，向全國各族人民致以新年的祝賀')
+           = simhash('中共中央总书记、国家主席江泽民发表新年讲话，向全国各族人民致以新年的祝贺') AS folded_under_3,
        simhash_v1('中共中央總書記、國家主席江澤民發表新年講話，向全國各族人民致以新年的祝賀') AS traditional_v1,
        simhash('中共中央總書記、國家主席江澤民發表新年講話，向全國各族人民致以新年的祝賀', '{"definition": "1"}'::jsonb) AS traditional_opt1;
-SELECT count(*) AS paragraphs, count(*) FILTER (WHERE simhash(body) IS NOT DISTINCT FROM simhash_v1(body)) AS unchanged
+SELECT count(*) AS paragraphs, count(*) FILTER (WHERE simhash_v2(body) IS NOT DISTINCT FROM simhash_v1(body)) AS unchanged
 FROM corpus WHERE id % 10 = 1;
 SELECT feature FROM simhash_features('國家主席發表講話');
+SELECT feature FROM simhash_features_v2('國家主席發表講話');

@@ -7,9 +7,16 @@ SELECT simhash_segments('中共中央总书记、国家主席江泽民发表1998
     '在这辞旧迎新的美好时刻，我代表中国共产党和中华人民共和国政府，向全国各族人民致以新年的祝贺！'
     '一九九七年，中国发生了两件大事：一是香港回归祖国；二是党的十五大胜利召开。'
     '我们的改革开放和现代化建设取得了新的重大成就，国民经济保持了快速增长的良好势头。') AS golden;
--- Fewer than 6 features: no segment. Six in one sentence: one, the text's simhash().
+-- Definition 2's (2.x's, simhash_segments_v2): runs of sentences.
+SELECT simhash_segments_v2('中共中央总书记、国家主席江泽民发表1998年新年讲话。新年钟声即将敲响，人类社会就要进入新的一年。'
+    '在这辞旧迎新的美好时刻，我代表中国共产党和中华人民共和国政府，向全国各族人民致以新年的祝贺！'
+    '一九九七年，中国发生了两件大事：一是香港回归祖国；二是党的十五大胜利召开。'
+    '我们的改革开放和现代化建设取得了新的重大成就，国民经济保持了快速增长的良好势头。') AS golden_v2;
+-- Fewer than 6 features: no segment. Six in one sentence: under definition 2 one, the text's
+-- simhash(); under definition 3 the winnowed shingles of its words.
 SELECT simhash_segments('') AS empty, simhash_segments('中国经济发展。') AS short,
-       simhash_segments('中国 经济 发展 改革 开放 合作') = ARRAY[simhash('中国 经济 发展 改革 开放 合作')] AS one;
+       simhash_segments_v2('中国 经济 发展 改革 开放 合作') = ARRAY[simhash_v2('中国 经济 发展 改革 开放 合作')] AS one_v2,
+       cardinality(simhash_segments('中国 经济 发展 改革 开放 合作')) AS shingles;
 -- A copy in traditional characters has the same segments (definition 2); definition 1 differs.
 SELECT simhash_segments('中共中央總書記、國家主席江澤民發表新年講話。新年鐘聲即將敲響，人類社會就要進入新的一年。')
        = simhash_segments('中共中央总书记、国家主席江泽民发表新年讲话。新年钟声即将敲响，人类社会就要进入新的一年。') AS same_v2,
@@ -18,8 +25,8 @@ SELECT simhash_segments('中共中央總書記、國家主席江澤民發表新�
 SELECT regress_try($$SELECT simhash_segments('a', '{"tokenizer": "ngram"}')$$);
 SELECT regress_try($$SELECT simhash_segments('a', '{"tokenizer": "jieba", "nn": 1}')$$);
 
--- 2. Against the definition, computed the slow way on 300 corpus paragraphs: a segment is
--- simhash() of a minimal run of sentences (cut after 。！？；!?; and line breaks) that has
+-- 2. Against definition 2, computed the slow way on 300 corpus paragraphs: a segment is
+-- simhash_v2() of a minimal run of sentences (cut after 。！？；!?; and line breaks) that has
 -- one; runs of up to 12 sentences.
 CREATE TEMP TABLE seg_sent AS
 SELECT c.id, s.i, s.sentence
@@ -27,7 +34,7 @@ FROM corpus c, regexp_split_to_table(c.body, '(?<=[。！？；!?;\n])') WITH OR
 WHERE c.id % 60 = 7 AND s.sentence <> '';
 CREATE TEMP TABLE seg_runs AS
 SELECT a.id, a.i, b.i AS j,
-       simhash((SELECT string_agg(x.sentence, '' ORDER BY x.i) FROM seg_sent x
+       simhash_v2((SELECT string_agg(x.sentence, '' ORDER BY x.i) FROM seg_sent x
                 WHERE x.id = a.id AND x.i BETWEEN a.i AND b.i)) AS fp
 FROM seg_sent a JOIN seg_sent b ON a.id = b.id AND b.i BETWEEN a.i AND a.i + 11;
 CREATE TEMP TABLE seg_brute AS
@@ -39,8 +46,8 @@ SELECT id, array_agg(fp ORDER BY i) AS segs FROM (
     ORDER BY r.id, r.fp, r.i) d
 GROUP BY id;
 SELECT count(*) AS paragraphs,
-       count(*) FILTER (WHERE simhash_segments(c.body) = coalesce(b.segs, '{}')) AS equal,
-       sum(cardinality(simhash_segments(c.body))) AS segments
+       count(*) FILTER (WHERE simhash_segments_v2(c.body) = coalesce(b.segs, '{}')) AS equal,
+       sum(cardinality(simhash_segments_v2(c.body))) AS segments
 FROM corpus c LEFT JOIN seg_brute b USING (id) WHERE c.id % 60 = 7;
 
 -- 3. Resemblance and containment: over distinct elements, NULLs ignored.

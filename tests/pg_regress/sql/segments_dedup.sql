@@ -213,35 +213,36 @@ SELECT 'link', id, dup_of FROM sd_priv_link ORDER BY 1, 2;
 DROP TABLE sd_priv_reject, sd_priv_skip, sd_priv_link;
 
 -- 7. Segments matched within k bits (option "max_distance", 2.1.0), as
--- simhash_resemblance(a, b, k): a copy with a word changed in three of five sentences
+-- simhash_resemblance(a, b, k), for definition 2's segments (the _v2 functions; definition 3's
+-- are shingle hashes, refused within k bits: definition3.sql): a copy with a word changed in three of five sentences
 -- resembles the speech at 0.4 exactly and 0.5 within 3 bits (two near matches each way count
 -- ½); only the trigger with the option refuses it. Its check query compares within k; every
 -- segment is locked.
 SELECT replace(replace(replace(:'speech', '钟声', '钟鸣'), '美好', '美妙'), '重大', '巨大') AS typo \gset
-SELECT simhash_resemblance(simhash_segments(:'speech'), simhash_segments(:'typo')) AS exact,
-       simhash_resemblance(simhash_segments(:'speech'), simhash_segments(:'typo'), 3) AS within_3;
+SELECT simhash_resemblance(simhash_segments_v2(:'speech'), simhash_segments_v2(:'typo')) AS exact,
+       simhash_resemblance(simhash_segments_v2(:'speech'), simhash_segments_v2(:'typo'), 3) AS within_3;
 CREATE TABLE sd_exact(id int PRIMARY KEY, body text, segs bigint[]);
 CREATE TABLE sd_near(id int PRIMARY KEY, body text, segs bigint[]);
 CREATE TRIGGER dedup BEFORE INSERT ON sd_exact
-    FOR EACH ROW EXECUTE FUNCTION simhash_segments_dedup_trigger('segs', 'body', '0.5', 'reject');
+    FOR EACH ROW EXECUTE FUNCTION simhash_segments_dedup_trigger_v2('segs', 'body', '0.5', 'reject');
 CREATE TRIGGER dedup BEFORE INSERT ON sd_near
-    FOR EACH ROW EXECUTE FUNCTION simhash_segments_dedup_trigger('segs', 'body', '0.5', 'reject', '{"max_distance": 3}');
+    FOR EACH ROW EXECUTE FUNCTION simhash_segments_dedup_trigger_v2('segs', 'body', '0.5', 'reject', '{"max_distance": 3}');
 INSERT INTO sd_exact VALUES (1, :'speech');
 INSERT INTO sd_near VALUES (1, :'speech');
 SELECT regress_try(format('INSERT INTO sd_exact(id, body) VALUES (2, %L)', :'typo')) AS exact,
        regress_try(format('INSERT INTO sd_near(id, body) VALUES (2, %L)', :'typo')) AS within_3,
        regress_try(format('INSERT INTO sd_near(id, body) VALUES (3, %L)', :'other')) AS unrelated;
-SELECT simhash_segments_dedup_query('sd_near', 'segs', 'body', '0.5', 'reject', '{"max_distance": 3}') AS q \gset
+SELECT simhash_segments_dedup_query_v2('sd_near', 'segs', 'body', '0.5', 'reject', '{"max_distance": 3}') AS q \gset
 SELECT :'q' ~ 'simhash_resemblance\(\$1, c\.seg, 3\)' AS within_in_query,
-       simhash_segments_dedup_query('sd_near', 'segs', 'body', '0.5', 'reject') !~ 'c\.seg, ' AS exact_without;
+       simhash_segments_dedup_query_v2('sd_near', 'segs', 'body', '0.5', 'reject') !~ 'c\.seg, ' AS exact_without;
 PREPARE sd_near_check(bigint[], int, float8) AS :q;
-EXECUTE sd_near_check(simhash_segments(:'typo'), 1000, 0.5);
+EXECUTE sd_near_check(simhash_segments_v2(:'typo'), 1000, 0.5);
 DEALLOCATE sd_near_check;
 -- Locks (advisory, held to the end of the transaction, one of them the table-wide key in
 -- share mode): exactly, a prefix of the row's segments; within k, all of them.
 BEGIN;
 INSERT INTO sd_exact VALUES (4, :'other2');
-SELECT cardinality(simhash_segments(:'other2')) AS segments, count(*) AS exact_locks
+SELECT cardinality(simhash_segments_v2(:'other2')) AS segments, count(*) AS exact_locks
 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid();
 ROLLBACK;
 BEGIN;

@@ -10,15 +10,17 @@ CREATE EXTENSION IF NOT EXISTS simhash;
 \set b '新年鐘聲即將敲響，人類社會就要進入新的一年。在这辞旧迎新的美好时刻，我代表中国共产党和中华人民共和国政府，向全国各族同胞致以新年的祝贺！'
 SELECT side, segment, sentences, matched, partner, distance, credit FROM simhash_explain(:'a', :'b');
 SELECT DISTINCT resemblance, a_in_b, b_in_a FROM simhash_explain(:'a', :'b');
-SELECT side, segment, matched, partner, distance, credit FROM simhash_explain(:'a', :'b', '{"max_distance": 12}');
+-- Within k bits: definition 2's segments (definition 3's are shingle hashes, definition3.sql).
+SELECT side, segment, matched, partner, distance, credit FROM simhash_explain(:'a', :'b', '{"definition": "2", "max_distance": 12}');
 SELECT DISTINCT resemblance, a_in_b, b_in_a,
-       resemblance = simhash_resemblance(simhash_segments(:'a'), simhash_segments(:'b'), 12) AS same
-  FROM simhash_explain(:'a', :'b', '{"max_distance": 12}');
+       resemblance = simhash_resemblance(simhash_segments_v2(:'a'), simhash_segments_v2(:'b'), 12) AS same
+  FROM simhash_explain(:'a', :'b', '{"definition": "2", "max_distance": 12}');
 
 -- 2. The sums equal simhash_resemblance and simhash_containment, over corpus paragraphs
 -- against a copy without their first sentence and with one character changed, and against
--- the next paragraph, at k = 0, 3 and 12; the fingerprints are simhash_segments', in order,
--- and each segment's sentences have it as their simhash().
+-- the next paragraph, at k = 0, 3 and 12, under definition 2 (whose segments are runs of
+-- sentences, matched within k bits); the fingerprints are simhash_segments_v2', in order,
+-- and each segment's sentences have it as their simhash_v2().
 CREATE TEMP TABLE ex_pairs AS
 SELECT c.id, c.body AS a,
        overlay(regexp_replace(c.body, '^[^。！？]*[。！？]', '') PLACING '某' FROM char_length(c.body) / 2 FOR 1) AS b
@@ -27,7 +29,7 @@ UNION ALL
 SELECT c.id + 100000, c.body, n.body FROM corpus c JOIN corpus n ON n.id = c.id + 1 WHERE c.id % 40 = 11;
 CREATE TEMP TABLE ex_rows AS
 SELECT p.id, k, e.* FROM ex_pairs p, unnest(ARRAY[0, 3, 12]) k,
-       simhash_explain(p.a, p.b, jsonb_build_object('max_distance', k)) e;
+       simhash_explain(p.a, p.b, jsonb_build_object('definition', '2', 'max_distance', k)) e;
 SELECT count(*) AS pairs_k, count(*) FILTER (WHERE near) AS with_near_match,
        count(*) FILTER (WHERE sum_r IS DISTINCT FROM r OR sum_ab IS DISTINCT FROM ab OR sum_ba IS DISTINCT FROM ba)
            AS sums_differ,
@@ -44,18 +46,27 @@ FROM (
            bool_or(e.matched = 'near') AS near,
            coalesce(array_agg(e.fingerprint ORDER BY e.segment) FILTER (WHERE e.side = 'a'), '{}') AS fa,
            coalesce(array_agg(e.fingerprint ORDER BY e.segment) FILTER (WHERE e.side = 'b'), '{}') AS fb,
-           simhash_segments(p.a) AS sa, simhash_segments(p.b) AS sb,
-           simhash_resemblance(simhash_segments(p.a), simhash_segments(p.b), k.k) AS r,
-           simhash_containment(simhash_segments(p.a), simhash_segments(p.b), k.k) AS ab,
-           simhash_containment(simhash_segments(p.b), simhash_segments(p.a), k.k) AS ba
+           simhash_segments_v2(p.a) AS sa, simhash_segments_v2(p.b) AS sb,
+           simhash_resemblance(simhash_segments_v2(p.a), simhash_segments_v2(p.b), k.k) AS r,
+           simhash_containment(simhash_segments_v2(p.a), simhash_segments_v2(p.b), k.k) AS ab,
+           simhash_containment(simhash_segments_v2(p.b), simhash_segments_v2(p.a), k.k) AS ba
       FROM ex_pairs p CROSS JOIN unnest(ARRAY[0, 3, 12]) k(k)
       LEFT JOIN ex_rows e ON e.id = p.id AND e.k = k.k
      GROUP BY p.id, p.a, p.b, k.k) s;
-SELECT count(*) AS segment_rows, count(*) FILTER (WHERE simhash(sentences) IS DISTINCT FROM fingerprint) AS not_its_text,
+SELECT count(*) AS segment_rows, count(*) FILTER (WHERE simhash_v2(sentences) IS DISTINCT FROM fingerprint) AS not_its_text,
        count(*) FILTER (WHERE (matched = 'none') <> (partner IS NULL) OR (matched = 'exact') <> (distance = 0)
                         OR distance > k OR credit <> CASE matched WHEN 'exact' THEN 1 WHEN 'near' THEN 0.5 ELSE 0 END)
            AS inconsistent
 FROM ex_rows;
+
+-- Definition 3, the default (exactly): the same sums, and simhash_segments' fingerprints.
+SELECT count(*) AS pairs,
+       count(*) FILTER (WHERE coalesce(r, 0) IS DISTINCT FROM simhash_resemblance(simhash_segments(a), simhash_segments(b))
+                        OR fa IS DISTINCT FROM simhash_segments(a)) AS differ
+  FROM (SELECT p.a, p.b, (SELECT min(e.resemblance) FROM simhash_explain(p.a, p.b) e) AS r,
+               (SELECT coalesce(array_agg(e.fingerprint ORDER BY e.segment), '{}') FROM simhash_explain(p.a, p.b) e
+                 WHERE e.side = 'a') AS fa
+          FROM ex_pairs p) x;
 
 -- 3. Options and errors: definition 1 keeps traditional characters (no common segment here);
 -- no segment, no row; NULL, no row.
