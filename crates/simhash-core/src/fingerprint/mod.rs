@@ -5,7 +5,9 @@
 //! The modules depend one way, from the text up: `traditional` (and its generated
 //! table) and `chars` (character classes); `fold` (the feature hash and the fold);
 //! `options`; `rules`; `normalize` (which folds as the rules say); `lexicon` (jieba, IDF
-//! table, stop words); `segment`; `weight`; and this pipeline on top.
+//! table, stop words); `segment`; `weight`; and this pipeline on top. Segments: `occurrences`
+//! (one pass of `segment` kept with sentences and bytes), `winnow` (definition 3's shingles)
+//! and `runs` (definitions 1 and 2's runs of sentences, and the entry points of both).
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -14,6 +16,7 @@ mod chars;
 mod fold;
 mod lexicon;
 mod normalize;
+mod occurrences;
 mod options;
 mod rules;
 mod runs;

@@ -1,6 +1,7 @@
-//! Segment fingerprints, `simhash_segments(doc)` (docs/fingerprint.md, "Segments").
+//! Segment fingerprints, `simhash_segments(doc)` (docs/fingerprint.md, "Segments"): the entry
+//! points, which hand definition 3's rules to `winnow`, and definitions 1 and 2's runs.
 //!
-//! The text is cut into sentences ([`is_sentence_end`](super::segment)). A *segment* is a
+//! Under definitions 1 and 2 the text is cut into sentences ([`is_sentence_end`](super::segment)). A *segment* is a
 //! minimal run of consecutive sentences that has a fingerprint of its own: at least
 //! `min_features` distinct features (6 under definitions 1 and 2, and at least 1), such that
 //! neither the run without its first sentence nor the run without its last has as many. Its
@@ -19,72 +20,18 @@
 //! sentences. Each occurrence enters and leaves the window once, and is folded once per run
 //! that holds it.
 
-use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashSet;
-use std::ops::Range;
 
 use super::fold::Fold;
 use super::lexicon::Lexicon;
 use super::normalize::normalize_for;
-use super::rules::{Class, Rules, SegmentUnit};
+use super::occurrences::{Occurrences, Run};
+use super::rules::{Rules, SegmentUnit};
 use super::segment::{segment, Sink, PIECE_BYTES};
-use super::weight::{Counts, Weigher};
+use super::weight::Weigher;
 use super::winnow::winnow;
 use super::Options;
-
-/// Every feature occurrence of a text, as an index into `counts.feats`, with the
-/// occurrence count at each sentence end.
-#[derive(Default)]
-pub(super) struct Occurrences {
-    pub(super) counts: Counts,
-    pub(super) occ: Vec<u32>,
-    /// `spans[i]` are the bytes of occurrence `i` in the normalized text (winnowing's
-    /// segments cover them).
-    pub(super) spans: Vec<(u32, u32)>,
-    /// `occ[ends[s - 1]..ends[s]]` are sentence `s`'s occurrences (`ends[-1]` = 0).
-    ends: Vec<u32>,
-    /// `normalized[bytes[s - 1]..bytes[s]]` is sentence `s`'s text (`bytes[-1]` = 0), its end
-    /// mark included; a sentence without occurrences is part of the one before it.
-    bytes: Vec<usize>,
-}
-
-impl<'a> Sink<'a> for Occurrences {
-    fn reserve(&mut self, n: usize) {
-        self.counts.reserve(n);
-        self.occ.clear();
-        self.occ.reserve(n);
-        self.spans.clear();
-        self.spans.reserve(n);
-        self.ends.clear();
-        self.bytes.clear();
-    }
-
-    fn grow(&mut self, n: usize) {
-        self.counts.grow(n);
-        self.occ.reserve(n);
-        self.spans.reserve(n);
-    }
-
-    #[inline]
-    fn add(&mut self, hash: u64, class: Class, at: Range<usize>, _text: impl FnOnce() -> Cow<'a, str>) {
-        let (i, _) = self.counts.insert(hash, class);
-        self.occ.push(i);
-        // A text in PostgreSQL is under 1 GB, so its offsets fit.
-        self.spans.push((at.start as u32, at.end as u32));
-    }
-
-    #[inline]
-    fn sentence_end(&mut self, at: usize) {
-        // An empty sentence (two ends in a row) is no sentence: its text joins the one before.
-        if self.ends.last().copied().unwrap_or(0) != self.occ.len() as u32 {
-            self.ends.push(self.occ.len() as u32);
-            self.bytes.push(at);
-        } else if let Some(last) = self.bytes.last_mut() {
-            *last = at;
-        }
-    }
-}
 
 /// Per distinct feature: whether it is a stop word (no weight), its count in the window,
 /// and the run in which it was last folded.
@@ -121,13 +68,6 @@ pub fn segment_texts_with(lexicon: &Lexicon, doc: &str, rules: &Rules, tick: &mu
     with_runs(lexicon, doc, rules, tick, |normalized, runs| {
         runs.into_iter().map(|r| SegmentText { fp: r.fp, text: normalized[r.bytes].to_owned() }).collect()
     })
-}
-
-/// A segment: its fingerprint and the bytes of the normalized text of the first run (or
-/// shingle) that has it.
-pub(super) struct Run {
-    pub(super) fp: u64,
-    pub(super) bytes: Range<usize>,
 }
 
 /// Normalizes and tokenizes `doc`, finds its runs, and hands them to `out` with the

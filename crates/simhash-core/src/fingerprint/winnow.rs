@@ -15,8 +15,8 @@
 
 use super::fold::hash_feature;
 use super::lexicon::Lexicon;
+use super::occurrences::{Occurrences, Run};
 use super::rules::Rules;
-use super::runs::{Occurrences, Run};
 use super::weight::Weigher;
 
 /// The winnowed shingles of `o` (module docs), distinct, in order of first selection.
