@@ -72,13 +72,13 @@ SELECT r.repost, hamming(simhash(r.body), o.fp) AS simhash_bits, hamming(simhash
                        JOIN news n ON n.ctid = s.row_ctid ORDER BY s.resemblance DESC, n.id LIMIT 1) m ON true
  WHERE o.id = 603 ORDER BY r.n;
 
-\\echo '== 7. Why the first repost matches: each segment (its sentences), and its partner in the other'
-\\echo '==    text; the credits (1 exact, 0.5 within max_distance bits, 0 none) add up to the resemblance'
+\\echo '== 7. Why the first repost matches: each segment (the text it covers), and its partner in the other'
+\\echo '==    text; the credits (1 exact, 0 none; 0.5 within max_distance bits, definition 2 only) add up to the resemblance'
 SELECT side, segment, left(sentences, 30) || '…' AS sentences, matched, partner, credit, resemblance
   FROM simhash_explain((SELECT body FROM news WHERE id = 603), (SELECT body FROM reposts WHERE n = 1));
 
 \\echo '== 8. The same three reposts of every paragraph of 200-450 characters with 5 or more sentences:'
-\\echo '==    how many simhash() finds within 3 bits, and segments at resemblance (excerpt: containment) >= 0.5'
+\\echo '==    how many simhash() finds within 3 bits, and segments at resemblance >= 0.7 (excerpt: containment >= 0.5)'
 WITH p AS (
     SELECT id, body, fp, body_segments, regexp_split_to_array(body, '(?<=[。！？])(?!\$)') AS s FROM news
      WHERE char_length(body) BETWEEN 200 AND 450),
@@ -90,26 +90,26 @@ r AS (
      WHERE cardinality(s) >= 5)
 SELECT (SELECT repost FROM reposts x WHERE x.n = r.n) AS repost, count(*) AS paragraphs,
        count(*) FILTER (WHERE hamming(simhash(repost), fp) <= 3) AS simhash_within_3,
-       count(*) FILTER (WHERE CASE n WHEN 2 THEN simhash_containment(simhash_segments(repost), body_segments)
-                                   ELSE simhash_resemblance(simhash_segments(repost), body_segments) END >= 0.5)
-           AS segments_at_0_5
+       count(*) FILTER (WHERE CASE n WHEN 2 THEN simhash_containment(simhash_segments(repost), body_segments) >= 0.5
+                                   ELSE simhash_resemblance(simhash_segments(repost), body_segments) >= 0.7 END)
+           AS segments
   FROM r GROUP BY n ORDER BY n;
 
 \\echo '== 9. Dedup on insert by resemblance: the segments trigger becomes a dedup trigger, and the first'
 \\echo '==    repost is rejected, DETAIL naming the existing row'
 DROP TRIGGER body_segments ON news;
 CREATE TRIGGER news_dedup BEFORE INSERT OR UPDATE OF body, body_segments ON news FOR EACH ROW
-    EXECUTE FUNCTION simhash_segments_dedup_trigger('body_segments', 'body', '0.5', 'reject');
+    EXECUTE FUNCTION simhash_segments_dedup_trigger('body_segments', 'body', '0.7', 'reject');
 \\set ON_ERROR_STOP 0
 INSERT INTO news(body) SELECT body FROM reposts WHERE n = 1;
 \\set ON_ERROR_STOP 1
 
-\\echo '== 10. The corpus''s near-duplicate pairs: by resemblance >= 0.5 (segments) beside within 3 bits'
+\\echo '== 10. The corpus''s near-duplicate pairs: by resemblance >= 0.7 (segments) beside within 3 bits'
 \\echo '==     (simhash); on both sides lines of 30 characters or fewer excluded, identical texts kept'
 SET client_min_messages = warning;
 CREATE TEMP TABLE pairs AS
 SELECT coalesce(s.id1, d.id1) AS id1, coalesce(s.id2, d.id2) AS id2, s.resemblance, d.distance
-  FROM simhash_segment_pairs('SELECT id::bigint, body_segments FROM news WHERE char_length(body) > 30', 0.5) s
+  FROM simhash_segment_pairs('SELECT id::bigint, body_segments FROM news WHERE char_length(body) > 30', 0.7) s
   FULL JOIN simhash_duplicates('SELECT id::bigint, fp FROM news WHERE char_length(body) > 30', 3) d
        ON d.id1 = s.id1 AND d.id2 = s.id2;
 RESET client_min_messages;
