@@ -13,7 +13,7 @@
 //! features for a fingerprint), `w=tfidf|tf|binary`, `sum=f64|exact` (exact integer
 //! sums, order-independent: issue 29's prototype, in no definition),
 //! `tok=jieba|ngramN`, `ntf=raw|log|sqrt` (non-Han words' TF), `eng=0|1` (English IDFs), `kana=0|1` (hiragana runs dropped),
-//! `seg=runs|winnowK:W[:PER]` (what a segment is), `def=3` (definition 3's rules; later keys
+//! `seg=runs|winnowK:W[:PER[:1]]` (what a segment is; `:1` keeps shingles within sentences), `def=3` (definition 3's rules; later keys
 //! change them).
 //!
 //!     quality_fp --segments [--options JSON | --rules SPEC]   # segment fingerprints, as simhash_segments
@@ -61,7 +61,7 @@ fn parse_rules(spec: &str) -> Rules {
             ("seg", v) if v.starts_with("winnow") => {
                 let p: Vec<&str> = v[6..].split(':').collect();
                 let n = |i: usize| p.get(i).map_or(0, |x| x.parse::<u16>().expect("winnowK:W[:PER]"));
-                r.segments = SegmentUnit::Winnow { k: n(0) as u8, w: n(1) as u8, per: n(2) };
+                r.segments = SegmentUnit::Winnow { k: n(0) as u8, w: n(1) as u8, per: n(2), sentences: n(3) == 1 };
             }
             ("def", "3") => r = Rules::from(&Options::new(Definition::V3, Tokenizer::Jieba, Weighting::Tfidf)),
             ("min", v) => r.min_features = v.parse().expect("min=N"),

@@ -54,7 +54,10 @@ pub enum SegmentUnit {
     /// The hashes of `k` consecutive features that winnowing selects (Schleimer, Wilkerson
     /// and Aiken 2003), over a text of `min_features` or more: with a window of one shingle
     /// (every shingle) per `per` shingles of the text, at most `w` (`per` 0: always `w`).
-    Winnow { k: u8, w: u8, per: u16 },
+    /// `sentences`: shingles and windows stay within a sentence (one shorter than `k`
+    /// features joins the next): a candidate (`quality_fp --rules seg=winnow3:12:8:1`;
+    /// docs/quality.md), in no definition.
+    Winnow { k: u8, w: u8, per: u16, sentences: bool },
 }
 
 /// The term-frequency part of a weight, from a feature's occurrence count `c`.
@@ -140,7 +143,7 @@ impl From<&Options> for Rules {
                 exact_sums: true,
                 english_idf: true,
                 kana: true,
-                segments: SegmentUnit::Winnow { k: 3, w: 12, per: 8 },
+                segments: SegmentUnit::Winnow { k: 3, w: 12, per: 8, sentences: false },
                 non_han_tf: Tf::Log,
                 ..v1
             },

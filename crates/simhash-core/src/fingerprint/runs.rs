@@ -90,7 +90,7 @@ fn with_runs<T>(
         o.sentence_end(normalized.len());
         let found = match rules.segments {
             SegmentUnit::Runs => runs(lexicon, o, rules, tick),
-            SegmentUnit::Winnow { k, w, per } => winnow(lexicon, o, rules, k.into(), w.into(), per.into(), tick),
+            SegmentUnit::Winnow { .. } => winnow(lexicon, o, rules, tick),
         };
         let result = out(&normalized, found);
         o.counts.release_if_huge();

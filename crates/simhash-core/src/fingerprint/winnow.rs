@@ -16,70 +16,92 @@
 use super::fold::hash_feature;
 use super::lexicon::Lexicon;
 use super::occurrences::{Occurrences, Run};
-use super::rules::Rules;
+use super::rules::{Rules, SegmentUnit};
 use super::weight::Weigher;
 
+/// Weighted occurrences shingled together: their feature hashes and their spans.
+type Group = (Vec<u64>, Vec<(u32, u32)>);
+
 /// The winnowed shingles of `o` (module docs), distinct, in order of first selection.
-pub(super) fn winnow(
-    lexicon: &Lexicon,
-    o: &Occurrences,
-    rules: &Rules,
-    k: usize,
-    w: usize,
-    per: usize,
-    tick: &mut dyn FnMut(),
-) -> Vec<Run> {
+pub(super) fn winnow(lexicon: &Lexicon, o: &Occurrences, rules: &Rules, tick: &mut dyn FnMut()) -> Vec<Run> {
+    let SegmentUnit::Winnow { k, w, per, sentences } = rules.segments else {
+        unreachable!("runs.rs hands winnow only winnowing rules")
+    };
+    let (k, w, per) = (usize::from(k), usize::from(w), usize::from(per));
     let weigher = Weigher::new(lexicon, rules);
     let feats = &o.counts.feats;
     let weighted: Vec<bool> = feats.iter().map(|&(hash, _, class)| weigher.weight(hash, 1, class).is_some()).collect();
     if (weighted.iter().filter(|&&b| b).count() as u32) < rules.min_features.max(1) {
         return Vec::new();
     }
-    // The weighted occurrences: their feature hashes and spans.
-    let (hashes, spans): (Vec<u64>, Vec<(u32, u32)>) = o
-        .occ
-        .iter()
-        .zip(&o.spans)
-        .filter(|(&f, _)| weighted[f as usize])
-        .map(|(&f, &span)| (feats[f as usize].0, span))
-        .unzip();
-    let k = k.clamp(1, hashes.len());
+    // The weighted occurrences, in groups: each sentence (with `sentences`), a sentence of
+    // fewer than `k` joined to the next (the last to the one before), or the whole text.
+    let mut groups: Vec<Group> = vec![(Vec::new(), Vec::new())];
+    let mut from = 0usize;
+    for (s, &end) in o.ends.iter().enumerate() {
+        let end = end as usize;
+        for (&f, &span) in o.occ[from..end].iter().zip(&o.spans[from..end]) {
+            if weighted[f as usize] {
+                let g = groups.last_mut().expect("one group");
+                g.0.push(feats[f as usize].0);
+                g.1.push(span);
+            }
+        }
+        from = end;
+        let last = groups.last().expect("one group");
+        if sentences && last.0.len() >= k && s + 1 < o.ends.len() {
+            groups.push((Vec::new(), Vec::new()));
+        }
+    }
+    if groups.len() > 1 && groups.last().is_some_and(|g| g.0.len() < k) {
+        let (h, sp) = groups.pop().expect("two groups");
+        let g = groups.last_mut().expect("one group");
+        g.0.extend(h);
+        g.1.extend(sp);
+    }
     let mut bytes = [0u8; 8 * 255];
-    let shingles: Vec<u64> = hashes
-        .windows(k)
-        .enumerate()
-        .map(|(i, ws)| {
-            if i % (1 << 16) == (1 << 16) - 1 {
-                tick();
+    let mut n = 0usize;
+    let shingled: Vec<(Vec<u64>, Vec<std::ops::Range<usize>>)> = groups
+        .iter()
+        .filter(|(hashes, _)| !hashes.is_empty())
+        .map(|(hashes, spans)| {
+            let k = k.clamp(1, hashes.len());
+            let mut shingles = Vec::with_capacity(hashes.len() + 1 - k);
+            let mut covered = Vec::with_capacity(hashes.len() + 1 - k);
+            for (i, ws) in hashes.windows(k).enumerate() {
+                n += 1;
+                if n.is_multiple_of(1 << 16) {
+                    tick();
+                }
+                for (j, h) in ws.iter().enumerate() {
+                    bytes[8 * j..8 * j + 8].copy_from_slice(&h.to_le_bytes());
+                }
+                shingles.push(hash_feature(&bytes[..8 * k]));
+                covered.push(spans[i].0 as usize..spans[i + k - 1].1 as usize);
             }
-            for (j, h) in ws.iter().enumerate() {
-                bytes[8 * j..8 * j + 8].copy_from_slice(&h.to_le_bytes());
-            }
-            hash_feature(&bytes[..8 * k])
+            (shingles, covered)
         })
         .collect();
-    let covered = |i: usize| spans[i].0 as usize..spans[i + k - 1].1 as usize;
+    let w = if per == 0 { w } else { n.div_ceil(per).min(w) };
     let mut out: Vec<Run> = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    let mut select = |i: usize| {
-        if seen.insert(shingles[i]) {
-            out.push(Run { fp: shingles[i], bytes: covered(i) });
-        }
-    };
-    let w = if per == 0 { w } else { shingles.len().div_ceil(per).min(w) };
-    let w = w.clamp(1, shingles.len());
-    let mut last: Option<usize> = None;
-    for start in 0..=shingles.len() - w {
-        // The rightmost minimum of the window.
-        let mut best = start;
-        for i in start + 1..start + w {
-            if shingles[i] <= shingles[best] {
-                best = i;
+    for (shingles, covered) in &shingled {
+        let w = w.clamp(1, shingles.len());
+        let mut last: Option<usize> = None;
+        for start in 0..=shingles.len() - w {
+            // The rightmost minimum of the window.
+            let mut best = start;
+            for i in start + 1..start + w {
+                if shingles[i] <= shingles[best] {
+                    best = i;
+                }
             }
-        }
-        if last != Some(best) {
-            select(best);
-            last = Some(best);
+            if last != Some(best) {
+                last = Some(best);
+                if seen.insert(shingles[best]) {
+                    out.push(Run { fp: shingles[best], bytes: covered[best].clone() });
+                }
+            }
         }
     }
     out
@@ -96,56 +118,82 @@ mod tests {
     use crate::fingerprint::{extract, hash_feature, segment_texts_with, segments, Lexicon, Options, Rules};
 
     /// The definition, the slow way: the weighted occurrences from `extract`'s features
-    /// re-found in token order by tokenizing again, every shingle hashed, every window's
-    /// rightmost minimum.
-    fn brute(doc: &str, rules: &Rules, k: usize, w: usize, per: usize) -> Vec<u64> {
+    /// re-found in token order by tokenizing again, grouped by sentence (with `sentences`: a
+    /// group closes after a sentence once it has `k`, the last joins the one before it if
+    /// shorter), every group's shingles hashed, every window's rightmost minimum.
+    fn brute(doc: &str, rules: &Rules, k: usize, w: usize, per: usize, sentences: bool) -> Vec<u64> {
         let lex = Lexicon::global();
         let norm = normalize_for(doc, rules, usize::MAX, &mut || ());
         let weighted: std::collections::HashSet<u64> = extract(lex, &norm, rules).iter().map(|f| f.hash).collect();
         if (weighted.len() as u32) < rules.min_features.max(1) {
             return vec![];
         }
-        let hashes = occurrences(&norm, rules, &weighted);
-        let k = k.clamp(1, hashes.len());
-        let shingles: Vec<u64> = hashes
-            .windows(k)
-            .map(|ws| hash_feature(&ws.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<u8>>()))
+        let sents = occurrences(&norm, rules, &weighted);
+        let mut groups: Vec<Vec<u64>> = Vec::new();
+        let mut cur = Vec::new();
+        for (i, sent) in sents.iter().enumerate() {
+            cur.extend(sent);
+            if sentences && cur.len() >= k && i + 1 < sents.len() {
+                groups.push(std::mem::take(&mut cur));
+            }
+        }
+        groups.push(cur);
+        if groups.len() > 1 && groups.last().unwrap().len() < k {
+            let tail = groups.pop().unwrap();
+            groups.last_mut().unwrap().extend(tail);
+        }
+        let shingled: Vec<Vec<u64>> = groups
+            .iter()
+            .filter(|g| !g.is_empty())
+            .map(|g| {
+                let k = k.clamp(1, g.len());
+                g.windows(k)
+                    .map(|ws| hash_feature(&ws.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<u8>>()))
+                    .collect()
+            })
             .collect();
-        let w = if per == 0 { w } else { shingles.len().div_ceil(per).min(w) }.clamp(1, shingles.len());
+        let n: usize = shingled.iter().map(Vec::len).sum();
+        let w = if per == 0 { w } else { n.div_ceil(per).min(w) };
         let mut out = Vec::new();
-        let mut last = None;
-        for start in 0..=shingles.len() - w {
-            let win = &shingles[start..start + w];
-            let min = *win.iter().min().unwrap();
-            let best = start + win.iter().rposition(|&h| h == min).unwrap();
-            if last != Some(best) {
-                last = Some(best);
-                if !out.contains(&shingles[best]) {
-                    out.push(shingles[best]);
+        for shingles in &shingled {
+            let w = w.clamp(1, shingles.len());
+            let mut last = None;
+            for start in 0..=shingles.len() - w {
+                let win = &shingles[start..start + w];
+                let min = *win.iter().min().unwrap();
+                let best = start + win.iter().rposition(|&h| h == min).unwrap();
+                if last != Some(best) {
+                    last = Some(best);
+                    if !out.contains(&shingles[best]) {
+                        out.push(shingles[best]);
+                    }
                 }
             }
         }
         out
     }
 
-    /// Every feature occurrence's hash, in token order.
-    struct Seq(Vec<u64>);
+    /// Every feature occurrence's hash, in token order, by sentence.
+    struct Seq(Vec<Vec<u64>>);
 
     impl<'a> Sink<'a> for Seq {
         fn reserve(&mut self, _: usize) {
-            self.0.clear();
+            self.0 = vec![Vec::new()];
         }
         fn grow(&mut self, _: usize) {}
         fn add(&mut self, hash: u64, _: Class, _: Range<usize>, _: impl FnOnce() -> Cow<'a, str>) {
-            self.0.push(hash);
+            self.0.last_mut().unwrap().push(hash);
+        }
+        fn sentence_end(&mut self, _: usize) {
+            self.0.push(Vec::new());
         }
     }
 
-    /// The weighted feature hashes of `norm` in token order.
-    fn occurrences(norm: &str, rules: &Rules, weighted: &std::collections::HashSet<u64>) -> Vec<u64> {
+    /// The weighted feature hashes of `norm` in token order, by sentence.
+    fn occurrences(norm: &str, rules: &Rules, weighted: &std::collections::HashSet<u64>) -> Vec<Vec<u64>> {
         let mut seq = Seq(Vec::new());
         segment(Lexicon::global(), norm, rules, &mut seq, usize::MAX, &mut || ());
-        seq.0.into_iter().filter(|h| weighted.contains(h)).collect()
+        seq.0.into_iter().map(|s| s.into_iter().filter(|h| weighted.contains(h)).collect()).collect()
     }
 
     const TEXTS: [&str; 4] = [
@@ -162,10 +210,12 @@ mod tests {
     fn segments_are_the_winnowed_shingles() {
         let lex = Lexicon::global();
         let rules = Rules::from(&Options::default());
-        let super::super::SegmentUnit::Winnow { k, w, per } = rules.segments else { panic!("definition 3 winnows") };
+        let super::super::SegmentUnit::Winnow { k, w, per, sentences } = rules.segments else {
+            panic!("definition 3 winnows")
+        };
         for doc in TEXTS {
             let got = segments(lex, doc, &Options::default());
-            assert_eq!(got, brute(doc, &rules, k.into(), w.into(), per.into()), "{doc}");
+            assert_eq!(got, brute(doc, &rules, k.into(), w.into(), per.into(), sentences), "{doc}");
         }
         assert!(segments(lex, TEXTS[0], &Options::default()).len() >= 4);
         assert!(segments(lex, TEXTS[3], &Options::default()).is_empty());
@@ -190,15 +240,15 @@ mod tests {
         #[test]
         fn winnowing_equals_brute_force(
             doc in "[a-z中国经济发展改革开放的了人民日报新华社讲话江泽民パッケージをのは。，,.!? \n]{0,120}",
-            k in 1u8..5, w in 1u8..10, per in 0u16..20, min in 0u32..8,
+            k in 1u8..5, w in 1u8..10, per in 0u16..20, min in 0u32..8, sentences: bool,
         ) {
             let rules = Rules {
-                segments: super::super::SegmentUnit::Winnow { k, w, per },
+                segments: super::super::SegmentUnit::Winnow { k, w, per, sentences },
                 min_features: min,
                 ..Rules::from(&Options::default())
             };
             let got = crate::fingerprint::segments_with(Lexicon::global(), &doc, &rules, &mut || ());
-            proptest::prop_assert_eq!(got, brute(&doc, &rules, k.into(), w.into(), per.into()));
+            proptest::prop_assert_eq!(got, brute(&doc, &rules, k.into(), w.into(), per.into(), sentences));
         }
     }
 }
