@@ -49,16 +49,18 @@ impl Lexicon {
     /// Build a lexicon: decompress and parse the IDF table, add the stop words, load jieba.
     pub fn load() -> Lexicon {
         // In file order, stop words last: for a key given twice the last entry wins.
-        let mut entries = read_table(IDF_GZ, 280_000);
-        let mut idfs: Vec<f64> =
-            entries.iter().map(|&(_, e)| if let Entry::Idf(v) = e { v } else { unreachable!() }).collect();
-        let mid = idfs.len().saturating_sub(1) / 2;
-        let median_idf = *idfs.select_nth_unstable_by(mid, f64::total_cmp).1;
+        let idfs = read_table(IDF_GZ, 280_000);
+        let mut entries: Vec<(u64, Entry)> = idfs.iter().map(|&(key, idf)| (key, Entry::Idf(idf))).collect();
+        let mut values: Vec<f64> = idfs.iter().map(|&(_, idf)| idf).collect();
+        let mid = values.len().saturating_sub(1) / 2;
+        let median_idf = *values.select_nth_unstable_by(mid, f64::total_cmp).1;
         for word in stop_words::get("zh").iter().chain(stop_words::get("en")) {
             entries.push((hash_feature(normalize(word).as_bytes()), Entry::StopWord));
         }
         let entries = Table::new(&entries);
-        let english = Table::new(&read_table(ENGLISH_GZ, 83_000));
+        let english: Vec<(u64, Entry)> =
+            read_table(ENGLISH_GZ, 83_000).into_iter().map(|(key, idf)| (key, Entry::Idf(idf))).collect();
+        let english = Table::new(&english);
         // Built here, with the rest of the per-process data (and so, with preloading, once
         // in the postmaster): normalize's character table is, by the `normalize` calls above.
         alphanumeric_bmp();
@@ -111,15 +113,15 @@ impl Lexicon {
     }
 }
 
-/// The `(hash, IDF)` pairs of a gzipped "word idf" table.
-fn read_table(gz: &[u8], capacity: usize) -> Vec<(u64, Entry)> {
+/// The `(hash, IDF)` pairs of a gzipped "word idf" table, in file order.
+fn read_table(gz: &[u8], capacity: usize) -> Vec<(u64, f64)> {
     let mut text = String::with_capacity(capacity * 24);
     flate2::read::GzDecoder::new(gz).read_to_string(&mut text).expect("bundled table is valid gzip UTF-8");
     let mut pairs = Vec::with_capacity(capacity);
     for line in text.lines() {
         let mut parts = line.split_whitespace();
         if let (Some(word), Some(Ok(idf))) = (parts.next(), parts.next().map(str::parse::<f64>)) {
-            pairs.push((hash_feature(normalize(word).as_bytes()), Entry::Idf(idf)));
+            pairs.push((hash_feature(normalize(word).as_bytes()), idf));
         }
     }
     pairs

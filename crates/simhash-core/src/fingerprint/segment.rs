@@ -91,7 +91,8 @@ pub(super) fn segment<'a, S: Sink<'a>>(
             };
             // `at`: where `word` starts in `normalized`.
             let add = |sink: &mut S, at: usize, word: &'a str, is_word: bool| {
-                if rules.kana && !is_word {
+                // An ASCII word is one part: no kana to cut at.
+                if rules.kana && !is_word && !word.is_ascii() {
                     for (offset, part) in kana_parts(word) {
                         one(sink, at + offset, part, false);
                     }
@@ -152,12 +153,15 @@ pub(super) fn segment<'a, S: Sink<'a>>(
             }
         }
         Tokenizer::Ngram(n) => {
-            let kept: String = normalized.chars().filter(|&c| is_alphanumeric(c)).collect();
-            let bounds: Vec<usize> = kept.char_indices().map(|(i, _)| i).chain([kept.len()]).collect();
-            // Where each kept character is in `normalized`, and the end of the last.
-            let mut at: Vec<usize> =
-                normalized.char_indices().filter(|&(_, c)| is_alphanumeric(c)).map(|(i, _)| i).collect();
-            at.push(at.last().map_or(0, |&i| i + normalized[i..].chars().next().map_or(0, char::len_utf8)));
+            // In one pass: the letters and digits (`kept`), where each starts in `kept`
+            // (`bounds`, with the end), and the bytes of each in `normalized` (`spans`).
+            let (mut kept, mut bounds, mut spans) = (String::new(), Vec::new(), Vec::new());
+            for (i, c) in normalized.char_indices().filter(|&(_, c)| is_alphanumeric(c)) {
+                bounds.push(kept.len());
+                kept.push(c);
+                spans.push((i, i + c.len_utf8()));
+            }
+            bounds.push(kept.len());
             let nchars = bounds.len() - 1;
             // Also with no letter or digit at all: reserve empties the thread's reused
             // counts, which would otherwise still hold the previous text's features.
@@ -169,7 +173,8 @@ pub(super) fn segment<'a, S: Sink<'a>>(
                 }
                 let end = (w + n).min(nchars);
                 let gram = &kept[bounds[w]..bounds[end]];
-                sink.add(hash_feature(gram.as_bytes()), Class::Word, at[w]..at[end], || Cow::Owned(gram.to_owned()));
+                let at = spans[w].0..spans[end - 1].1;
+                sink.add(hash_feature(gram.as_bytes()), Class::Word, at, || Cow::Owned(gram.to_owned()));
             }
         }
     }
@@ -284,6 +289,33 @@ mod tests {
             assert!(ticks > 50, "{ticks}");
             assert!(whole == pieces && texts == texts2);
         }
+    }
+
+    /// Every occurrence's bytes in the normalized text.
+    struct Spans(Vec<Range<usize>>);
+
+    impl<'a> Sink<'a> for Spans {
+        fn reserve(&mut self, _: usize) {
+            self.0.clear();
+        }
+        fn grow(&mut self, _: usize) {}
+        fn add(&mut self, _: u64, _: Class, at: Range<usize>, _: impl FnOnce() -> Cow<'a, str>) {
+            self.0.push(at);
+        }
+    }
+
+    #[test]
+    fn occurrences_know_their_bytes() {
+        fn spans<'a>(doc: &'a str, o: &Options) -> Vec<&'a str> {
+            let mut sink = Spans(Vec::new());
+            segment(Lexicon::global(), doc, &Rules::from(o), &mut sink, usize::MAX, &mut || ());
+            sink.0.into_iter().map(|r| &doc[r]).collect()
+        }
+        // An n-gram covers its first character to its last, punctuation between them included.
+        let ngram = Options::new(crate::Definition::V0, Tokenizer::Ngram(2), crate::Weighting::Tf);
+        assert_eq!(spans("ab, cé", &ngram), ["ab", "b, c", "cé"]);
+        // A word, a glued word, a katakana part of one.
+        assert_eq!(spans("经济 crème ユーザーを", &Options::default()), ["经济", "crème", "ユーザー"]);
     }
 
     #[test]

@@ -61,31 +61,33 @@ pub(super) fn winnow(lexicon: &Lexicon, o: &Occurrences, rules: &Rules, tick: &m
     }
     let mut bytes = [0u8; 8 * 255];
     let mut n = 0usize;
-    let shingled: Vec<(Vec<u64>, Vec<std::ops::Range<usize>>)> = groups
+    // Per group: its shingle length (k, or all of a group shorter than k), its shingles, and
+    // its occurrences' spans.
+    let shingled: Vec<_> = groups
         .iter()
         .filter(|(hashes, _)| !hashes.is_empty())
         .map(|(hashes, spans)| {
             let k = k.clamp(1, hashes.len());
-            let mut shingles = Vec::with_capacity(hashes.len() + 1 - k);
-            let mut covered = Vec::with_capacity(hashes.len() + 1 - k);
-            for (i, ws) in hashes.windows(k).enumerate() {
-                n += 1;
-                if n.is_multiple_of(1 << 16) {
-                    tick();
-                }
-                for (j, h) in ws.iter().enumerate() {
-                    bytes[8 * j..8 * j + 8].copy_from_slice(&h.to_le_bytes());
-                }
-                shingles.push(hash_feature(&bytes[..8 * k]));
-                covered.push(spans[i].0 as usize..spans[i + k - 1].1 as usize);
-            }
-            (shingles, covered)
+            let shingles = hashes
+                .windows(k)
+                .map(|ws| {
+                    n += 1;
+                    if n.is_multiple_of(1 << 16) {
+                        tick();
+                    }
+                    for (j, h) in ws.iter().enumerate() {
+                        bytes[8 * j..8 * j + 8].copy_from_slice(&h.to_le_bytes());
+                    }
+                    hash_feature(&bytes[..8 * k])
+                })
+                .collect::<Vec<u64>>();
+            (k, shingles, spans.as_slice())
         })
         .collect();
     let w = if per == 0 { w } else { n.div_ceil(per).min(w) };
     let mut out: Vec<Run> = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    for (shingles, covered) in &shingled {
+    for (k, shingles, spans) in &shingled {
         let w = w.clamp(1, shingles.len());
         let mut last: Option<usize> = None;
         for start in 0..=shingles.len() - w {
@@ -99,7 +101,9 @@ pub(super) fn winnow(lexicon: &Lexicon, o: &Occurrences, rules: &Rules, tick: &m
             if last != Some(best) {
                 last = Some(best);
                 if seen.insert(shingles[best]) {
-                    out.push(Run { fp: shingles[best], bytes: covered[best].clone() });
+                    // The bytes from the shingle's first feature to its last.
+                    let bytes = spans[best].0 as usize..spans[best + k - 1].1 as usize;
+                    out.push(Run { fp: shingles[best], bytes });
                 }
             }
         }
