@@ -73,8 +73,8 @@ FRONTIER = (0.5, 0.6, 0.7, 0.8, 0.9)     # segments' resemblance thresholds of t
 FRONTIER_C = (0.3, 0.4, 0.5)             # and containment thresholds
 RANDOM_PAIRS = 20_000
 RANDOM_MIN_LEN = 60
-# The default definition (2); QUALITY_SIMHASH_RULES="fold=1,sum=exact" measures `quality_fp
-# --rules` instead (definition 2 is "fold=1", definition 3 "def=3").
+# The default definition; QUALITY_SIMHASH_RULES="fold=1" measures `quality_fp --rules` instead
+# (definition 2 is "fold=1", definition 3 "def=3").
 RULES = os.environ.get("QUALITY_SIMHASH_RULES")
 SIMHASH = ("--rules", RULES) if RULES else ("--options", "{}")
 # Issue 29's targets for definition 3, judged for the default definition (a report, not a gate).
@@ -230,7 +230,8 @@ def corpus_matches(corpus: list[str], f: Features) -> dict[str, list[tuple[int, 
         for s in f.segs[t]:
             index[s].append(i)
     shared = {(a, b) for ids in index.values() for x, a in enumerate(ids) for b in ids[x + 1:]}
-    segments = sorted(p for p in shared if overlap(f.segs[corpus[p[0]]], f.segs[corpus[p[1]]])[0] >= min(FRONTIER))
+    lowest = min(THETA, *FRONTIER)
+    segments = sorted(p for p in shared if resemblance(p, corpus, f) >= lowest)
     return {"simhash": simhash, "segments": segments,
             "pg_trgm": all_pairs([f.trgm[t] for t in corpus], baselines.PG_TRGM_THRESHOLD, baselines.similarity),
             "5-gram": all_pairs([f.shingles[t] for t in corpus], baselines.SHINGLE_THRESHOLD)}
@@ -259,35 +260,29 @@ def resemblance(p: tuple[int, int], corpus: list[str], f: Features) -> float:
     return overlap(f.segs[corpus[p[0]]], f.segs[corpus[p[1]]])[0]
 
 
-def frontier_table(rows: dict[tuple[str, str, str], Row], f: Features, sets: dict[str, Set],
-                   frontier: dict[str, dict[float, tuple[str, float]]]) -> list[str]:
-    """Segments' recall and precision at each threshold of FRONTIER (the edited pairs again)."""
+def mean_found(s: Set, f: Features, length: str, t: float, containment_query: bool) -> str:
+    """Segments' mean recall at threshold `t` over the repost edits (or the containment queries)
+    of one length, over the pairs the judge accepts."""
+    kinds = s.edited.get(length, {})
+    means = []
+    for kind in (CONTAINMENT if containment_query else KINDS):
+        kept = [(a, b) for a, b in kinds.get(kind, []) if accepts(f.grams[a], f.grams[b], containment_query)]
+        if kept:
+            res, cont = zip(*(overlap(f.segs[a], f.segs[b]) for a, b in kept))
+            means.append(sum(x >= t for x in (cont if containment_query else res)) / len(kept))
+    return f"{np.mean(means):.3f}" if means else "-"
+
+
+def frontier_table(f: Features, sets: dict[str, Set], frontier: dict[str, dict[float, tuple[str, float]]]) -> list[str]:
+    """Segments' recall and precision at each threshold of FRONTIER, containment at FRONTIER_C."""
+    lengths = ("paragraphs", "short")
     header = ["set", *(f"{length} @{t}" for t in FRONTIER for length in ("para", "short")),
               *(f"precision @{t}" for t in FRONTIER),
               *(f"contained {length} @{t}" for t in FRONTIER_C for length in ("para", "short"))]
-    out = []
-    for name, s in sets.items():
-        cells = []
-        for t in FRONTIER:
-            for length in ("paragraphs", "short"):
-                kinds = s.edited.get(length, {})
-                means = []
-                for kind in KINDS:
-                    kept = [(a, b) for a, b in kinds.get(kind, []) if accepts(f.grams[a], f.grams[b], False)]
-                    if kept:
-                        means.append(sum(overlap(f.segs[a], f.segs[b])[0] >= t for a, b in kept) / len(kept))
-                cells.append(f"{np.mean(means):.3f}" if means else "-")
-        contained = []
-        for t in FRONTIER_C:
-            for length in ("paragraphs", "short"):
-                kinds = s.edited.get(length, {})
-                means = []
-                for kind in CONTAINMENT:
-                    kept = [(a, b) for a, b in kinds.get(kind, []) if accepts(f.grams[a], f.grams[b], True)]
-                    if kept:
-                        means.append(sum(overlap(f.segs[a], f.segs[b])[1] >= t for a, b in kept) / len(kept))
-                contained.append(f"{np.mean(means):.3f}" if means else "-")
-        out.append([name, *cells, *(frontier[name][t][0] for t in FRONTIER), *contained])
+    out = [[name, *(mean_found(s, f, length, t, False) for t in FRONTIER for length in lengths),
+            *(frontier[name][t][0] for t in FRONTIER),
+            *(mean_found(s, f, length, t, True) for t in FRONTIER_C for length in lengths)]
+           for name, s in sets.items()]
     return table(header, out, right=set(range(1, len(header))))
 
 
@@ -369,10 +364,9 @@ def run(binary: str, sets: dict[str, Set], server: Path | None, raw: dict[str, l
     for name, s in sets.items():
         print(f"quality: languages: corpus pairs of {name}", file=sys.stderr, flush=True)
         matches = corpus_matches(s.corpus, f)
-        shared = matches["segments"]
-        matches["segments"] = [p for p in shared if resemblance(p, s.corpus, f) >= THETA]
-        frontier[name] = {theta: precision_cell([p for p in shared if resemblance(p, s.corpus, f) >= theta], s.corpus, f)
-                          for theta in FRONTIER}
+        shared = [(p, resemblance(p, s.corpus, f)) for p in matches["segments"]]
+        matches["segments"] = [p for p, r in shared if r >= THETA]
+        frontier[name] = {theta: precision_cell([p for p, r in shared if r >= theta], s.corpus, f) for theta in FRONTIER}
         cells = {sys_: precision_cell(ps, s.corpus, f) for sys_, ps in matches.items()}
         per_set[name] = (negatives(randoms[name], f), {k: c for k, (c, _) in cells.items()})
         precision[name] = {k: p for k, (_, p) in cells.items()}
@@ -395,7 +389,7 @@ def run(binary: str, sets: dict[str, Set], server: Path | None, raw: dict[str, l
         "The frontier of segments: per resemblance threshold, the mean recall over the 9 repost edits "
         "(paragraphs, short texts) and the corpus precision; per containment threshold, the mean recall "
         "of the excerpts and merged texts.",
-        *frontier_table(rows, f, sets, frontier),
+        *frontier_table(f, sets, frontier),
         "",
         "Issue 29's targets, judged for the default definition (a report, not a gate):",
         *targets(rows, per_set, precision),
