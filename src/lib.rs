@@ -53,6 +53,7 @@ macro_rules! with_definition {
 
 mod error;
 mod fingerprint;
+mod nodes;
 mod pairs;
 mod pg_compat;
 mod search;

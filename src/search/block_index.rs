@@ -4,56 +4,14 @@
 //! the dedup trigger (trigger/, its pre-check in trigger/precheck.rs) scans them directly.
 
 use std::ffi::{c_void, CString};
-use std::ptr;
 
 use pgrx::pg_sys;
 use simhash_core::search as core_blocks;
 
+use crate::nodes::{is_a, list_oids, list_ptrs, make_list};
+
 const ACCESS_SHARE_LOCK: pg_sys::LOCKMODE = pg_sys::AccessShareLock as pg_sys::LOCKMODE;
 const NO_LOCK: pg_sys::LOCKMODE = pg_sys::NoLock as pg_sys::LOCKMODE;
-
-/// Elements of a pointer List.
-///
-/// # Safety
-/// `list` must be NIL or a valid pointer List.
-pub(crate) unsafe fn list_ptrs(list: *mut pg_sys::List) -> Vec<*mut c_void> {
-    if list.is_null() {
-        return Vec::new();
-    }
-    // SAFETY: a valid List has `length` initialized cells at `elements`.
-    unsafe { (0..(*list).length as usize).map(|i| (*(*list).elements.add(i)).ptr_value).collect() }
-}
-
-/// Elements of an OID List.
-///
-/// # Safety
-/// `list` must be NIL or a valid OID List.
-pub(crate) unsafe fn list_oids(list: *mut pg_sys::List) -> Vec<pg_sys::Oid> {
-    if list.is_null() {
-        return Vec::new();
-    }
-    // SAFETY: as in `list_ptrs`; OID cells hold `oid_value`.
-    unsafe { (0..(*list).length as usize).map(|i| (*(*list).elements.add(i)).oid_value).collect() }
-}
-
-/// A List of the given pointers, in the current memory context.
-pub(crate) fn make_list<T>(items: &[*mut T]) -> *mut pg_sys::List {
-    let mut list = ptr::null_mut();
-    for &item in items {
-        // SAFETY: lappend accepts NIL and palloc's in CurrentMemoryContext.
-        list = unsafe { pg_sys::lappend(list, item.cast()) };
-    }
-    list
-}
-
-/// Whether `node` is non-NULL and has tag `tag`.
-///
-/// # Safety
-/// `node` must be NULL or point to a Node.
-pub(crate) unsafe fn is_a(node: *mut c_void, tag: pg_sys::NodeTag) -> bool {
-    // SAFETY: the caller guarantees a Node, whose first field is its tag.
-    !node.is_null() && unsafe { (*node.cast::<pg_sys::Node>()).type_ } == tag
-}
 
 /// The non-NULL int4 value of a Const node, if `node` is one.
 ///

@@ -13,7 +13,7 @@ mod near;
 mod nearest;
 mod support;
 
-pub(crate) use block_index::{block_sets, covering, list_oids, BlockIndex, Funcs};
+pub(crate) use block_index::{block_sets, covering, BlockIndex, Funcs};
 
 /// Registers the search GUCs (called from `_PG_init`).
 pub(crate) fn register_gucs() {

@@ -17,8 +17,9 @@ use pgrx::spi::SpiClient;
 use simhash_core::search as core_blocks;
 use simhash_core::search::{self as core_nearest, Nearest, Neighbour};
 
-use super::block_index::{block_sets, is_a, Funcs};
+use super::block_index::{block_sets, Funcs};
 use crate::error::raise;
+use crate::nodes::is_a;
 
 /// `simhash.nearest_scan_fallback`: whether `simhash_nearest` may answer by a sequential
 /// scan when probing would cost more (on by default; tests turn it off to pin the probes).

@@ -20,7 +20,8 @@ use pgrx::pg_sys;
 use pgrx::prelude::*;
 use simhash_core::search as core_blocks;
 
-use super::block_index::{block_sets, int4_const, is_a, list_ptrs, make_list, BlockSet, Funcs};
+use super::block_index::{block_sets, int4_const, BlockSet, Funcs};
+use crate::nodes::{func_call, is_a, list_ptrs, make_list};
 
 // Built-in catalog OIDs (pg_operator.dat / pg_proc.dat; fixed across releases).
 const INT4_EQ_OP: u32 = pg_sys::Int4EqualOperator; // int4 = int4
@@ -70,22 +71,6 @@ fn int4_array_const(values: &[u32]) -> *mut pg_sys::Expr {
 fn int4_const_node(v: i32) -> *mut pg_sys::Expr {
     // SAFETY: int4 is a 4-byte by-value type.
     unsafe { pg_sys::makeConst(pg_sys::INT4OID, -1, pg_sys::InvalidOid, 4, pg_sys::Datum::from(v), false, true).cast() }
-}
-
-/// A plain function call expression.
-fn func_call(funcid: pg_sys::Oid, rettype: pg_sys::Oid, args: &[*mut pg_sys::Expr]) -> *mut pg_sys::Expr {
-    // SAFETY: makeFuncExpr palloc's a FuncExpr node holding the given list.
-    unsafe {
-        pg_sys::makeFuncExpr(
-            funcid,
-            rettype,
-            make_list(args),
-            pg_sys::InvalidOid,
-            pg_sys::InvalidOid,
-            pg_sys::CoercionForm::COERCE_EXPLICIT_CALL,
-        )
-        .cast()
-    }
 }
 
 /// A deep copy of an expression (each use of a shared subexpression gets its own tree).

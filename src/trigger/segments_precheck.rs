@@ -15,7 +15,7 @@
 
 use pgrx::pg_sys;
 
-use crate::search::list_oids;
+use crate::nodes::list_oids;
 
 const ACCESS_SHARE_LOCK: pg_sys::LOCKMODE = pg_sys::AccessShareLock as pg_sys::LOCKMODE;
 const NO_LOCK: pg_sys::LOCKMODE = pg_sys::NoLock as pg_sys::LOCKMODE;
