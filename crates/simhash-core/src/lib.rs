@@ -17,6 +17,7 @@ pub mod pairs;
 pub mod search;
 pub mod segments;
 pub mod shard;
+pub mod similarity;
 pub mod trigger;
 
 pub use fingerprint::{

@@ -25,38 +25,14 @@ pub use pairs::{segment_clusters, segment_pairs, SegmentPair, SegmentPairs};
 pub use postings::SegmentRows;
 pub use within::Near;
 
+use crate::similarity::measure::{common, share};
+
 /// The distinct values of `a`, sorted.
 fn set(a: &[u64]) -> Vec<u64> {
     let mut v = a.to_vec();
     v.sort_unstable();
     v.dedup();
     v
-}
-
-/// `n / d`, 0 for `d = 0`.
-fn share(n: usize, d: usize) -> f64 {
-    if d == 0 {
-        0.0
-    } else {
-        n as f64 / d as f64
-    }
-}
-
-/// The size of the intersection of two sorted, distinct lists.
-fn common(a: &[u64], b: &[u64]) -> usize {
-    let (mut i, mut j, mut n) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                n += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    n
 }
 
 /// How two texts' segments overlap: the distinct segments of each and how many they share.

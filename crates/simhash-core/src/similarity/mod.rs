@@ -1,0 +1,19 @@
+//! Exact text similarity (docs/similarity.md): text → shingles → sets → measure, and the
+//! keys an index finds candidates by. One module per step:
+//! - [`shingles`]: normalization and the shingle stream;
+//! - [`measure`]: similarity and containment, exact, and bounded decisions;
+//! - [`frequent`]: the shingles that are no index keys;
+//! - [`keys`]: bottom-k and winnowed keys, and how many a lookup requires;
+//! - [`lookup`]: what an index lookup asks for, and what it guarantees;
+//! - [`exact`]: every pair at a threshold, by prefix filtering (the brute force of tests).
+
+pub mod exact;
+pub mod frequent;
+pub mod keys;
+pub mod lookup;
+pub mod measure;
+pub mod shingles;
+
+pub use keys::{index_keys, required, sample, similarity_keys, KeyParams, Sample};
+pub use lookup::{lookup, Lookup};
+pub use measure::{containment, shingle_set, similarity, Decide, Measure};

@@ -1,0 +1,234 @@
+//! Step 1 of the similarity measure: a text's shingles, as a stream of 64-bit hashes.
+//!
+//! The text is normalized as definition 3's fingerprints normalize it (NFKC, lowercase,
+//! traditional characters folded to simplified: [`normalize_folded`]); then only letters
+//! and digits are kept (`char::is_alphanumeric`), every digit read as `0` (a repost with
+//! its figures changed is still one), so that punctuation, spaces and line breaks never
+//! decide. A *shingle* is the shortest run of consecutive kept characters ending at each
+//! character whose width is at least [`WIDTH`], a wide character (Han, kana, hangul)
+//! counting [`WIDE`]: three Chinese or Japanese characters, five Latin letters or digits,
+//! in one rule for mixed text. A changed character changes at most 5 shingles, in any script.
+//! A text whose kept characters are narrower than one shingle is one shingle, the whole;
+//! a text with none has none. A shingle's hash is xxh3_64 of its UTF-8 bytes.
+//!
+//! The text is read in pieces of about [`PIECE`] bytes, each cut before a character where
+//! neither NFKC nor lowercasing looks across (see [`is_cut`]), so that a long text never
+//! has a normalized copy of its own: memory is a piece, whatever the text's length.
+
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::fingerprint::normalize_folded;
+
+/// The width of a shingle (module docs): `WIDTH` narrow characters, or `WIDTH / WIDE`
+/// rounded up wide ones. Measured on `make quality`'s sets and the index's candidates
+/// (docs/similarity.md, "Choosing the shingle"): 3-grams are the judge's own unit, but 36k
+/// English paragraphs hold only 4,273 distinct letter trigrams, so an index on them draws
+/// most of a table; 5 letters are selective, and 3 Han characters already are.
+pub const WIDTH: u32 = 5;
+/// The width of a wide character (module docs).
+pub const WIDE: u32 = 2;
+/// Bytes of text normalized at a time (the cut comes at the next [`is_cut`] character).
+pub const PIECE: usize = 64 * 1024;
+/// Shingles between two calls of the `tick` callback (a check for cancellation).
+pub const TICK: u32 = 1 << 16;
+
+/// The widest a shingle can be, in characters.
+const MAX_CHARS: usize = WIDTH as usize;
+
+/// Whether `c` counts [`WIDE`]: CJK ideographs (with extensions and compatibility forms),
+/// kana, hangul, bopomofo and CJK symbols, the characters East Asian text sets two
+/// columns wide.
+#[inline]
+pub fn is_wide(c: char) -> bool {
+    matches!(c as u32,
+        0x1100..=0x115F            // hangul leading jamo
+        | 0x2E80..=0x303E          // CJK radicals, symbols and punctuation
+        | 0x3041..=0x33FF          // kana, bopomofo, hangul compatibility jamo, CJK compatibility
+        | 0x3400..=0x4DBF          // extension A
+        | 0x4E00..=0x9FFF          // unified ideographs
+        | 0xA960..=0xA97F          // hangul jamo extended A
+        | 0xAC00..=0xD7A3          // hangul syllables
+        | 0xF900..=0xFAFF          // compatibility ideographs
+        | 0xFE30..=0xFE4F          // CJK compatibility forms
+        | 0x1B000..=0x1B16F        // kana supplement and extended
+        | 0x20000..=0x3FFFD) // extensions B and on
+}
+
+/// The width of `c` in a shingle.
+#[inline]
+fn width(c: char) -> u32 {
+    if is_wide(c) {
+        WIDE
+    } else {
+        1
+    }
+}
+
+/// Whether the text may be cut before `c`, given the character `prev` before it, with the
+/// same normalized result as the whole: `c` is a starter that composes with nothing before
+/// it (NFKC) and ends the context of the final-sigma rule (lowercasing). True of ASCII
+/// white space, `。`, ideographs, kana and hangul syllables (none cased or case-ignorable),
+/// and of an ASCII letter or digit after another (the sigma rule then has its cased letter
+/// on each side of the cut already).
+#[inline]
+pub(crate) fn is_cut(prev: char, c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{3002}' | '\u{3041}'..='\u{3096}' | '\u{30A1}'..='\u{30FA}'
+        | '\u{4E00}'..='\u{9FFF}' | '\u{AC00}'..='\u{D7A3}')
+        || (c.is_ascii_alphanumeric() && prev.is_ascii_alphanumeric())
+}
+
+/// The kept form of a normalized character: `0` for a digit, itself for a letter, `None`
+/// for anything else.
+#[inline]
+pub fn kept(c: char) -> Option<char> {
+    if c.is_ascii() {
+        return match c {
+            '0'..='9' => Some('0'),
+            'a'..='z' | 'A'..='Z' => Some(c),
+            _ => None,
+        };
+    }
+    if c.is_numeric() {
+        Some('0')
+    } else if c.is_alphanumeric() {
+        Some(c)
+    } else {
+        None
+    }
+}
+
+/// The pieces of `doc` to normalize one at a time: about [`PIECE`] bytes each, cut before
+/// an [`is_cut`] character, and the rest whole when there is none.
+pub(crate) fn pieces(doc: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= doc.len() {
+            return None;
+        }
+        let mut at = (start + PIECE).min(doc.len());
+        while !doc.is_char_boundary(at) {
+            at += 1;
+        }
+        let end = if at >= doc.len() {
+            doc.len()
+        } else {
+            let mut prev = doc[..at].chars().next_back().unwrap_or(' ');
+            doc[at..]
+                .char_indices()
+                .find(|&(_, c)| {
+                    let cut = is_cut(prev, c);
+                    prev = c;
+                    cut
+                })
+                .map_or(doc.len(), |(i, _)| at + i)
+        };
+        let piece = &doc[start..end];
+        start = end;
+        Some(piece)
+    })
+}
+
+/// Calls `each` with every kept character of `doc` (module docs), in order; `tick` after
+/// each piece.
+pub fn for_each_char(doc: &str, tick: &mut dyn FnMut(), mut each: impl FnMut(char)) {
+    for piece in pieces(doc) {
+        for c in normalize_folded(piece).chars().filter_map(kept) {
+            each(c);
+        }
+        tick();
+    }
+}
+
+/// The shingles of a stream of kept characters: a window of the last [`MAX_CHARS`]
+/// characters and their widths, narrowed to the shortest suffix of width [`WIDTH`].
+#[derive(Default)]
+pub struct Window {
+    chars: [char; MAX_CHARS],
+    /// Characters in the window (at most `MAX_CHARS`), the newest at `chars[len - 1]`.
+    len: usize,
+    /// Every kept character so far.
+    seen: u64,
+    /// The characters of a text narrower than a shingle, until it is one.
+    whole: String,
+}
+
+impl Window {
+    /// Takes the next kept character; the hash of the shingle ending at it, if there is one.
+    #[inline]
+    pub fn push(&mut self, c: char) -> Option<u64> {
+        if self.len == MAX_CHARS {
+            self.chars.copy_within(1.., 0);
+            self.len -= 1;
+        }
+        self.chars[self.len] = c;
+        self.len += 1;
+        self.seen += 1;
+        let (from, wide_enough) = self.suffix();
+        if !wide_enough {
+            self.whole.push(c);
+            return None;
+        }
+        self.whole.clear();
+        Some(hash_chars(&self.chars[from..self.len]))
+    }
+
+    /// The start in `chars` of the shortest suffix of width `WIDTH`, and whether there is one.
+    #[inline]
+    fn suffix(&self) -> (usize, bool) {
+        let mut w = 0;
+        for i in (0..self.len).rev() {
+            w += width(self.chars[i]);
+            if w >= WIDTH {
+                return (i, true);
+            }
+        }
+        (0, false)
+    }
+
+    /// At the end of the text: the one shingle of a text narrower than a shingle, if it has
+    /// any kept character.
+    pub fn finish(&mut self) -> Option<u64> {
+        let whole = std::mem::take(&mut self.whole);
+        (self.seen > 0 && self.seen as usize == whole.chars().count()).then(|| xxh3_64(whole.as_bytes()))
+    }
+
+    /// The characters of the current shingle (after a `push` that returned one).
+    pub fn current(&self) -> String {
+        let (from, _) = self.suffix();
+        self.chars[from..self.len].iter().collect()
+    }
+}
+
+/// xxh3_64 of the UTF-8 bytes of `chars`.
+#[inline]
+fn hash_chars(chars: &[char]) -> u64 {
+    let mut buf = [0u8; 4 * MAX_CHARS];
+    let mut n = 0;
+    for c in chars {
+        n += c.encode_utf8(&mut buf[n..]).len();
+    }
+    xxh3_64(&buf[..n])
+}
+
+/// Calls `each` with the hash of every shingle of `doc`, in text order, repeats included;
+/// `tick` after every piece and every [`TICK`] shingles.
+pub fn for_each_shingle(doc: &str, tick: &mut dyn FnMut(), mut each: impl FnMut(u64)) {
+    let mut window = Window::default();
+    let mut n = 0u32;
+    for piece in pieces(doc) {
+        for c in normalize_folded(piece).chars().filter_map(kept) {
+            if let Some(h) = window.push(c) {
+                each(h);
+                n += 1;
+                if n == TICK {
+                    n = 0;
+                    tick();
+                }
+            }
+        }
+        tick();
+    }
+    if let Some(h) = window.finish() {
+        each(h);
+    }
+}
