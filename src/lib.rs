@@ -59,6 +59,7 @@ mod pg_compat;
 mod search;
 mod segments;
 mod shard;
+mod similarity;
 mod trigger;
 
 /// Called when the library is loaded. Under `shared_preload_libraries = 'simhash'`

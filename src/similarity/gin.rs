@@ -1,0 +1,164 @@
+//! The GIN operator class `simhash_ops` for `text` (sql/similarity/gin.sql): its support
+//! functions, raw fmgr V1 functions as GIN calls them (src/backend/access/gin/ginutil.c;
+//! pg_trgm's trgm_gin.c is the model), and `simhash_keys(text)`, what an index holds.
+//!
+//! - extractValue: a text's index keys (int4): its bottom-k sketch and its winnowed shingles
+//!   (`simhash_core::similarity::keys`).
+//! - extractQuery: a `simhash_query`'s lookup (`simhash_core::similarity::lookup`): its keys,
+//!   and how many a row must have, kept in `extra_data[0]`; a threshold too low for keys
+//!   reads every row (GIN_SEARCH_MODE_ALL).
+//! - consistent / triConsistent: at least that many keys present (or possibly present);
+//!   always with a recheck, the exact `@%` (query.rs).
+
+use std::ffi::c_void;
+
+use pgrx::prelude::*;
+use simhash_core::similarity::{index_keys, lookup, sample, KeyParams};
+
+use super::query::Query;
+use super::{text_arg, tick};
+
+/// A palloc'd array of int4 key datums (NULL for none), its length stored at `n`.
+///
+/// # Safety
+/// `n` must point to a writable int32.
+unsafe fn key_datums(keys: &[i32], n: *mut i32) -> pg_sys::Datum {
+    // SAFETY: `n` is writable (caller); palloc returns memory for keys.len() Datums, filled
+    // before it is returned; GIN frees it with the scan or insertion context.
+    unsafe {
+        *n = keys.len() as i32;
+        if keys.is_empty() {
+            return pg_sys::Datum::from(0usize);
+        }
+        let out = pg_sys::palloc(keys.len() * std::mem::size_of::<pg_sys::Datum>()) as *mut pg_sys::Datum;
+        for (i, &k) in keys.iter().enumerate() {
+            *out.add(i) = pg_sys::Datum::from(k);
+        }
+        pg_sys::Datum::from(out)
+    }
+}
+
+/// The index keys of a text.
+fn keys_of(text: &str) -> Vec<i32> {
+    let p = KeyParams::default();
+    index_keys(&sample(text, &p, &mut tick), &p)
+}
+
+function_info_v1!(pg_finfo_simhash_gin_extract_value);
+/// `extractValue(text, internal nkeys, internal nullFlags) → internal`.
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_gin_extract_value(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: GIN calls it with a non-NULL text item and a pointer to the key count
+    // (gin.sql declares the signature); nullFlags may stay NULL (no key is NULL).
+    unsafe {
+        let text = text_arg(fcinfo, 0);
+        let n = pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 1).cast_mut_ptr::<i32>();
+        key_datums(&keys_of(&text), n)
+    }
+}
+
+/// What consistent needs of a lookup, kept in `extra_data[0]`.
+#[repr(C)]
+struct Need {
+    required: i32,
+}
+
+function_info_v1!(pg_finfo_simhash_gin_extract_query);
+/// `extractQuery(simhash_query, internal nkeys, int2 strategy, internal pmatch, internal
+/// extra_data, internal nullFlags, internal searchMode) → internal`.
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_gin_extract_query(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: GIN calls it with a non-NULL simhash_query (strategy 1, the only one) and
+    // writable pointers for the key count, the extra data array and the search mode; the
+    // extra data array is palloc'd here with one slot per key.
+    unsafe {
+        let arg = |i| pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, i);
+        let n = arg(1).cast_mut_ptr::<i32>();
+        let extra = arg(4).cast_mut_ptr::<*mut *mut c_void>();
+        let mode = arg(6).cast_mut_ptr::<i32>();
+        let Some(q) = Query::from_datum(arg(0)) else {
+            *n = 0;
+            return pg_sys::Datum::from(0usize);
+        };
+        let l = lookup(&q.text, q.measure, q.threshold, &mut tick);
+        if l.scan_all {
+            *mode = pg_sys::GIN_SEARCH_MODE_ALL as i32;
+            *n = 0;
+            return pg_sys::Datum::from(0usize);
+        }
+        let keys = key_datums(&l.keys, n);
+        if !l.keys.is_empty() {
+            let need = pg_sys::palloc(std::mem::size_of::<Need>()) as *mut Need;
+            (*need).required = l.required as i32;
+            let slots = pg_sys::palloc0(l.keys.len() * std::mem::size_of::<*mut c_void>()) as *mut *mut c_void;
+            *slots = need.cast();
+            *extra = slots;
+        }
+        keys
+    }
+}
+
+/// The keys a row must have, from consistent's `extra_data`; 0 when the lookup has no key
+/// (it reads every row).
+///
+/// # Safety
+/// `extra` must be the extra data array extractQuery made, or NULL, and `nkeys` its length.
+unsafe fn required(extra: *mut *mut c_void, nkeys: i32) -> i32 {
+    // SAFETY: extractQuery stored a Need in slot 0 whenever it returned a key.
+    unsafe {
+        if nkeys == 0 || extra.is_null() || (*extra).is_null() {
+            return 0;
+        }
+        (*(*extra).cast::<Need>()).required
+    }
+}
+
+function_info_v1!(pg_finfo_simhash_gin_consistent);
+/// `consistent(internal check, int2, simhash_query, int4 nkeys, internal extra_data,
+/// internal recheck, internal queryKeys, internal nullFlags) → bool`.
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_gin_consistent(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: GIN passes `nkeys` flags in `check`, the extra data of extractQuery and a
+    // writable recheck flag.
+    unsafe {
+        let arg = |i| pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, i);
+        let check = arg(0).cast_mut_ptr::<bool>();
+        let nkeys = arg(3).value() as i32;
+        *arg(5).cast_mut_ptr::<bool>() = true;
+        let need = required(arg(4).cast_mut_ptr(), nkeys);
+        let present = (0..nkeys as usize).filter(|&i| *check.add(i)).count() as i32;
+        (present >= need).into()
+    }
+}
+
+function_info_v1!(pg_finfo_simhash_gin_triconsistent);
+/// `triConsistent(internal check, int2, simhash_query, int4 nkeys, internal extra_data,
+/// internal queryKeys, internal nullFlags) → "char"`: FALSE when too few keys can be
+/// present, else MAYBE (the recheck decides).
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_gin_triconsistent(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: GIN passes `nkeys` ternary values in `check` and the extra data of extractQuery.
+    unsafe {
+        let arg = |i| pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, i);
+        let check = arg(0).cast_mut_ptr::<pg_sys::GinTernaryValue>();
+        let nkeys = arg(3).value() as i32;
+        let need = required(arg(4).cast_mut_ptr(), nkeys);
+        let possible = (0..nkeys as usize).filter(|&i| *check.add(i) as u32 != pg_sys::GIN_FALSE).count() as i32;
+        let v = if possible >= need { pg_sys::GIN_MAYBE } else { pg_sys::GIN_FALSE };
+        pg_sys::Datum::from(v as pg_sys::GinTernaryValue)
+    }
+}
+
+function_info_v1!(pg_finfo_simhash_keys);
+/// `simhash_keys(doc text) → int4[]` (STRICT): the keys a `simhash_ops` index holds for a
+/// text, ascending (as pg_trgm's `show_trgm` shows its trigrams).
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_keys(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: declared STRICT (text) in sql/similarity/gin.sql.
+    unsafe { keys_of(&text_arg(fcinfo, 0)).into_datum().expect("an array datum") }
+}

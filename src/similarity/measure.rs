@@ -1,0 +1,270 @@
+//! `simhash_similarity(a, b)` and `simhash_containment(a, b)` (measure 1), the predicates the
+//! planner makes of their comparisons (`simhash_similarity_at_least(a, b, t)` and kin), and
+//! the comparison operators of `simhash_score` with a threshold.
+//!
+//! A text argument that is the same for every call of a statement (a constant or a query
+//! parameter: `get_fn_expr_arg_stable`) has its shingle set computed once, kept in the
+//! call's `fn_extra` ([`Cache`]). A predicate holds one text as a set and streams the other
+//! (`simhash_core::similarity::Decide`): the cached one, or else the shorter, so that a long
+//! text is never held whole.
+
+use std::borrow::Cow;
+
+use pgrx::prelude::*;
+use pgrx::PgMemoryContexts;
+use simhash_core::similarity::{self as core, Decide, Measure};
+
+use super::{check_threshold, text_arg, tick};
+
+/// Texts longer than this are not kept as a set across calls (8 bytes a shingle).
+const CACHED_BYTES: usize = 16 << 20;
+
+/// The shingle sets of a function's text arguments that are the same for every call.
+#[derive(Default)]
+pub(crate) struct Cache {
+    /// Per argument (0 and 1): the text's bytes and its set.
+    slots: [Option<(Vec<u8>, Vec<u64>)>; 2],
+}
+
+impl Cache {
+    /// The cache of this call site, made on the first call in the function's memory context.
+    ///
+    /// # Safety
+    /// `fcinfo` must be a valid call info whose `fn_extra` only this module's functions use.
+    pub(crate) unsafe fn of<'a>(fcinfo: pg_sys::FunctionCallInfo) -> &'a mut Cache {
+        // SAFETY: flinfo is valid for the call (caller); fn_extra is NULL until set here, and
+        // then points at a Cache leaked into fn_mcxt, dropped when that context is deleted.
+        unsafe {
+            let flinfo = (*fcinfo).flinfo;
+            if (*flinfo).fn_extra.is_null() {
+                let ptr = PgMemoryContexts::For((*flinfo).fn_mcxt).leak_and_drop_on_delete(Cache::default());
+                (*flinfo).fn_extra = ptr.cast();
+            }
+            &mut *(*flinfo).fn_extra.cast::<Cache>()
+        }
+    }
+
+    /// Keeps the set of `text`, argument `arg`, when the argument is stable and not too long
+    /// (and not kept already).
+    pub(crate) fn fill(&mut self, arg: usize, stable: bool, text: &str) {
+        if stable && text.len() <= CACHED_BYTES && self.get(arg, text).is_none() {
+            let set = core::shingle_set(text, &mut tick);
+            self.slots[arg] = Some((text.as_bytes().to_vec(), set));
+        }
+    }
+
+    /// The set of argument `arg` if it is cached for these bytes.
+    pub(crate) fn get(&self, arg: usize, text: &str) -> Option<&[u64]> {
+        match &self.slots[arg] {
+            Some((bytes, set)) if bytes.as_slice() == text.as_bytes() => Some(set),
+            _ => None,
+        }
+    }
+
+    /// The set of argument `arg`: the cached one, or computed.
+    pub(crate) fn set(&self, arg: usize, text: &str) -> Cow<'_, [u64]> {
+        match self.get(arg, text) {
+            Some(set) => Cow::Borrowed(set),
+            None => Cow::Owned(core::shingle_set(text, &mut tick)),
+        }
+    }
+}
+
+/// Whether argument `arg` of this call is the same for every call of the statement.
+///
+/// # Safety
+/// `fcinfo` must be a valid call info.
+pub(crate) unsafe fn stable(fcinfo: pg_sys::FunctionCallInfo, arg: i32) -> bool {
+    // SAFETY: flinfo is valid for the call; the function reads its fn_expr, if any.
+    unsafe { pg_sys::get_fn_expr_arg_stable((*fcinfo).flinfo, arg) }
+}
+
+/// `measure(a, b)` for the (text, text) arguments of this call, from both sets.
+///
+/// # Safety
+/// `fcinfo` must be that of a STRICT (text, text, ...) function.
+unsafe fn value(fcinfo: pg_sys::FunctionCallInfo, measure: Measure) -> f64 {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let (a, b) = (text_arg(fcinfo, 0), text_arg(fcinfo, 1));
+        let (sa, sb) = (stable(fcinfo, 0), stable(fcinfo, 1));
+        let cache = Cache::of(fcinfo);
+        cache.fill(0, sa, &a);
+        cache.fill(1, sb, &b);
+        let (set_a, set_b) = (cache.set(0, &a), cache.set(1, &b));
+        match measure {
+            Measure::Similarity => core::similarity(&set_a, &set_b),
+            _ => core::containment(&set_a, &set_b),
+        }
+    }
+}
+
+/// `measure(a, b) ≥ threshold` (or `>` when `strict`), for the (text, text, float8) arguments
+/// of this call: one text held as a set (a cached one, or the shorter), the other streamed.
+///
+/// # Safety
+/// `fcinfo` must be that of a STRICT (text, text, float8) function.
+pub(crate) unsafe fn decide(fcinfo: pg_sys::FunctionCallInfo, measure: Measure, strict: bool, func: &str) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let threshold = check_threshold(pgrx::fcinfo::pg_getarg::<f64>(fcinfo, 2).unwrap_or(f64::NAN), func);
+        let (a, b) = (text_arg(fcinfo, 0), text_arg(fcinfo, 1));
+        let (sa, sb) = (stable(fcinfo, 0), stable(fcinfo, 1));
+        decide_texts(Cache::of(fcinfo), &a, &b, [sa, sb], measure, threshold, strict)
+    }
+}
+
+/// `measure(a, b) ≥ threshold` (or `>`) of two texts (see [`decide`]).
+pub(crate) fn decide_texts(
+    cache: &mut Cache,
+    a: &str,
+    b: &str,
+    stable: [bool; 2],
+    measure: Measure,
+    threshold: f64,
+    strict: bool,
+) -> bool {
+    // `>` is `≥` of the next float8 up: the same comparison, made by Decide.
+    let t = if strict { threshold.next_up() } else { threshold };
+    cache.fill(0, stable[0], a);
+    cache.fill(1, stable[1], b);
+    // Which text to hold: a cached one, else the shorter.
+    let hold_a = match (cache.get(0, a).is_some(), cache.get(1, b).is_some()) {
+        (true, false) => true,
+        (false, true) => false,
+        _ => a.len() <= b.len(),
+    };
+    let (held_arg, held_text, streamed) = if hold_a { (0, a, b) } else { (1, b, a) };
+    let held = cache.set(held_arg, held_text);
+    // The query of Decide is argument a: `measure(a, b)`.
+    Decide { measure, threshold: t, held: &held, held_is_query: hold_a }.at_least(streamed, &mut tick)
+}
+
+/// A V1 C function `$name` (with its `PG_FUNCTION_INFO_V1` record `$finfo`) returning
+/// `$body(fcinfo, $args...)`.
+macro_rules! v1 {
+    ($(#[$doc:meta])* $finfo:ident, $name:ident => $body:ident($($arg:expr),*)) => {
+        function_info_v1!($finfo);
+        $(#[$doc])*
+        #[unsafe(no_mangle)]
+        #[pg_guard]
+        pub unsafe extern "C-unwind" fn $name(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+            // SAFETY: the fmgr calls this with a valid fcinfo, and the CREATE FUNCTION naming
+            // this symbol (sql/similarity/similarity.sql) declares it STRICT with the
+            // arguments its body reads.
+            unsafe { $body(fcinfo, $($arg),*) }
+        }
+    };
+}
+
+/// [`value`] as a datum.
+unsafe fn value_datum(fcinfo: pg_sys::FunctionCallInfo, measure: Measure) -> pg_sys::Datum {
+    // SAFETY: forwarded from the caller.
+    unsafe { value(fcinfo, measure).into_datum().expect("a float8 datum") }
+}
+
+/// [`decide`] as a datum.
+unsafe fn decide_datum(fcinfo: pg_sys::FunctionCallInfo, measure: Measure, strict: bool, func: &str) -> pg_sys::Datum {
+    // SAFETY: forwarded from the caller.
+    unsafe { decide(fcinfo, measure, strict, func).into() }
+}
+
+v1!(
+    /// `simhash_similarity(a text, b text) → simhash_score`.
+    pg_finfo_simhash_similarity_m1, simhash_similarity_m1 => value_datum(Measure::Similarity)
+);
+v1!(
+    /// `simhash_containment(a text, b text) → simhash_score`: the share of a's shingles in b.
+    pg_finfo_simhash_containment_m1, simhash_containment_m1 => value_datum(Measure::QueryInRow)
+);
+v1!(
+    /// `simhash_similarity_at_least(a, b, threshold) → bool`.
+    pg_finfo_simhash_similarity_at_least_m1,
+    simhash_similarity_at_least_m1 => decide_datum(Measure::Similarity, false, "simhash_similarity")
+);
+v1!(
+    /// `simhash_similarity_above(a, b, threshold) → bool`.
+    pg_finfo_simhash_similarity_above_m1,
+    simhash_similarity_above_m1 => decide_datum(Measure::Similarity, true, "simhash_similarity")
+);
+v1!(
+    /// `simhash_containment_at_least(a, b, threshold) → bool`.
+    pg_finfo_simhash_containment_at_least_m1,
+    simhash_containment_at_least_m1 => decide_datum(Measure::QueryInRow, false, "simhash_containment")
+);
+v1!(
+    /// `simhash_containment_above(a, b, threshold) → bool`.
+    pg_finfo_simhash_containment_above_m1,
+    simhash_containment_above_m1 => decide_datum(Measure::QueryInRow, true, "simhash_containment")
+);
+
+/// Argument `i` of a call as a float8: a float8 (or `simhash_score`) datum, or a numeric one.
+///
+/// # Safety
+/// `fcinfo` must be a valid call info whose argument `i` is a non-NULL datum of that type.
+unsafe fn float_arg(fcinfo: pg_sys::FunctionCallInfo, i: usize, numeric: bool) -> f64 {
+    // SAFETY: forwarded from the caller; numeric_float8 takes a numeric datum.
+    unsafe {
+        let d = pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, i);
+        if numeric {
+            AnyNumeric::from_datum(d, false).and_then(|n| f64::try_from(n).ok()).unwrap_or(f64::NAN)
+        } else {
+            f64::from_datum(d, false).unwrap_or(f64::NAN)
+        }
+    }
+}
+
+/// A comparison of a score with a threshold: argument 0 (`score_first`: the score, else
+/// the threshold) against argument 1, as float8's operators compare, a numeric threshold
+/// converted first; a threshold outside [0, 1] (or NaN) is 22023.
+///
+/// # Safety
+/// `fcinfo` must be that of a STRICT function of a score and a float8, numeric or score.
+unsafe fn compare(
+    fcinfo: pg_sys::FunctionCallInfo,
+    numeric: bool,
+    score_first: bool,
+    op: fn(i32) -> bool,
+) -> pg_sys::Datum {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let x = float_arg(fcinfo, 0, numeric && !score_first);
+        let y = float_arg(fcinfo, 1, numeric && score_first);
+        // The threshold is checked as the predicate the comparison becomes checks it.
+        check_threshold(if score_first { y } else { x }, "simhash_score");
+        op(pg_sys::float8_cmp_internal(x, y)).into()
+    }
+}
+
+v1!(
+    /// `simhash_score >= float8 | simhash_score`.
+    pg_finfo_simhash_score_ge, simhash_score_ge => compare(false, true, |c| c >= 0)
+);
+v1!(
+    /// `simhash_score > float8 | simhash_score`.
+    pg_finfo_simhash_score_gt, simhash_score_gt => compare(false, true, |c| c > 0)
+);
+v1!(
+    /// `simhash_score >= numeric`.
+    pg_finfo_simhash_score_ge_numeric, simhash_score_ge_numeric => compare(true, true, |c| c >= 0)
+);
+v1!(
+    /// `simhash_score > numeric`.
+    pg_finfo_simhash_score_gt_numeric, simhash_score_gt_numeric => compare(true, true, |c| c > 0)
+);
+v1!(
+    /// `float8 | simhash_score <= simhash_score`.
+    pg_finfo_simhash_score_le, simhash_score_le => compare(false, false, |c| c <= 0)
+);
+v1!(
+    /// `float8 | simhash_score < simhash_score`.
+    pg_finfo_simhash_score_lt, simhash_score_lt => compare(false, false, |c| c < 0)
+);
+v1!(
+    /// `numeric <= simhash_score`.
+    pg_finfo_simhash_score_le_numeric, simhash_score_le_numeric => compare(true, false, |c| c <= 0)
+);
+v1!(
+    /// `numeric < simhash_score`.
+    pg_finfo_simhash_score_lt_numeric, simhash_score_lt_numeric => compare(true, false, |c| c < 0)
+);

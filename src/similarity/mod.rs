@@ -1,0 +1,51 @@
+//! Exact text similarity (sql/similarity/; docs/similarity.md), the SQL face of
+//! `simhash_core::similarity`:
+//! - `measure.rs`: `simhash_similarity`, `simhash_containment`, their threshold predicates
+//!   and the comparisons of `simhash_score`;
+//! - `query.rs`: the `simhash_query` a GIN lookup takes, and its `@%` operator (the recheck);
+//! - `gin.rs`: the GIN operator class `simhash_ops` (extractValue, extractQuery, consistent,
+//!   triConsistent) and `simhash_keys`;
+//! - `support.rs`: the planner support function that turns a comparison into a predicate
+//!   and a predicate into a GIN index condition.
+
+mod gin;
+mod measure;
+mod query;
+mod support;
+
+use std::borrow::Cow;
+
+use pgrx::prelude::*;
+
+use crate::error::raise;
+use crate::fingerprint::text_datum_to_utf8;
+
+/// Text argument `i` of a call, as UTF-8.
+///
+/// # Safety
+/// `fcinfo` must be a valid call info whose argument `i` is a non-NULL text datum.
+pub(crate) unsafe fn text_arg<'a>(fcinfo: pg_sys::FunctionCallInfo, i: usize) -> Cow<'a, str> {
+    // SAFETY: forwarded from the caller.
+    unsafe { text_datum_to_utf8(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, i)) }
+}
+
+/// A check for cancellation, for the core's long loops.
+pub(crate) fn tick() {
+    check_for_interrupts!();
+}
+
+/// `threshold` if it is in [0, 1], else ERROR 22023 naming `func`.
+pub(crate) fn check_threshold(threshold: f64, func: &str) -> f64 {
+    if (0.0..=1.0).contains(&threshold) {
+        return threshold;
+    }
+    raise(
+        PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+        format!("{func}: threshold must be between 0 and 1, got {threshold}"),
+        None,
+        Some("Similarity and containment are shares: 0 matches every text, 1 only texts with the same shingles."),
+    )
+}
+
+pgrx::extension_sql_file!("../../sql/similarity/similarity.sql", name = "similarity");
+pgrx::extension_sql_file!("../../sql/similarity/gin.sql", name = "similarity_gin", requires = ["similarity"]);

@@ -1,0 +1,107 @@
+-- Exact text similarity (issue 34; docs/similarity.md): the measures, the simhash_ops GIN
+-- index and the planner's use of it.
+CREATE EXTENSION IF NOT EXISTS simhash;
+
+-- 1. Golden values: a change here is a change of the measure's contract (measure 1).
+SELECT simhash_similarity('中共中央总书记、国家主席江泽民发表新年讲话', '中共中央总书记江泽民发表了新年讲话') AS similarity,
+       simhash_containment('江泽民发表新年讲话', '中共中央总书记、国家主席江泽民发表新年讲话') AS contained,
+       simhash_containment('中共中央总书记、国家主席江泽民发表新年讲话', '江泽民发表新年讲话') AS containing,
+       simhash_similarity('Changed in version 3.6: Accepts a path-like object.',
+                          'Changed in version 3.8: Accepts a path-like object and a bytes object on Windows.') AS english,
+       simhash_similarity('中共中央總書記、國家主席江澤民發表新年講話', '中共中央总书记、国家主席江泽民发表新年讲话') AS traditional,
+       simhash_similarity('ＡＢＣ　ＤＥＦ，１９９８年', 'abc def, 2024年') AS folded;
+-- The index keys: a change here asks every simhash_ops index for a REINDEX.
+SELECT simhash_keys('中共中央总书记、国家主席江泽民发表新年讲话') AS keys,
+       simhash_keys('The quick brown fox jumps over the lazy dog.') AS english_keys;
+
+-- 2. Texts without a letter or digit have no shingle: 0 with anything, NULL in, NULL out.
+SELECT simhash_similarity('', '') AS empty, simhash_similarity('，。！', 'abc') AS punctuation,
+       simhash_containment('', 'abc') AS empty_in, simhash_containment('abc', '') AS in_empty,
+       simhash_similarity('ab', 'ab') AS short_same, simhash_similarity(NULL, 'a') IS NULL AS null_in,
+       simhash_keys('') AS no_keys;
+-- Thresholds outside [0, 1] (and NaN) are 22023, wherever they are given.
+SELECT regress_try($$SELECT simhash_similarity_at_least('a', 'b', 1.5)$$);
+SELECT regress_try($$SELECT simhash_containment('abc', 'abcd') >= -0.1$$);
+SELECT regress_try($$SELECT 1.01 <= simhash_similarity('abc', 'abcd')$$);
+SELECT regress_try($$SELECT simhash_similarity('abc', 'abcd') > 'NaN'::float8$$);
+SELECT regress_try($$SELECT simhash_query('a', 'similar', 0.5)$$);
+SELECT regress_try($$SELECT simhash_query('a', 'similarity', 2)$$);
+SELECT simhash_query('a', 'row_in_query', 0.5) AS q;
+
+-- 3. The measure's result is the domain simhash_score: float8 to clients and in arithmetic,
+-- and every way of comparing it with a threshold is the same as float8's.
+SELECT pg_typeof(simhash_similarity('a', 'b')) AS type, pg_typeof(simhash_similarity('abcdef', 'abcdefg') + 1) AS plus,
+       round(simhash_similarity('abcdefgh', 'abcdefgx')::numeric, 4) AS rounded;
+SELECT s >= 0.4 AS ge_numeric, s >= 0.4::float8 AS ge_float8, s > 0.4 AS gt, 0.4 <= s AS le, 0.4::float8 < s AS lt,
+       s BETWEEN 0.4 AND 1 AS between_, s >= 1 AS ge_int, s = s AS eq
+FROM (SELECT simhash_similarity('abcdefgh', 'abcdefgx') AS s) x;
+PREPARE untyped AS SELECT simhash_similarity('abcdefgh', 'abcdefgx') >= $1 AS ge;
+EXECUTE untyped('0.4');
+DEALLOCATE untyped;
+
+-- 4. The index: a lookup returns exactly what the scan returns, for similarity and for
+-- containment both ways, at thresholds above and below the lowest the keys answer (0.25
+-- and 0.5), with the same figures.
+CREATE TABLE sim_docs AS SELECT id, body FROM corpus WHERE id % 6 = 0;
+-- Reposts of 40 of them: a character changed, a sentence dropped, a source line added.
+INSERT INTO sim_docs
+SELECT 100000 + id, regexp_replace(body, '([^。]*。)', '', '') FROM corpus WHERE id % 300 = 0 AND body LIKE '%。%。%'
+UNION ALL SELECT 200000 + id, overlay(body placing '某' from 5 for 1) FROM corpus WHERE id % 300 = 0 AND length(body) > 20
+UNION ALL SELECT 300000 + id, '（新华社北京１月１日电）' || body FROM corpus WHERE id % 300 = 150;
+CREATE INDEX sim_docs_body ON sim_docs USING gin (body simhash_ops);
+ANALYZE sim_docs;
+CREATE TEMP TABLE sim_queries AS
+SELECT id AS qid, body AS q FROM corpus WHERE id % 600 IN (0, 150) OR id % 1999 = 1;
+CREATE FUNCTION pg_temp.matches(indexed boolean) RETURNS TABLE(kind text, qid int, id int, value float8)
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM set_config('enable_bitmapscan', indexed::text, true);
+    PERFORM set_config('enable_seqscan', (NOT indexed)::text, true);
+    RETURN QUERY
+    SELECT 'similarity ' || t, s.qid, d.id, simhash_similarity(s.q, d.body)::float8
+      FROM unnest(ARRAY[0.2, 0.5, 0.8]) t CROSS JOIN sim_queries s JOIN sim_docs d ON simhash_similarity(d.body, s.q) >= t
+    UNION ALL
+    SELECT 'query in row ' || t, s.qid, d.id, simhash_containment(s.q, d.body)::float8
+      FROM unnest(ARRAY[0.4, 0.8]) t CROSS JOIN sim_queries s JOIN sim_docs d ON simhash_containment(s.q, d.body) >= t
+    UNION ALL
+    SELECT 'row in query ' || t, s.qid, d.id, simhash_containment(d.body, s.q)::float8
+      FROM unnest(ARRAY[0.4, 0.8]) t CROSS JOIN sim_queries s JOIN sim_docs d ON simhash_containment(d.body, s.q) >= t;
+END $$;
+-- (t is an outer column here: each threshold is its own lookup per query row.)
+CREATE TEMP TABLE by_index AS SELECT * FROM pg_temp.matches(true);
+CREATE TEMP TABLE by_scan AS SELECT * FROM pg_temp.matches(false);
+SELECT kind, count(*) AS pairs FROM by_scan GROUP BY kind ORDER BY kind;
+SELECT (SELECT count(*) FROM (TABLE by_index EXCEPT ALL TABLE by_scan) x) AS only_index,
+       (SELECT count(*) FROM (TABLE by_scan EXCEPT ALL TABLE by_index) x) AS only_scan;
+
+-- 5. The plans: the comparison becomes the predicate, and the predicate an index condition,
+-- with constants, parameters (generic plans too), the threshold on either side, and joins.
+EXPLAIN (COSTS OFF) SELECT id FROM sim_docs WHERE simhash_similarity(body, '国家主席江泽民发表新年讲话') >= 0.6;
+EXPLAIN (COSTS OFF) SELECT id FROM sim_docs WHERE 0.6 < simhash_similarity('国家主席江泽民发表新年讲话', body);
+EXPLAIN (COSTS OFF) SELECT id FROM sim_docs WHERE simhash_containment('国家主席江泽民发表新年讲话', body) >= 0.8;
+EXPLAIN (COSTS OFF) SELECT id FROM sim_docs WHERE simhash_containment(body, '国家主席江泽民发表新年讲话') >= 0.8;
+PREPARE lookup(text, float8) AS SELECT id FROM sim_docs WHERE simhash_similarity(body, $1) >= $2;
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE lookup('国家主席江泽民发表新年讲话', 0.6);
+RESET plan_cache_mode;
+EXPLAIN (COSTS OFF) SELECT s.qid, d.id FROM sim_queries s JOIN sim_docs d ON simhash_similarity(s.q, d.body) >= 0.6;
+-- A varchar column, and a view (the comparison is stored as written, and planned the same).
+CREATE TABLE sim_varchar(id int, body varchar(500));
+INSERT INTO sim_varchar SELECT id, body FROM sim_docs WHERE id < 1000;
+CREATE INDEX ON sim_varchar USING gin (body simhash_ops);
+EXPLAIN (COSTS OFF) SELECT id FROM sim_varchar WHERE simhash_similarity(body, 'abc') >= 0.6;
+CREATE VIEW sim_view AS SELECT id FROM sim_docs WHERE simhash_similarity(body, '国家主席江泽民发表新年讲话') >= 0.6;
+SELECT pg_get_viewdef('sim_view'::regclass) AS definition;
+EXPLAIN (COSTS OFF) SELECT * FROM sim_view;
+-- A query text that depends on the indexed row is no lookup.
+EXPLAIN (COSTS OFF) SELECT id FROM sim_docs WHERE simhash_similarity(body, body || 'x') >= 0.6;
+-- No index: the predicate filters a scan.
+EXPLAIN (COSTS OFF) SELECT id FROM corpus WHERE simhash_similarity(body, '国家主席江泽民发表新年讲话') >= 0.6;
+
+-- 6. The operator and type directly.
+SELECT count(*) AS direct FROM sim_docs WHERE body @% simhash_query('国家主席江泽民发表新年讲话', 'similarity', 0.3);
+SELECT count(*) AS null_query FROM sim_docs WHERE body @% NULL::simhash_query;
+SELECT count(*) AS null_field FROM sim_docs WHERE body @% ROW(NULL, 'similarity', 0.5)::simhash_query;
+
+DROP VIEW sim_view;
+DROP TABLE sim_docs, sim_varchar;
