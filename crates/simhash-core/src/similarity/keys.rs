@@ -71,7 +71,7 @@ pub const COUNTED: usize = 1024;
 /// frequent ones, so that a short line of boilerplate (`（新华社北京１月１２日电）`, all
 /// of whose shingles are frequent) still has keys, and finds its copies.
 #[inline]
-fn rank(h: u64, p: &KeyParams) -> (bool, u64) {
+pub(crate) fn rank(h: u64, p: &KeyParams) -> (bool, u64) {
     (p.frequent_last && is_frequent(h), h)
 }
 

@@ -5,15 +5,20 @@
 //! - [`frequent`]: the shingles that are no index keys;
 //! - [`keys`]: bottom-k and winnowed keys, and how many a lookup requires;
 //! - [`lookup`]: what an index lookup asks for, and what it guarantees;
+//! - [`pairs`]: every pair at a threshold in bulk, and their clusters;
+//! - [`explain`]: every shingle of two texts, and which has it;
 //! - [`exact`]: every pair at a threshold, by prefix filtering (the brute force of tests).
 
 pub mod exact;
+pub mod explain;
 pub mod frequent;
 pub mod keys;
 pub mod lookup;
 pub mod measure;
+pub mod pairs;
 pub mod shingles;
 
 pub use keys::{index_keys, required, sample, similarity_keys, KeyParams, Sample};
 pub use lookup::{lookup, Lookup};
 pub use measure::{containment, shingle_set, similarity, Decide, Measure};
+pub use pairs::{similarity_clusters, SimilarityPair, SimilarityPairs, TextRows};

@@ -129,11 +129,17 @@ pub(crate) fn pieces(doc: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Calls `each` with every kept character of `doc` (module docs), in order; `tick` after
-/// each piece.
+/// each piece and every [`TICK`] kept characters.
 pub fn for_each_char(doc: &str, tick: &mut dyn FnMut(), mut each: impl FnMut(char)) {
+    let mut n = 0u32;
     for piece in pieces(doc) {
         for c in normalize_folded(piece).chars().filter_map(kept) {
             each(c);
+            n += 1;
+            if n == TICK {
+                n = 0;
+                tick();
+            }
         }
         tick();
     }
@@ -211,24 +217,71 @@ fn hash_chars(chars: &[char]) -> u64 {
 }
 
 /// Calls `each` with the hash of every shingle of `doc`, in text order, repeats included;
-/// `tick` after every piece and every [`TICK`] shingles.
+/// `tick` after every piece and every [`TICK`] kept characters (as [`for_each_char`]).
 pub fn for_each_shingle(doc: &str, tick: &mut dyn FnMut(), mut each: impl FnMut(u64)) {
     let mut window = Window::default();
-    let mut n = 0u32;
-    for piece in pieces(doc) {
-        for c in normalize_folded(piece).chars().filter_map(kept) {
-            if let Some(h) = window.push(c) {
-                each(h);
-                n += 1;
-                if n == TICK {
-                    n = 0;
-                    tick();
-                }
-            }
+    for_each_char(doc, tick, |c| {
+        if let Some(h) = window.push(c) {
+            each(h);
         }
-        tick();
-    }
+    });
     if let Some(h) = window.finish() {
         each(h);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widths_and_short_texts() {
+        let shingles = |doc: &str| {
+            let mut w = Window::default();
+            let mut out = Vec::new();
+            for_each_char(doc, &mut || (), |c| {
+                if w.push(c).is_some() {
+                    out.push(w.current());
+                }
+            });
+            (out, w.finish().is_some())
+        };
+        // 3 Han characters, 5 letters, mixed runs by width; punctuation and case dropped.
+        assert_eq!(shingles("新年讲话").0, ["新年讲", "年讲话"]);
+        assert_eq!(shingles("Hello, World!").0, ["hello", "ellow", "llowo", "lowor", "oworl", "world"]);
+        // The shortest run of width 5 ending at each character: "ab中国" has one, "b中国".
+        assert_eq!(shingles("ab中国").0, ["b中国"]);
+        assert_eq!(shingles("a中国b").0, ["a中国", "中国b"]);
+        // Narrower than one shingle: the whole is one; no letter or digit: none.
+        assert_eq!(shingles("abc"), (vec![], true));
+        assert_eq!(shingles("，。 "), (vec![], false));
+    }
+
+    #[test]
+    fn pieces_normalize_as_the_whole() {
+        // Pieces end before spaces, ideographs, kana, hangul and between ASCII letters: the
+        // kept characters are those of the whole text normalized at once, whatever the cuts.
+        let unit = "ΑΣ Σ'b ｶﾞ Straße İstanbul 中國 ﾃｽﾄ 한국어 ΣΑΣ. ";
+        let doc = unit.repeat(PIECE / unit.len() * 3);
+        let mut kept = String::new();
+        for_each_char(&doc, &mut || (), |c| kept.push(c));
+        let whole: String = normalize_folded(&doc).chars().filter_map(kept_char).collect();
+        assert_eq!(kept, whole);
+        assert!(pieces(&doc).count() > 2);
+    }
+
+    fn kept_char(c: char) -> Option<char> {
+        kept(c)
+    }
+
+    #[test]
+    fn long_texts_tick() {
+        // No cut in 2 MB of Greek: one piece, and a tick every TICK characters within it.
+        let doc = "αβγδ".repeat(1 << 18);
+        let mut ticks = 0;
+        let mut n = 0;
+        for_each_shingle(&doc, &mut || ticks += 1, |_| n += 1);
+        assert_eq!(pieces(&doc).count(), 1);
+        assert!(ticks >= n / TICK as usize, "{ticks} ticks for {n} shingles");
     }
 }
