@@ -20,7 +20,7 @@ mod rows;
 
 pub(crate) use all_pairs::stream;
 pub(crate) use corpus::register_gucs;
-pub(crate) use rows::{check_columns, null_id, read_rows};
+pub(crate) use rows::{for_each_value, read_rows};
 
 /// `max_distance` as the core's `k`, or ERROR 22023 outside `0..=64`.
 pub(crate) fn max_distance(func: &str, k: i32) -> u32 {

@@ -7,6 +7,70 @@ use pgrx::prelude::*;
 /// Rows fetched per SPI batch: bounds the tuple memory held at once to a few MB.
 pub(super) const FETCH_ROWS: i64 = 50_000;
 
+/// Runs `query`, which must return `(id bigint, value)` with `value` of one of the types
+/// `second` (else ERROR 42804 with `message()`'s text and hint), and calls `each(id, value)`
+/// for every row whose value is not NULL (a NULL id is ERROR 22004, naming the `what` query);
+/// returns how many rows had a NULL value. The rows come `fetch` at a time, their detoasted
+/// values living in a memory context reset after each fetch (so `each` must copy what it
+/// keeps), with a check for cancellation between fetches. The segment and text readers'
+/// loop (src/segments/pairs.rs, src/similarity/pairs.rs).
+pub(crate) fn for_each_value(
+    func: &str,
+    what: &str,
+    query: &str,
+    fetch: i64,
+    second: &[pg_sys::Oid],
+    message: impl Fn() -> (String, &'static str),
+    mut each: impl FnMut(i64, pg_sys::Datum),
+) -> u64 {
+    Spi::connect(|client| {
+        let mut cursor = client.open_cursor(query, &[]);
+        let mut cx = pgrx::PgMemoryContexts::new("simhash rows");
+        let (mut null_values, mut checked) = (0u64, false);
+        loop {
+            let n = cursor.fetch(fetch).unwrap_or_else(|e| error!("{func}: {e}")).len();
+            // SAFETY: as in take_fetched: the fetch just set SPI_tuptable to a table of `n`
+            // tuples with the portal's descriptor; its SpiTupleTable is gone, we free it here
+            // (before any ERROR we raise while it is live) and nothing else does.
+            // heap_deform_tuple writes one value and flag per attribute: two (checked on the
+            // first fetch; every fetch of a portal has its descriptor). The values detoasted
+            // in `cx` are handed to `each`, which copies them, before it is reset.
+            unsafe {
+                let table = pg_sys::SPI_tuptable;
+                if table.is_null() {
+                    break;
+                }
+                let desc = (*table).tupdesc;
+                if !checked {
+                    check_columns(table, second, &message);
+                    checked = true;
+                }
+                let (mut values, mut nulls) = ([pg_sys::Datum::from(0usize); 2], [false; 2]);
+                cx.switch_to(|_| {
+                    for &tuple in std::slice::from_raw_parts((*table).vals, n) {
+                        pg_sys::heap_deform_tuple(tuple, desc, values.as_mut_ptr(), nulls.as_mut_ptr());
+                        if nulls[0] {
+                            null_id(table, func, what);
+                        }
+                        if nulls[1] {
+                            null_values += 1;
+                            continue;
+                        }
+                        each(values[0].value() as i64, values[1]);
+                    }
+                });
+                pg_sys::SPI_freetuptable(table);
+                cx.reset();
+            }
+            if n == 0 {
+                break;
+            }
+            check_for_interrupts!();
+        }
+        null_values
+    })
+}
+
 /// Runs `query` and returns its `(id, fp)` rows. ERROR 42804 unless it returns exactly
 /// two bigint columns, 22004 on a NULL id; rows with a NULL fingerprint are skipped.
 /// `what` names the query in messages ("fingerprints", "batch").
@@ -54,7 +118,7 @@ pub(super) fn take_fetched(
         }
         let desc = (*table).tupdesc;
         if !*checked {
-            check_columns(table, pg_sys::INT8OID, || {
+            check_columns(table, &[pg_sys::INT8OID], || {
                 (
                     format!("{func}: the {what} query must return two bigint columns (id, fp)"),
                     "Cast them, e.g. SELECT id::bigint, fp FROM t.",
@@ -89,15 +153,16 @@ pub(super) fn take_fetched(
 }
 
 /// On a query's first fetch: frees the tuple table and raises ERROR 42804 with `message()`'s
-/// text and hint unless its columns are exactly a bigint id and a `second`. Shared by the
-/// fingerprint readers here and the segment reader (src/segments/pairs.rs).
+/// text and hint unless its columns are exactly a bigint id and one of the types `second`.
+/// Shared by the fingerprint readers here, the segment reader (src/segments/pairs.rs) and the
+/// text reader (src/similarity/pairs.rs).
 ///
 /// # Safety
 /// `table` is the live SPI tuple table of that fetch, freed by nobody else.
-pub(crate) unsafe fn check_columns(
+unsafe fn check_columns(
     table: *mut pg_sys::SPITupleTable,
-    second: pg_sys::Oid,
-    message: impl FnOnce() -> (String, &'static str),
+    second: &[pg_sys::Oid],
+    message: impl Fn() -> (String, &'static str),
 ) {
     // SAFETY: the caller's contract; SPI_gettypeid reads attributes 1 and 2 only when the
     // descriptor has exactly two.
@@ -105,7 +170,7 @@ pub(crate) unsafe fn check_columns(
         let desc = (*table).tupdesc;
         if (*desc).natts != 2
             || pg_sys::SPI_gettypeid(desc, 1) != pg_sys::INT8OID
-            || pg_sys::SPI_gettypeid(desc, 2) != second
+            || !second.contains(&pg_sys::SPI_gettypeid(desc, 2))
         {
             pg_sys::SPI_freetuptable(table);
             let (text, hint) = message();
@@ -118,7 +183,7 @@ pub(crate) unsafe fn check_columns(
 ///
 /// # Safety
 /// As [`check_columns`].
-pub(crate) unsafe fn null_id(table: *mut pg_sys::SPITupleTable, func: &str, what: &str) -> ! {
+unsafe fn null_id(table: *mut pg_sys::SPITupleTable, func: &str, what: &str) -> ! {
     // SAFETY: the caller's contract.
     unsafe { pg_sys::SPI_freetuptable(table) };
     crate::error::raise(

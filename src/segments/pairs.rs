@@ -7,10 +7,9 @@
 //! at a time, so memory is the postings, never the pairs.
 
 use pgrx::prelude::*;
-use pgrx::PgMemoryContexts;
 use simhash_core::segments::{segment_clusters, SegmentPairs, SegmentRows};
 
-use crate::pairs::{check_columns, null_id, progress};
+use crate::pairs::{for_each_value, progress};
 
 /// Rows fetched per SPI batch: bounds the tuples (and detoasted arrays) held at once.
 const FETCH_ROWS: i64 = 20_000;
@@ -36,68 +35,26 @@ fn arguments(func: &str, min_resemblance: f64, max_rows: i32, max_distance: i32)
 
 /// Runs `query` and returns its `(id, segments)` rows, NULL elements left out. ERROR 42804
 /// unless it returns exactly a bigint and a bigint[] column, 22004 on a NULL id; rows with
-/// NULL segments are skipped. Each fetch's arrays are detoasted in a context reset after it.
+/// NULL segments are skipped.
 fn read_segment_rows(func: &str, query: &str) -> SegmentRows {
-    Spi::connect(|client| {
-        let mut cursor = client.open_cursor(query, &[]);
-        let mut cx = PgMemoryContexts::new("simhash segment rows");
-        let (mut rows, mut null_rows, mut checked) = (SegmentRows::new(), 0u64, false);
-        loop {
-            let n = cursor.fetch(FETCH_ROWS).unwrap_or_else(|e| error!("{func}: {e}")).len();
-            // SAFETY: as in pairs::rows::take_fetched: the fetch just set SPI_tuptable to a
-            // table of `n` tuples with the portal's descriptor; its SpiTupleTable is gone, we
-            // free it here (before any ERROR we raise while it is live) and nothing else does.
-            // heap_deform_tuple writes one value and flag per attribute: two (checked on the
-            // first fetch; every fetch of a portal has its descriptor). The arrays detoasted
-            // in `cx` are copied into Rust vectors before it is reset.
-            unsafe {
-                let table = pg_sys::SPI_tuptable;
-                if table.is_null() {
-                    break;
-                }
-                let desc = (*table).tupdesc;
-                if !checked {
-                    check_columns(table, pg_sys::INT8ARRAYOID, || {
-                        (
-                            format!(
-                                "{func}: the segments query must return a bigint and a bigint[] column (id, segments)"
-                            ),
-                            "Cast them, e.g. SELECT id::bigint, body_segments FROM t.",
-                        )
-                    });
-                    checked = true;
-                }
-                let (mut values, mut nulls) = ([pg_sys::Datum::from(0usize); 2], [false; 2]);
-                cx.switch_to(|_| {
-                    for &tuple in std::slice::from_raw_parts((*table).vals, n) {
-                        pg_sys::heap_deform_tuple(tuple, desc, values.as_mut_ptr(), nulls.as_mut_ptr());
-                        if nulls[0] {
-                            null_id(table, func, "segments");
-                        }
-                        if nulls[1] {
-                            null_rows += 1;
-                            continue;
-                        }
-                        let a = Array::<i64>::from_datum(values[1], false).expect("a non-NULL array");
-                        let id = values[0].value() as i64;
-                        // The elements in place when there is no NULL (the common case).
-                        match a.as_slice() {
-                            Ok(s) => rows.push(id, s.iter().map(|&v| v as u64)),
-                            Err(_) => rows.push(id, a.iter().flatten().map(|v| v as u64)),
-                        }
-                    }
-                });
-                pg_sys::SPI_freetuptable(table);
-                cx.reset();
-            }
-            if n == 0 {
-                break;
-            }
-            check_for_interrupts!();
+    let mut rows = SegmentRows::new();
+    let message = || {
+        (
+            format!("{func}: the segments query must return a bigint and a bigint[] column (id, segments)"),
+            "Cast them, e.g. SELECT id::bigint, body_segments FROM t.",
+        )
+    };
+    let null_rows = for_each_value(func, "segments", query, FETCH_ROWS, &[pg_sys::INT8ARRAYOID], message, |id, v| {
+        // SAFETY: a non-NULL bigint[] datum (the column's type was checked).
+        let a = unsafe { Array::<i64>::from_datum(v, false) }.expect("a non-NULL array");
+        // The elements in place when there is no NULL (the common case).
+        match a.as_slice() {
+            Ok(s) => rows.push(id, s.iter().map(|&v| v as u64)),
+            Err(_) => rows.push(id, a.iter().flatten().map(|v| v as u64)),
         }
-        notice!("{func}: read {} rows ({null_rows} with NULL segments ignored)", rows.len());
-        rows
-    })
+    });
+    notice!("{func}: read {} rows ({null_rows} with NULL segments ignored)", rows.len());
+    rows
 }
 
 /// Every pair of rows of `segments` with resemblance ≥ `min_resemblance` sharing a segment

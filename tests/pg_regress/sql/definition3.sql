@@ -21,7 +21,7 @@ SELECT (SELECT array_agg(f ORDER BY f) FROM simhash_features(:'en') f)
        <> (SELECT array_agg(f ORDER BY f) FROM simhash_features(:'en', '{"definition": "2"}') f) AS features_differ;
 SELECT array_agg(DISTINCT fingerprint ORDER BY fingerprint)
        = (SELECT array_agg(s ORDER BY s) FROM unnest(simhash_segments(:'en')) s) AS explain_3
-  FROM simhash_explain(:'en', :'en');
+  FROM simhash_segments_explain(:'en', :'en');
 
 -- The triggers too.
 CREATE TABLE d3(id int PRIMARY KEY, body text, fp bigint, fp_dedup bigint, segs bigint[], segs_dedup bigint[]);
@@ -58,15 +58,15 @@ SELECT count(*) FILTER (WHERE a IS DISTINCT FROM b) AS features_v2_differs, coun
 SELECT count(*) FILTER (WHERE e.fingerprint IS DISTINCT FROM f.fingerprint OR e.sentences IS DISTINCT FROM f.sentences
                            OR e.matched IS DISTINCT FROM f.matched) AS explain_v2_differs, count(*) AS explain_rows
   FROM simhash_explain_v2(:'en', 'The governor will testify before a committee next week.', '{"max_distance": 12}') e
-  FULL JOIN simhash_explain(:'en', 'The governor will testify before a committee next week.',
+  FULL JOIN simhash_segments_explain(:'en', 'The governor will testify before a committee next week.',
                             '{"definition": "2", "max_distance": 12}') f USING (side, segment);
 
 -- 3. Matching definition 3's segments within k bits means nothing (they are shingle hashes):
 -- 22023 wherever options name the definition; definition 2 takes it; 0 is the default.
-SELECT regress_try($$SELECT * FROM simhash_explain('a', 'b', '{"max_distance": 3}')$$);
-SELECT regress_try($$SELECT * FROM simhash_explain('a', 'b', '{"definition": "3", "max_distance": 12}')$$);
-SELECT regress_try($$SELECT * FROM simhash_explain('a', 'b', '{"definition": "2", "max_distance": 12}')$$);
-SELECT regress_try($$SELECT * FROM simhash_explain('a', 'b', '{"max_distance": 0}')$$);
+SELECT regress_try($$SELECT * FROM simhash_segments_explain('a', 'b', '{"max_distance": 3}')$$);
+SELECT regress_try($$SELECT * FROM simhash_segments_explain('a', 'b', '{"definition": "3", "max_distance": 12}')$$);
+SELECT regress_try($$SELECT * FROM simhash_segments_explain('a', 'b', '{"definition": "2", "max_distance": 12}')$$);
+SELECT regress_try($$SELECT * FROM simhash_segments_explain('a', 'b', '{"max_distance": 0}')$$);
 SELECT regress_try($$SELECT * FROM simhash_explain_v2('a', 'b', '{"max_distance": 12}')$$);
 SELECT regress_try($$SELECT * FROM simhash_explain_v2('a', 'b', '{"definition": "3", "max_distance": 12}')$$);
 CREATE TABLE d3k(id int PRIMARY KEY, body text, segs bigint[]);

@@ -8,13 +8,13 @@ CREATE EXTENSION IF NOT EXISTS simhash;
 -- characters in the second sentence: definition 2 folds them, and shows them folded).
 \set a '中共中央总书记、国家主席江泽民发表1998年新年讲话。新年钟声即将敲响，人类社会就要进入新的一年。在这辞旧迎新的美好时刻，我代表中国共产党和中华人民共和国政府，向全国各族人民致以新年的祝贺！'
 \set b '新年鐘聲即將敲響，人類社會就要進入新的一年。在这辞旧迎新的美好时刻，我代表中国共产党和中华人民共和国政府，向全国各族同胞致以新年的祝贺！'
-SELECT side, segment, sentences, matched, partner, distance, credit FROM simhash_explain(:'a', :'b');
-SELECT DISTINCT resemblance, a_in_b, b_in_a FROM simhash_explain(:'a', :'b');
+SELECT side, segment, sentences, matched, partner, distance, credit FROM simhash_segments_explain(:'a', :'b');
+SELECT DISTINCT resemblance, a_in_b, b_in_a FROM simhash_segments_explain(:'a', :'b');
 -- Within k bits: definition 2's segments (definition 3's are shingle hashes, definition3.sql).
-SELECT side, segment, matched, partner, distance, credit FROM simhash_explain(:'a', :'b', '{"definition": "2", "max_distance": 12}');
+SELECT side, segment, matched, partner, distance, credit FROM simhash_segments_explain(:'a', :'b', '{"definition": "2", "max_distance": 12}');
 SELECT DISTINCT resemblance, a_in_b, b_in_a,
        resemblance = simhash_resemblance(simhash_segments_v2(:'a'), simhash_segments_v2(:'b'), 12) AS same
-  FROM simhash_explain(:'a', :'b', '{"definition": "2", "max_distance": 12}');
+  FROM simhash_segments_explain(:'a', :'b', '{"definition": "2", "max_distance": 12}');
 
 -- 2. The sums equal simhash_resemblance and simhash_containment, over corpus paragraphs
 -- against a copy without their first sentence and with one character changed, and against
@@ -29,7 +29,7 @@ UNION ALL
 SELECT c.id + 100000, c.body, n.body FROM corpus c JOIN corpus n ON n.id = c.id + 1 WHERE c.id % 40 = 11;
 CREATE TEMP TABLE ex_rows AS
 SELECT p.id, k, e.* FROM ex_pairs p, unnest(ARRAY[0, 3, 12]) k,
-       simhash_explain(p.a, p.b, jsonb_build_object('definition', '2', 'max_distance', k)) e;
+       simhash_segments_explain(p.a, p.b, jsonb_build_object('definition', '2', 'max_distance', k)) e;
 SELECT count(*) AS pairs_k, count(*) FILTER (WHERE near) AS with_near_match,
        count(*) FILTER (WHERE sum_r IS DISTINCT FROM r OR sum_ab IS DISTINCT FROM ab OR sum_ba IS DISTINCT FROM ba)
            AS sums_differ,
@@ -63,16 +63,21 @@ FROM ex_rows;
 SELECT count(*) AS pairs,
        count(*) FILTER (WHERE coalesce(r, 0) IS DISTINCT FROM simhash_resemblance(simhash_segments(a), simhash_segments(b))
                         OR fa IS DISTINCT FROM simhash_segments(a)) AS differ
-  FROM (SELECT p.a, p.b, (SELECT min(e.resemblance) FROM simhash_explain(p.a, p.b) e) AS r,
-               (SELECT coalesce(array_agg(e.fingerprint ORDER BY e.segment), '{}') FROM simhash_explain(p.a, p.b) e
+  FROM (SELECT p.a, p.b, (SELECT min(e.resemblance) FROM simhash_segments_explain(p.a, p.b) e) AS r,
+               (SELECT coalesce(array_agg(e.fingerprint ORDER BY e.segment), '{}') FROM simhash_segments_explain(p.a, p.b) e
                  WHERE e.side = 'a') AS fa
           FROM ex_pairs p) x;
 
 -- 3. Options and errors: definition 1 keeps traditional characters (no common segment here);
 -- no segment, no row; NULL, no row.
-SELECT DISTINCT resemblance FROM simhash_explain(:'a', :'b', '{"definition": "1"}');
-SELECT count(*) AS no_rows FROM simhash_explain('', '中国经济发展。');
-SELECT count(*) AS null_rows FROM simhash_explain(NULL, :'b');
-SELECT regress_try($$SELECT * FROM simhash_explain('a', 'b', '{"max_distance": 65}')$$);
-SELECT regress_try($$SELECT * FROM simhash_explain('a', 'b', '{"tokenizer": "ngram"}')$$);
-SELECT regress_try($$SELECT * FROM simhash_explain('a', 'b', '{"min_resemblance": 0.5}')$$);
+SELECT DISTINCT resemblance FROM simhash_segments_explain(:'a', :'b', '{"definition": "1"}');
+SELECT count(*) AS no_rows FROM simhash_segments_explain('', '中国经济发展。');
+SELECT count(*) AS null_rows FROM simhash_segments_explain(NULL, :'b');
+SELECT regress_try($$SELECT * FROM simhash_segments_explain('a', 'b', '{"max_distance": 65}')$$);
+SELECT regress_try($$SELECT * FROM simhash_segments_explain('a', 'b', '{"tokenizer": "ngram"}')$$);
+SELECT regress_try($$SELECT * FROM simhash_segments_explain('a', 'b', '{"min_resemblance": 0.5}')$$);
+
+-- 4.0.0: simhash_explain(a, b) explains the similarity (similarity.sql); the three-argument
+-- simhash_explain is still the segments' explanation.
+SELECT (SELECT array_agg(e ORDER BY e.side, e.segment) FROM simhash_explain(:'a', :'b', '{}') e)
+     = (SELECT array_agg(e ORDER BY e.side, e.segment) FROM simhash_segments_explain(:'a', :'b') e) AS same;

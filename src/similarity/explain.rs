@@ -1,0 +1,52 @@
+//! `simhash_explain(a text, b text)` (sql/similarity/explain.sql, since 4.0.0): every distinct
+//! shingle of either text, as the measure reads it, and which text has it; the similarity and
+//! both containments they add up to are given on every row, and equal `simhash_similarity` and
+//! `simhash_containment` of the two texts (the core's `explain`). The segments' explanation of
+//! 3.x is `simhash_segments_explain` (sql/segments/explain.sql).
+
+use pgrx::prelude::*;
+
+use super::tick;
+
+const F: &str = "simhash_explain";
+
+/// UTF-8 bytes as a str (the SQL wrapper converted them with `convert_to(doc, 'UTF8')`; in a
+/// SQL_ASCII database the bytes are taken as UTF-8), else ERROR 22021.
+fn utf8(doc: &[u8]) -> &str {
+    std::str::from_utf8(doc).unwrap_or_else(|e| {
+        ereport!(
+            ERROR,
+            PgSqlErrorCode::ERRCODE_CHARACTER_NOT_IN_REPERTOIRE,
+            format!("{F}: invalid byte sequence for encoding \"UTF8\" at byte {}", e.valid_up_to())
+        );
+    })
+}
+
+/// The rows of `simhash_explain(a, b)`, each shingle as UTF-8 (the SQL wrapper converts it
+/// to the server encoding).
+// pgrx reads the column names from the signature itself: no type alias can stand for them.
+#[allow(clippy::type_complexity)]
+#[pg_extern(immutable, strict, parallel_safe)]
+fn simhash_explain_shingles_utf8(
+    a: &[u8],
+    b: &[u8],
+) -> TableIterator<
+    'static,
+    (
+        name!(shingle, Vec<u8>),
+        name!(in_a, bool),
+        name!(in_b, bool),
+        name!(similarity, f64),
+        name!(a_in_b, f64),
+        name!(b_in_a, f64),
+    ),
+> {
+    let (rows, s, ab, ba) = simhash_core::similarity::explain::explain(utf8(a), utf8(b), &mut tick);
+    TableIterator::new(rows.into_iter().map(move |r| (r.text.into_bytes(), r.in_a, r.in_b, s, ab, ba)))
+}
+
+pgrx::extension_sql_file!(
+    "../../sql/similarity/explain.sql",
+    name = "similarity_explain",
+    requires = [simhash_explain_shingles_utf8, "explain"]
+);

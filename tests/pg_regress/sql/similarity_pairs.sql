@@ -1,0 +1,52 @@
+-- Bulk pairs and clusters by similarity (issue 34; docs/similarity.md, "Bulk pairs and
+-- clusters"): simhash_similarity_pairs and simhash_similarity_clusters against brute force.
+CREATE EXTENSION IF NOT EXISTS simhash;
+
+-- 600 corpus paragraphs and reposts of 60 of them (a sentence dropped, a character changed,
+-- a source line added), some of them copies of each other, and empty texts.
+CREATE TABLE sp_docs AS SELECT id::bigint, body FROM corpus WHERE id % 32 = 0;
+INSERT INTO sp_docs
+SELECT 100000 + id, regexp_replace(body, '[^。]*。', '') FROM corpus WHERE id % 320 = 0 AND body LIKE '%。%。%'
+UNION ALL SELECT 200000 + id, overlay(body placing '某' from 7 for 1) FROM corpus WHERE id % 320 = 0 AND length(body) > 20
+UNION ALL SELECT 300000 + id, '（新华社北京１月１日电）' || body FROM corpus WHERE id % 320 = 160
+UNION ALL SELECT 400000 + id, '' FROM corpus WHERE id % 4000 = 0;
+
+-- Every pair the brute force finds, with the same similarity, at thresholds that use sketches
+-- (0.3, 0.5, 0.8) and one that compares every pair (0.05), and none more.
+CREATE TEMP TABLE sp_brute AS
+SELECT t, id1, id2, s
+FROM (SELECT a.id AS id1, b.id AS id2, simhash_similarity(a.body, b.body)::float8 AS s
+      FROM sp_docs a JOIN sp_docs b ON a.id < b.id) p, unnest(ARRAY[0.05, 0.3, 0.5, 0.8]) t
+WHERE s >= t;
+CREATE TEMP TABLE sp_bulk AS
+SELECT t, p.* FROM unnest(ARRAY[0.05, 0.3, 0.5, 0.8]) t,
+     simhash_similarity_pairs('SELECT id, body FROM sp_docs', t) p;
+SELECT t, count(*) AS pairs FROM sp_brute GROUP BY t ORDER BY t;
+SELECT (SELECT count(*) FROM (SELECT * FROM sp_bulk EXCEPT ALL SELECT * FROM sp_brute) x) AS only_bulk,
+       (SELECT count(*) FROM (SELECT * FROM sp_brute EXCEPT ALL SELECT * FROM sp_bulk) x) AS only_brute;
+
+-- Clusters: the connected components of the pairs, as simhash_components numbers them.
+SELECT (SELECT count(*) FROM (SELECT * FROM simhash_similarity_clusters('SELECT id, body FROM sp_docs', 0.5)
+                              EXCEPT ALL
+                              SELECT * FROM simhash_components('SELECT id1, id2 FROM sp_brute WHERE t = 0.5')) x) AS only_clusters,
+       (SELECT count(*) FROM (SELECT * FROM simhash_components('SELECT id1, id2 FROM sp_brute WHERE t = 0.5')
+                              EXCEPT ALL
+                              SELECT * FROM simhash_similarity_clusters('SELECT id, body FROM sp_docs', 0.5)) x) AS only_components,
+       (SELECT count(*) FROM simhash_similarity_clusters('SELECT id, body FROM sp_docs', 0.5)) AS rows_in_clusters;
+
+-- At 0 every pair, empty texts too (0 >= 0); a varchar column; LIMIT stops early.
+SELECT count(*) AS all_pairs FROM simhash_similarity_pairs('SELECT id, body FROM sp_docs WHERE id % 7 = 0', 0);
+SELECT count(*) AS expected FROM sp_docs a JOIN sp_docs b ON a.id < b.id WHERE a.id % 7 = 0 AND b.id % 7 = 0;
+SELECT count(*) AS varchar_pairs FROM simhash_similarity_pairs('SELECT id, body::varchar FROM sp_docs', 0.5);
+SELECT count(*) AS limited FROM (SELECT * FROM simhash_similarity_pairs('SELECT id, body FROM sp_docs', 0.3) LIMIT 3) x;
+
+-- Errors.
+SELECT regress_try($$SELECT * FROM simhash_similarity_pairs('SELECT id, body FROM sp_docs', 1.5)$$);
+SELECT regress_try($$SELECT * FROM simhash_similarity_pairs('SELECT id, body FROM sp_docs', -0.1)$$);
+SELECT regress_try($$SELECT * FROM simhash_similarity_clusters('SELECT id, body FROM sp_docs', 'NaN')$$);
+SELECT regress_try($$SELECT * FROM simhash_similarity_pairs('SELECT id::int, body FROM sp_docs', 0.5)$$);
+SELECT regress_try($$SELECT * FROM simhash_similarity_pairs('SELECT id, 1 FROM sp_docs', 0.5)$$);
+SELECT regress_try($$SELECT * FROM simhash_similarity_pairs('SELECT NULL::bigint, body FROM sp_docs', 0.5)$$);
+SELECT count(*) AS null_texts FROM simhash_similarity_pairs('SELECT id, NULL::text FROM sp_docs', 0.5);
+
+DROP TABLE sp_docs;
