@@ -1,12 +1,12 @@
-//! The settings of a trigger: its arguments (columns, options, and for the dedup trigger
-//! the bound, action and link column), checked against its table; for the dedup trigger
+//! The settings of a trigger: its arguments (columns, options, and for the dedup triggers
+//! the bound, action and link column), checked against its table; for the dedup triggers
 //! the `Config` built from them (cached per backend and trigger in cache.rs).
 
 use std::ffi::CStr;
 
 use pgrx::pg_sys;
 use pgrx::prelude::*;
-use simhash_core::trigger::{self as dedup, Action, CheckQuery, DedupError};
+use simhash_core::trigger::{self as dedup, Action, CheckQuery, DedupError, QueryTarget};
 use simhash_core::{Definition, Options, Tokenizer, Weighting};
 
 use super::column::{column, relation_names, schema_name, type_name, Column};
@@ -167,6 +167,7 @@ pub(super) unsafe fn segments_and_text(
 pub(super) struct Config {
     pub relid: pg_sys::Oid,
     pub relname: String,
+    /// The checked column: the fingerprint or the segments.
     pub fp: Column,
     /// The text the fingerprint is computed from; None for `simhash_dedup_fp_trigger`,
     /// whose rows bring their fingerprint.
@@ -227,16 +228,8 @@ pub(super) unsafe fn config(
             None => (fp_column(rel, &parsed.fp_column, func, false), None),
         };
         let target = target(rel, parsed.link_column.as_deref(), ext_schema, func);
-        let query = |t: &Target, exclude_ctid: bool| {
-            dedup::check_query(&CheckQuery {
-                table: &t.table,
-                fp: &fp.sql,
-                ext_schema: &t.schema,
-                max_distance: parsed.max_distance,
-                key_columns: &t.keys.quoted,
-                with_link_value: t.keys.link.is_some(),
-                exclude_ctid,
-            })
+        let query = |target: QueryTarget<'_>| {
+            dedup::check_query(&CheckQuery { target, fp: &fp.sql, max_distance: parsed.max_distance })
         };
         // The table's row count as of its last VACUUM or ANALYZE, which also invalidate this
         // config (relcache), so the choice follows the table's growth.
@@ -280,10 +273,23 @@ pub(super) unsafe fn target(
     }
 }
 
+impl Target {
+    /// What the check queries read and return, for an insert or (`exclude_ctid`) an update.
+    pub(super) fn query(&self, exclude_ctid: bool) -> QueryTarget<'_> {
+        QueryTarget {
+            table: &self.table,
+            ext_schema: &self.schema,
+            key_columns: &self.keys.quoted,
+            with_link_value: self.keys.link.is_some(),
+            exclude_ctid,
+        }
+    }
+}
+
 impl Config {
     /// The config of a trigger on `rel` that checks column `fp` (computed from `text`),
-    /// with `query(target, exclude_ctid)` as its insert and update check queries; no bound
-    /// and no pre-check (the caller sets its own).
+    /// with `query(target)` as its insert and update check queries (the target's
+    /// `exclude_ctid` false, then true); no bound and no pre-check (the caller sets its own).
     ///
     /// # Safety
     /// `rel` must be an open relation.
@@ -294,9 +300,9 @@ impl Config {
         text: Option<Column>,
         action: Action,
         options: Options,
-        query: impl Fn(&Target, bool) -> String,
+        query: impl Fn(QueryTarget<'_>) -> String,
     ) -> Config {
-        let (query_insert, query_update) = (query(&target, false), query(&target, true));
+        let (query_insert, query_update) = (query(target.query(false)), query(target.query(true)));
         Config {
             // SAFETY: an open relation (caller).
             relid: unsafe { (*rel).rd_id },

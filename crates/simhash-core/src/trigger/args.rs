@@ -72,8 +72,9 @@ pub enum DedupError {
     OptionsNotLast { position: usize },
     /// `max_distance` is not an integer in `0..=64`: 22023.
     MaxDistance(String),
-    /// `min_resemblance` is not a number in `(0, 1]`: 22023.
-    MinResemblance(String),
+    /// A threshold argument (`min_resemblance`: `name`) that is not a number in `(0, 1]`:
+    /// 22023.
+    Threshold { name: &'static str, got: String },
     /// Unknown action: 22023.
     Action(String),
     /// `link` without a link column (the argument at `position`): 22023.
@@ -115,8 +116,8 @@ impl fmt::Display for DedupError {
                 write!(f, "argument {position} looks like options (it begins with \"{{\"), but the options must be the last argument")
             }
             DedupError::MaxDistance(s) => write!(f, "max_distance must be an integer between 0 and 64, got \"{s}\""),
-            DedupError::MinResemblance(s) => {
-                write!(f, "min_resemblance must be a number greater than 0 and at most 1, got \"{s}\"")
+            DedupError::Threshold { name, got } => {
+                write!(f, "{name} must be a number greater than 0 and at most 1, got \"{got}\"")
             }
             DedupError::Action(s) => write!(f, "unknown action \"{s}\": expected reject, skip or link"),
             DedupError::LinkColumnMissing { position } => {
@@ -183,6 +184,15 @@ pub fn parse_max_distance(s: &str) -> Result<u32, DedupError> {
     match s.trim().parse::<u32>() {
         Ok(k) if k <= 64 => Ok(k),
         _ => Err(DedupError::MaxDistance(s.to_owned())),
+    }
+}
+
+/// Parses a threshold given as a trigger argument (`name` for messages): a number in
+/// `(0, 1]`. 0 is refused: every pair of texts would match.
+pub fn parse_threshold(name: &'static str, s: &str) -> Result<f64, DedupError> {
+    match s.trim().parse::<f64>() {
+        Ok(t) if t > 0.0 && t <= 1.0 => Ok(t),
+        _ => Err(DedupError::Threshold { name, got: s.to_owned() }),
     }
 }
 

@@ -19,11 +19,11 @@ mod precheck;
 mod segments;
 
 pub use args::{
-    is_options, parse_action, parse_args, parse_fp_args, parse_max_distance, parse_segments_args, parse_update_args,
-    Action, DedupArgs, DedupError, UpdateArgs, DEDUP_FP_SIGNATURE, DEDUP_SIGNATURE, SEGMENTS_SIGNATURE,
-    UPDATE_SIGNATURE,
+    is_options, parse_action, parse_args, parse_fp_args, parse_max_distance, parse_segments_args, parse_threshold,
+    parse_update_args, Action, DedupArgs, DedupError, UpdateArgs, DEDUP_FP_SIGNATURE, DEDUP_SIGNATURE,
+    SEGMENTS_SIGNATURE, UPDATE_SIGNATURE,
 };
-pub use check::{check_query, CheckQuery};
+pub use check::{check_query, CheckQuery, QueryTarget};
 pub use lock::{lock_blocks, lock_keys, table_lock_key};
 pub use precheck::{choose_precheck, precheck_cost, ENTRY_COST, FALLBACK_COST};
 pub use segments::{
