@@ -13,6 +13,8 @@ mod measure;
 mod query;
 mod support;
 
+pub(crate) use support::match_operator;
+
 use std::borrow::Cow;
 
 use pgrx::prelude::*;

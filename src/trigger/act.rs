@@ -2,8 +2,8 @@
 //! skip (the row is not inserted, counted by `simhash_dedup_skipped`) or link (a column set
 //! to the matching row's key), with a DETAIL that names the key only when the inserting user
 //! may see it; a match that only the latest snapshot sees is a serialization failure (40001).
-//! Shared by `simhash_dedup_trigger` (mod.rs) and `simhash_segments_dedup_trigger`
-//! (segments_dedup.rs).
+//! Shared by `simhash_dedup_trigger` (mod.rs), `simhash_segments_dedup_trigger`
+//! (segments_dedup.rs) and `simhash_similarity_dedup_trigger` (similarity_dedup.rs).
 
 use std::ffi::CStr;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -59,8 +59,8 @@ pub(super) fn may_see_key(relid: pg_sys::Oid, key_attnums: &[i16]) -> bool {
 }
 
 /// The row for a text the trigger does not check (NULL, or too short for a fingerprint, a
-/// segment): the columns the trigger computes set as in `set` (the fingerprint or the
-/// segments) and the link column, if any, to NULL.
+/// segment or a shingle): the columns the trigger computes set as in `set` (the fingerprint
+/// or the segments; none for the similarity trigger) and the link column, if any, to NULL.
 ///
 /// # Safety
 /// `tuple` must be a heap tuple of `desc`, the trigger's table, which `config` describes;

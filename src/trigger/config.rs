@@ -111,7 +111,7 @@ pub(super) unsafe fn fp_and_text(
 ///
 /// # Safety
 /// `rel` must be an open relation.
-unsafe fn text_column(rel: pg_sys::Relation, text_name: &str, func: &str) -> Column {
+pub(super) unsafe fn text_column(rel: pg_sys::Relation, text_name: &str, func: &str) -> Column {
     // SAFETY: forwarded from the caller.
     let text = unsafe { column(rel, text_name, func, "text") };
     if text.base_type != pg_sys::TEXTOID && text.base_type != pg_sys::VARCHAROID {
@@ -167,7 +167,8 @@ pub(super) unsafe fn segments_and_text(
 pub(super) struct Config {
     pub relid: pg_sys::Oid,
     pub relname: String,
-    /// The checked column: the fingerprint or the segments.
+    /// The checked column: the fingerprint, the segments, or for the similarity trigger the
+    /// text itself (the column its lock keys are hashed with).
     pub fp: Column,
     /// The text the fingerprint is computed from; None for `simhash_dedup_fp_trigger`,
     /// whose rows bring their fingerprint.
@@ -198,6 +199,26 @@ pub(super) struct Config {
     /// The GIN index scanned before the segment dedup trigger's check query
     /// (segments_precheck.rs), if the segments column has one it can scan.
     pub segments_index: Option<SegmentsIndex>,
+    /// The bounds and locks of `simhash_similarity_dedup_trigger` (None for the others).
+    pub similarity: Option<Similarity>,
+    /// Whether the check query must be planned on an index, sequential scans off: its locks
+    /// cover only the candidates an index lookup can return (check.rs, `IndexPlan`).
+    pub plan_on_index: bool,
+}
+
+/// What `simhash_similarity_dedup_trigger` adds to its Config (similarity_dedup.rs).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Similarity {
+    pub min_similarity: f64,
+    /// The option `"min_containment"`.
+    pub min_containment: Option<f64>,
+    /// The `simhash_ops` index on the text column, if it has one.
+    pub index: Option<pg_sys::Oid>,
+    /// Whether locking the new text's index keys makes every two inserters that could find
+    /// each other contend: an index, and thresholds its lookups answer from keys
+    /// (`simhash_core::trigger::lookups_share_keys`). Else an insert takes the table's key
+    /// exclusively.
+    pub by_keys: bool,
 }
 
 /// Checks the arguments of a dedup trigger against its table and builds the check queries.
@@ -322,6 +343,8 @@ impl Config {
             query_update,
             precheck: None,
             segments_index: None,
+            similarity: None,
+            plan_on_index: false,
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The dedup trigger's advisory locks: before its check, an inserter locks the keys of its
 //! new fingerprint (`simhash_core::trigger::lock_keys`), so two inserters of near-duplicates
 //! always contend, and a transaction that locks many keys escalates to the table's key.
-//! The segments dedup trigger locks keys of its row's segments the same way.
+//! The segments dedup trigger locks keys of its row's segments the same way, and the
+//! similarity dedup trigger keys of its text's index keys.
 
 use pgrx::pg_sys;
 use simhash_core::trigger as dedup;
@@ -59,6 +60,30 @@ pub(super) fn lock_segments(config: &Config, segments: &[u64]) {
     let (relid, attnum) = (config.relid.to_u32(), config.fp.attnum);
     let table = dedup::segments_table_lock_key(relid, attnum);
     lock_keys(table, || dedup::segment_lock_keys(relid, attnum, segments, config.min_resemblance, config.max_distance));
+}
+
+/// The same for `simhash_similarity_dedup_trigger`: `keys`, those of the new text's index
+/// keys (`simhash_core::trigger::similarity_lock_keys`), which every text that a lookup of
+/// it could find, or whose lookup could find it, shares, when `by_keys`. When not (no
+/// `simhash_ops` index, or thresholds below what lookups answer from keys: the query finds
+/// rows that share no key), the table key alone, exclusively: such inserts run one at a time.
+pub(super) fn lock_similarity(config: &Config, by_keys: bool, keys: Vec<u64>) {
+    let (relid, attnum) = (config.relid.to_u32(), config.fp.attnum);
+    let table = dedup::similarity_table_lock_key(relid, attnum);
+    if by_keys {
+        lock_keys(table, || keys);
+        return;
+    }
+    let table = lock_tag(table);
+    let exclusive = pg_sys::ExclusiveLock as i32;
+    // SAFETY: a fully initialized advisory LOCKTAG; a transaction lock. Taken exclusively at
+    // once, not after Share as lock_keys escalates: two inserters upgrading from Share would
+    // deadlock on every row.
+    unsafe {
+        if !pg_compat::lock_held_by_me(&table, exclusive) {
+            pg_sys::LockAcquire(&table, exclusive, false, false);
+        }
+    }
 }
 
 /// Takes the table key `table` in Share mode, then `keys()` (ascending) in Exclusive mode. A

@@ -5,7 +5,8 @@
 //! and `simhash_dedup_query(tbl, VARIADIC args)` shows the check query a trigger runs.
 //! `simhash_segments_dedup_trigger` (segments_dedup.rs) does what the dedup trigger does by
 //! resemblance of segment fingerprints, with the same locks, check, privileges and actions
-//! (lock.rs, check.rs, act.rs).
+//! (lock.rs, check.rs, act.rs), and `simhash_similarity_dedup_trigger` (similarity_dedup.rs)
+//! by exact text similarity or containment, through a `simhash_ops` GIN index.
 //!
 //! The fingerprint is `simhash(text, options)`: the options argument, always the last and
 //! recognized by beginning with `{`, is JSON text read as `simhash`'s jsonb (fingerprint/options.rs).
@@ -57,6 +58,7 @@ mod precheck;
 mod segments;
 mod segments_dedup;
 mod segments_precheck;
+mod similarity_dedup;
 
 use pgrx::pg_sys;
 use pgrx::prelude::*;
@@ -376,7 +378,8 @@ pub unsafe extern "C-unwind" fn simhash_dedup_query(fcinfo: pg_sys::FunctionCall
     }
 }
 
-/// The body of `simhash_dedup_query` and `simhash_segments_dedup_query`: `build(relation,
+/// The body of `simhash_dedup_query`, `simhash_segments_dedup_query` and
+/// `simhash_similarity_dedup_query`: `build(relation,
 /// trigger_args, extension schema)` checks the arguments against the table and returns its
 /// insert check query and a description of its pre-check, if any, which goes in a trailing
 /// comment (the text stays a query that PREPARE accepts).

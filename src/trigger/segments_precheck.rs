@@ -39,7 +39,8 @@ pub(super) unsafe fn segments_index(rel: pg_sys::Relation, attnum: i16) -> Optio
 }
 
 /// The first GIN index of `rel` that is valid, not partial, on column `attnum` alone, with
-/// operator `op` in its operator family: its OID and `op`'s strategy number there.
+/// operator `op` in its operator family: its OID and `op`'s strategy number there. Also how
+/// the similarity dedup trigger finds its `simhash_ops` index (similarity_dedup.rs).
 ///
 /// # Safety
 /// `rel` must be an open relation, locked by the caller.

@@ -72,9 +72,16 @@ pub enum DedupError {
     OptionsNotLast { position: usize },
     /// `max_distance` is not an integer in `0..=64`: 22023.
     MaxDistance(String),
-    /// A threshold argument (`min_resemblance`: `name`) that is not a number in `(0, 1]`:
-    /// 22023.
+    /// A threshold argument or option (`min_resemblance`, `min_similarity`,
+    /// `min_containment`: `name`) that is not a number in `(0, 1]`: 22023.
     Threshold { name: &'static str, got: String },
+    /// An option threshold (`key`) that is not a JSON number in `(0, 1]`; `got` is its JSON
+    /// text: 22023.
+    OptionThreshold { key: &'static str, got: String },
+    /// Options that are not a JSON object, or not JSON (serde_json's message): 22023.
+    BadOptions(String),
+    /// An option key the trigger does not take: 22023. `expected` lists the ones it does.
+    UnknownOption { key: String, expected: &'static str },
     /// Unknown action: 22023.
     Action(String),
     /// `link` without a link column (the argument at `position`): 22023.
@@ -118,6 +125,13 @@ impl fmt::Display for DedupError {
             DedupError::MaxDistance(s) => write!(f, "max_distance must be an integer between 0 and 64, got \"{s}\""),
             DedupError::Threshold { name, got } => {
                 write!(f, "{name} must be a number greater than 0 and at most 1, got \"{got}\"")
+            }
+            DedupError::OptionThreshold { key, got } => {
+                write!(f, "option \"{key}\" must be a number greater than 0 and at most 1, got {got}")
+            }
+            DedupError::BadOptions(e) => write!(f, "invalid options: {e}"),
+            DedupError::UnknownOption { key, expected } => {
+                write!(f, "unknown option \"{key}\": the options are {expected}")
             }
             DedupError::Action(s) => write!(f, "unknown action \"{s}\": expected reject, skip or link"),
             DedupError::LinkColumnMissing { position } => {
