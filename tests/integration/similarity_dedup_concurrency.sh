@@ -47,29 +47,8 @@ while IFS=, read -r mode index action iso per_tx; do
     else
         q -c "DROP INDEX IF EXISTS docs_body" >/dev/null
     fi
-    txs=$(( (items + clients * per_tx - 1) / (clients * per_tx) ))
-    rc=0
-    dedup_round "simhash_similarity_dedup_trigger('body', '$theta', '$action'$options)" $clients "$txs" "$per_tx" "$iso" || rc=$?
-    retried=$(pgbench_figure "$tmp/pgbench.out" "number of transactions retried")
-    failed=$(pgbench_figure "$tmp/pgbench.out" "number of failed transactions")
-    read -r done inserted rows groups_in not_one pairs < <(psql -AtF' ' <<SQL
-SELECT (SELECT count(*) FROM outcome),
-       (SELECT count(*) FROM outcome WHERE result = 'inserted'),
-       (SELECT count(*) FROM docs),
-       (SELECT count(DISTINCT w.g) FROM docs d JOIN work w ON w.item = d.id),
-       (SELECT count(*) FROM (SELECT w.g FROM work w LEFT JOIN docs d ON d.id = w.item
-                              GROUP BY w.g HAVING count(d.id) <> 1) x),
-       close_pairs($theta, $gamma);
-SQL
-    )
-    line="$mode, $index, $action, $iso, $per_tx rows/transaction: attempted $items, done $done, inserted $inserted, rows $rows (expected $groups, one per group; groups without exactly one: $not_one), transactions retried ${retried:-?}, failed ${failed:-?}; close pairs: $pairs"
-    if [ "$rc" -ne 0 ] || [ "$done" -ne "$items" ] || [ "$rows" -ne "$groups" ] || [ "$not_one" -ne 0 ] \
-        || [ "$pairs" -ne 0 ] || [ "$rows" -ne "$inserted" ] || [ "${failed:-1}" -ne 0 ]; then
-        fail "$line (pgbench exit $rc)"
-        tail -5 "$tmp/pgbench.err"
-    else
-        echo "ok   $line"
-    fi
+    group_round "simhash_similarity_dedup_trigger('body', '$theta', '$action'$options)" "$per_tx" "$iso" \
+        "$mode, $index, $action" "close_pairs($theta, $gamma)" "close pairs"
 done <<'RUNS'
 similarity,index,reject,read committed,2
 similarity,index,reject,repeatable read,2
