@@ -28,7 +28,10 @@
 //!   not partial), or thresholds below those lookups answer from keys (0.25 for similarity,
 //!   0.5 for containment; below them a lookup reads the whole index), an insert takes the
 //!   table's key exclusively instead, so such inserts run one at a time (lock.rs,
-//!   `lock_similarity`).
+//!   `lock_similarity`). With the index, the check is prepared and run with sequential scans
+//!   off (check.rs, `IndexPlan`): the planner scans a table its statistics call empty, and a
+//!   scan finds rows that share no key. What remains outside the argument is a lossy bitmap
+//!   (a lookup whose candidates outgrow work_mem), whose recheck tests whole pages.
 //! - A NULL text, or a text without a letter or digit (no shingle, hence no index key, and a
 //!   measure of 0 with every text), is never a duplicate: no lock, no check.
 //! - An UPDATE is compared with every row but itself; one that keeps the text is not checked.
