@@ -17,6 +17,8 @@ mod pairs;
 mod query;
 mod support;
 
+pub(crate) use support::match_operator;
+
 use std::borrow::Cow;
 
 use pgrx::prelude::*;

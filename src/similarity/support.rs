@@ -114,6 +114,17 @@ impl Objects {
     }
 }
 
+/// The operator `@%` (text, simhash_query) of the extension in `schema`, the one a
+/// `simhash_ops` index's operator family holds (how the similarity dedup trigger finds its
+/// index); None when an object of the rewrites is missing.
+///
+/// # Safety
+/// Must run inside a transaction (catalog lookups).
+pub(crate) unsafe fn match_operator(schema: pg_sys::Oid) -> Option<pg_sys::Oid> {
+    // SAFETY: forwarded from the caller.
+    unsafe { Objects::lookup(schema) }.map(|o| o.match_op)
+}
+
 function_info_v1!(pg_finfo_simhash_similarity_support);
 /// `simhash_similarity_support(internal) → internal`: the module docs' requests; NULL for
 /// the others and when nothing applies.

@@ -2,8 +2,8 @@
 //! skip (the row is not inserted, counted by `simhash_dedup_skipped`) or link (a column set
 //! to the matching row's key), with a DETAIL that names the key only when the inserting user
 //! may see it; a match that only the latest snapshot sees is a serialization failure (40001).
-//! Shared by `simhash_dedup_trigger` (mod.rs) and `simhash_segments_dedup_trigger`
-//! (segments_dedup.rs).
+//! Shared by `simhash_dedup_trigger` (mod.rs), `simhash_segments_dedup_trigger`
+//! (segments_dedup.rs) and `simhash_similarity_dedup_trigger` (similarity_dedup.rs).
 
 use std::ffi::CStr;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -58,41 +58,61 @@ pub(super) fn may_see_key(relid: pg_sys::Oid, key_attnums: &[i16]) -> bool {
     }
 }
 
-/// The row for a text the trigger does not check (NULL, or too short for a fingerprint or a
-/// segment): the checked column set to `value` and the link column, if any, to NULL.
+/// The row for a text the trigger does not check (NULL, or too short for a fingerprint, a
+/// segment or a shingle): the columns the trigger computes set as in `set` (the fingerprint
+/// or the segments; none for the similarity trigger) and the link column, if any, to NULL.
 ///
 /// # Safety
 /// `tuple` must be a heap tuple of `desc`, the trigger's table, which `config` describes;
-/// `value` a datum of the checked column's type.
+/// each value in `set` a datum of its column's type.
 pub(super) unsafe fn unchecked(
     tuple: pg_sys::HeapTuple,
     desc: pg_sys::TupleDesc,
     config: &Config,
-    value: Option<pg_sys::Datum>,
+    set: &[(i16, Option<pg_sys::Datum>)],
 ) -> pg_sys::Datum {
-    let mut cols = vec![(config.fp.attnum, value)];
-    if let Some(link) = &config.link {
-        cols.push((link.attnum, None));
+    // SAFETY: forwarded from the caller.
+    unsafe { with_link(tuple, desc, config, set, None) }
+}
+
+/// `tuple` with the columns of `set` replaced and the link column, if any, set to `link`;
+/// `tuple` itself when there is nothing to set.
+///
+/// # Safety
+/// As [`unchecked`]; `link` a datum of the link column's type.
+unsafe fn with_link(
+    tuple: pg_sys::HeapTuple,
+    desc: pg_sys::TupleDesc,
+    config: &Config,
+    set: &[(i16, Option<pg_sys::Datum>)],
+    link: Option<pg_sys::Datum>,
+) -> pg_sys::Datum {
+    let mut cols = set.to_vec();
+    if let Some(column) = &config.link {
+        cols.push((column.attnum, link));
+    }
+    if cols.is_empty() {
+        return pg_sys::Datum::from(tuple);
     }
     // SAFETY: forwarded from the caller.
     pg_sys::Datum::from(unsafe { replace(tuple, desc, &cols) })
 }
 
 /// Acts on what the check found: raises (reject, or 40001 for a concurrent match), returns
-/// NULL (skip), or returns the row with the checked column set to `value` and the link
-/// column, if any, to the match's key or NULL. `what(m)` says how the match is near, after
+/// NULL (skip), or returns the row with the columns of `set` set (the fingerprint or the
+/// segments the trigger computed) and the link column, if any, to the match's key or NULL. `what(m)` says how the match is near, after
 /// "Key (id)=(7)" or "An existing row", e.g. "is at Hamming distance 2 (max_distance 3)".
 ///
 /// # Safety
 /// `td` must be the TriggerData of the firing trigger `config` describes, `tuple` its new
-/// row; `value` a datum of the checked column's type.
+/// row; each value in `set` a datum of its column's type.
 pub(super) unsafe fn act<T>(
     td: *mut pg_sys::TriggerData,
     config: &Config,
     func: &str,
     found: Found<T>,
     tuple: pg_sys::HeapTuple,
-    value: Option<pg_sys::Datum>,
+    set: &[(i16, Option<pg_sys::Datum>)],
     what: impl Fn(&Match<T>) -> String,
 ) -> pg_sys::Datum {
     // The check ran as the table owner; what DETAIL says is decided for the inserting
@@ -138,16 +158,12 @@ pub(super) unsafe fn act<T>(
             pg_sys::Datum::from(0usize)
         }
         (found, _) => {
-            let mut cols = vec![(config.fp.attnum, value)];
-            if let Some(link) = &config.link {
-                let value = match found {
-                    Found::Visible(m) => m.link_value,
-                    _ => None,
-                };
-                cols.push((link.attnum, value));
-            }
+            let link = match found {
+                Found::Visible(m) => m.link_value,
+                _ => None,
+            };
             // SAFETY: forwarded from the caller.
-            pg_sys::Datum::from(unsafe { replace(tuple, desc, &cols) })
+            unsafe { with_link(tuple, desc, config, set, link) }
         }
     }
 }

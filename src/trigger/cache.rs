@@ -19,6 +19,8 @@ pub(super) enum Kind {
     FpOnly,
     /// `simhash_segments_dedup_trigger`: segments, by resemblance.
     Segments,
+    /// `simhash_similarity_dedup_trigger`: texts, by similarity or containment.
+    Similarity,
 }
 
 /// A backend's cached state of one dedup trigger.

@@ -92,6 +92,54 @@ impl Drop for AsOwner {
     }
 }
 
+/// Sequential scans off and bitmap scans on, from [`IndexPlan::force`] until the value is
+/// dropped: the planner settings under which the similarity trigger's check query is
+/// prepared and run (Config's `plan_on_index`), so that its plan, and any re-plan of it
+/// inside SPI's plan cache, reads its `simhash_ops` index, even for a table that its
+/// statistics call empty (a VACUUMed empty table got a sequential scan). Set as a function's
+/// `SET` clause sets them (fmgr_security_definer): a new GUC nest level whose values are
+/// undone on drop, or, on ERROR, by the (sub)transaction abort (AtEOXact_GUC), which pops
+/// every level at or above it.
+struct IndexPlan {
+    level: i32,
+}
+
+impl IndexPlan {
+    fn force() -> IndexPlan {
+        // SAFETY: GUC calls inside a transaction, with NUL-terminated names and values of
+        // two boolean planner settings that any user may set; GUC_ACTION_SAVE keeps the
+        // previous values on the new nest level.
+        unsafe {
+            let level = pg_sys::NewGUCNestLevel();
+            for (name, value) in [(c"enable_seqscan", c"off"), (c"enable_bitmapscan", c"on")] {
+                pg_sys::set_config_option(
+                    name.as_ptr(),
+                    value.as_ptr(),
+                    pg_sys::GucContext::PGC_USERSET,
+                    pg_sys::GucSource::PGC_S_SESSION,
+                    pg_sys::GucAction::GUC_ACTION_SAVE,
+                    true,
+                    0,
+                    false,
+                );
+            }
+            IndexPlan { level }
+        }
+    }
+}
+
+impl Drop for IndexPlan {
+    fn drop(&mut self) {
+        // On an ERROR the transaction abort restores the settings (IndexPlan's docs); here,
+        // the nest level is ours and the last one opened, and restoring two booleans raises
+        // nothing.
+        if !std::thread::panicking() {
+            // SAFETY: pops the nest level `force` opened.
+            unsafe { pg_sys::AtEOXact_GUC(true, self.level) }
+        }
+    }
+}
+
 /// Runs the check query (under SPI, already connected) and copies its row out.
 ///
 /// # Safety
@@ -206,6 +254,7 @@ pub(super) unsafe fn query_as_owner<T: FromDatum>(
     // Prepared and run with the owner's rights (see AsOwner); restored when `_owner` drops,
     // before the caller decides, as the inserting user, what DETAIL may say.
     let _owner = AsOwner::switch(owner);
+    let _plan = config.plan_on_index.then(IndexPlan::force);
     // SAFETY: SPI_connect/SPI_finish bracket every SPI call; on ERROR the transaction
     // abort releases the SPI stack. Plans are prepared in SPI's context and moved to a
     // long-lived one by SPI_keepplan before being cached.

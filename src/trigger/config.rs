@@ -1,12 +1,12 @@
-//! The settings of a trigger: its arguments (columns, options, and for the dedup trigger
-//! the bound, action and link column), checked against its table; for the dedup trigger
+//! The settings of a trigger: its arguments (columns, options, and for the dedup triggers
+//! the bound, action and link column), checked against its table; for the dedup triggers
 //! the `Config` built from them (cached per backend and trigger in cache.rs).
 
 use std::ffi::CStr;
 
 use pgrx::pg_sys;
 use pgrx::prelude::*;
-use simhash_core::trigger::{self as dedup, Action, CheckQuery, DedupError};
+use simhash_core::trigger::{self as dedup, Action, CheckQuery, DedupError, QueryTarget};
 use simhash_core::{Definition, Options, Tokenizer, Weighting};
 
 use super::column::{column, relation_names, schema_name, type_name, Column};
@@ -111,7 +111,7 @@ pub(super) unsafe fn fp_and_text(
 ///
 /// # Safety
 /// `rel` must be an open relation.
-unsafe fn text_column(rel: pg_sys::Relation, text_name: &str, func: &str) -> Column {
+pub(super) unsafe fn text_column(rel: pg_sys::Relation, text_name: &str, func: &str) -> Column {
     // SAFETY: forwarded from the caller.
     let text = unsafe { column(rel, text_name, func, "text") };
     if text.base_type != pg_sys::TEXTOID && text.base_type != pg_sys::VARCHAROID {
@@ -167,6 +167,8 @@ pub(super) unsafe fn segments_and_text(
 pub(super) struct Config {
     pub relid: pg_sys::Oid,
     pub relname: String,
+    /// The checked column: the fingerprint, the segments, or for the similarity trigger the
+    /// text itself (the column its lock keys are hashed with).
     pub fp: Column,
     /// The text the fingerprint is computed from; None for `simhash_dedup_fp_trigger`,
     /// whose rows bring their fingerprint.
@@ -197,6 +199,26 @@ pub(super) struct Config {
     /// The GIN index scanned before the segment dedup trigger's check query
     /// (segments_precheck.rs), if the segments column has one it can scan.
     pub segments_index: Option<SegmentsIndex>,
+    /// The bounds and locks of `simhash_similarity_dedup_trigger` (None for the others).
+    pub similarity: Option<Similarity>,
+    /// Whether the check query must be planned on an index, sequential scans off: its locks
+    /// cover only the candidates an index lookup can return (check.rs, `IndexPlan`).
+    pub plan_on_index: bool,
+}
+
+/// What `simhash_similarity_dedup_trigger` adds to its Config (similarity_dedup.rs).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Similarity {
+    pub min_similarity: f64,
+    /// The option `"min_containment"`.
+    pub min_containment: Option<f64>,
+    /// The `simhash_ops` index on the text column, if it has one.
+    pub index: Option<pg_sys::Oid>,
+    /// Whether locking the new text's index keys makes every two inserters that could find
+    /// each other contend: an index, and thresholds its lookups answer from keys
+    /// (`simhash_core::trigger::lookups_share_keys`). Else an insert takes the table's key
+    /// exclusively.
+    pub by_keys: bool,
 }
 
 /// Checks the arguments of a dedup trigger against its table and builds the check queries.
@@ -227,16 +249,8 @@ pub(super) unsafe fn config(
             None => (fp_column(rel, &parsed.fp_column, func, false), None),
         };
         let target = target(rel, parsed.link_column.as_deref(), ext_schema, func);
-        let query = |t: &Target, exclude_ctid: bool| {
-            dedup::check_query(&CheckQuery {
-                table: &t.table,
-                fp: &fp.sql,
-                ext_schema: &t.schema,
-                max_distance: parsed.max_distance,
-                key_columns: &t.keys.quoted,
-                with_link_value: t.keys.link.is_some(),
-                exclude_ctid,
-            })
+        let query = |target: QueryTarget<'_>| {
+            dedup::check_query(&CheckQuery { target, fp: &fp.sql, max_distance: parsed.max_distance })
         };
         // The table's row count as of its last VACUUM or ANALYZE, which also invalidate this
         // config (relcache), so the choice follows the table's growth.
@@ -280,10 +294,23 @@ pub(super) unsafe fn target(
     }
 }
 
+impl Target {
+    /// What the check queries read and return, for an insert or (`exclude_ctid`) an update.
+    pub(super) fn query(&self, exclude_ctid: bool) -> QueryTarget<'_> {
+        QueryTarget {
+            table: &self.table,
+            ext_schema: &self.schema,
+            key_columns: &self.keys.quoted,
+            with_link_value: self.keys.link.is_some(),
+            exclude_ctid,
+        }
+    }
+}
+
 impl Config {
     /// The config of a trigger on `rel` that checks column `fp` (computed from `text`),
-    /// with `query(target, exclude_ctid)` as its insert and update check queries; no bound
-    /// and no pre-check (the caller sets its own).
+    /// with `query(target)` as its insert and update check queries (the target's
+    /// `exclude_ctid` false, then true); no bound and no pre-check (the caller sets its own).
     ///
     /// # Safety
     /// `rel` must be an open relation.
@@ -294,9 +321,9 @@ impl Config {
         text: Option<Column>,
         action: Action,
         options: Options,
-        query: impl Fn(&Target, bool) -> String,
+        query: impl Fn(QueryTarget<'_>) -> String,
     ) -> Config {
-        let (query_insert, query_update) = (query(&target, false), query(&target, true));
+        let (query_insert, query_update) = (query(target.query(false)), query(target.query(true)));
         Config {
             // SAFETY: an open relation (caller).
             relid: unsafe { (*rel).rd_id },
@@ -316,6 +343,8 @@ impl Config {
             query_update,
             precheck: None,
             segments_index: None,
+            similarity: None,
+            plan_on_index: false,
         }
     }
 }

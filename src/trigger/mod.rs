@@ -5,7 +5,8 @@
 //! and `simhash_dedup_query(tbl, VARIADIC args)` shows the check query a trigger runs.
 //! `simhash_segments_dedup_trigger` (segments_dedup.rs) does what the dedup trigger does by
 //! resemblance of segment fingerprints, with the same locks, check, privileges and actions
-//! (lock.rs, check.rs, act.rs).
+//! (lock.rs, check.rs, act.rs), and `simhash_similarity_dedup_trigger` (similarity_dedup.rs)
+//! by exact text similarity or containment, through a `simhash_ops` GIN index.
 //!
 //! The fingerprint is `simhash(text, options)`: the options argument, always the last and
 //! recognized by beginning with `{`, is JSON text read as `simhash`'s jsonb (fingerprint/options.rs).
@@ -57,6 +58,7 @@ mod precheck;
 mod segments;
 mod segments_dedup;
 mod segments_precheck;
+mod similarity_dedup;
 
 use pgrx::pg_sys;
 use pgrx::prelude::*;
@@ -68,7 +70,7 @@ use act::{act, unchecked};
 use cache::{entry, Kind};
 use check::{check, Match};
 use column::Column;
-use config::{bad_args, fp_and_text, options, trigger_args};
+use config::{bad_args, fp_and_text, options, trigger_args, Config};
 
 /// The fired trigger, after checking that it was declared the way these functions need.
 struct Fired {
@@ -103,6 +105,43 @@ unsafe fn fired(fcinfo: pg_sys::FunctionCallInfo, func: &str) -> Fired {
             bad("must be fired for INSERT or UPDATE");
         }
         Fired { td, is_update: op == pg_sys::TRIGGER_EVENT_UPDATE }
+    }
+}
+
+/// A dedup trigger's firing: checked by [`fired`], with its config and plans (cache.rs).
+struct Firing {
+    td: *mut pg_sys::TriggerData,
+    is_update: bool,
+    desc: pg_sys::TupleDesc,
+    /// The new row: the inserted one, or the new version of the updated one.
+    tuple: pg_sys::HeapTuple,
+    config: std::rc::Rc<Config>,
+    plans: [pg_sys::SPIPlanPtr; 2],
+}
+
+/// The firing of dedup trigger `func` of kind `kind`, its config cached or made by
+/// `build(relation, trigger arguments, extension schema)`; `default` is the definition when
+/// the options name none.
+///
+/// # Safety
+/// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
+unsafe fn firing(
+    fcinfo: pg_sys::FunctionCallInfo,
+    func: &str,
+    default: Definition,
+    kind: Kind,
+    build: impl FnOnce(pg_sys::Relation, &[String], pg_sys::Oid) -> Config,
+) -> Firing {
+    // SAFETY: called by the fmgr with a valid fcinfo (caller); `fired` checks it is a BEFORE
+    // ROW INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid for the call.
+    unsafe {
+        let f = fired(fcinfo, func);
+        let td = f.td;
+        let rel = (*td).tg_relation;
+        let ext_schema = pg_sys::get_func_namespace((*(*td).tg_trigger).tgfoid);
+        let (config, plans) = entry(td, default, kind, || build(rel, &trigger_args((*td).tg_trigger), ext_schema));
+        let tuple = if f.is_update { (*td).tg_newtuple } else { (*td).tg_trigtuple };
+        Firing { td, is_update: f.is_update, desc: (*rel).rd_att, tuple, config, plans }
     }
 }
 
@@ -233,20 +272,15 @@ with_definition! {
 /// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
 unsafe fn dedup_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition, fp_only: bool) -> pg_sys::Datum {
     let func = if fp_only { "simhash_dedup_fp_trigger" } else { "simhash_dedup_trigger" };
-    // SAFETY: called by the fmgr with a valid fcinfo (caller); `fired` checks it is a
+    // SAFETY: called by the fmgr with a valid fcinfo (caller); `firing` checks it is a
     // BEFORE ROW INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid
     // for the call.
     unsafe {
-        let f = fired(fcinfo, func);
-        let td = f.td;
-        let rel = (*td).tg_relation;
-        let desc = (*rel).rd_att;
-        let ext_schema = pg_sys::get_func_namespace((*(*td).tg_trigger).tgfoid);
         let kind = if fp_only { Kind::FpOnly } else { Kind::Text };
-        let (config, plans) = entry(td, default, kind, || {
-            config::config(rel, &trigger_args((*td).tg_trigger), ext_schema, default, func, fp_only)
-        });
-        let tuple = if f.is_update { (*td).tg_newtuple } else { (*td).tg_trigtuple };
+        let Firing { td, is_update, desc, tuple, config, plans } =
+            firing(fcinfo, func, default, kind, |rel, args, schema| {
+                config::config(rel, args, schema, default, func, fp_only)
+            });
         let fp = match &config.text {
             Some(text) => fingerprint_of(tuple, desc, text, &config.options),
             None => value_of(tuple, desc, &config.fp).map(|datum| datum.value() as i64),
@@ -254,10 +288,10 @@ unsafe fn dedup_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition, fp_o
         let Some(fp) = fp else {
             // NULL text or fingerprint, or a text too short for one: never anyone's
             // near-duplicate; no lock, no check.
-            return unchecked(tuple, desc, &config, None);
+            return unchecked(tuple, desc, &config, &[(config.fp.attnum, None)]);
         };
         let fp_datum = Some(pg_sys::Datum::from(fp));
-        let exclude = if f.is_update {
+        let exclude = if is_update {
             // An UPDATE that keeps the fingerprint was checked when the row got it.
             if value_of((*td).tg_trigtuple, desc, &config.fp).is_some_and(|old| old.value() as i64 == fp) {
                 return pg_sys::Datum::from(replace(tuple, desc, &[(config.fp.attnum, fp_datum)]));
@@ -268,7 +302,7 @@ unsafe fn dedup_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition, fp_o
         };
         let found = check(td, &config, plans, fp, exclude);
         let what = |m: &Match<i32>| format!("is at Hamming distance {} (max_distance {})", m.measure, config.k);
-        act(td, &config, func, found, tuple, fp_datum, what)
+        act(td, &config, func, found, tuple, &[(config.fp.attnum, fp_datum)], what)
     }
 }
 
@@ -344,7 +378,8 @@ pub unsafe extern "C-unwind" fn simhash_dedup_query(fcinfo: pg_sys::FunctionCall
     }
 }
 
-/// The body of `simhash_dedup_query` and `simhash_segments_dedup_query`: `build(relation,
+/// The body of `simhash_dedup_query`, `simhash_segments_dedup_query` and
+/// `simhash_similarity_dedup_query`: `build(relation,
 /// trigger_args, extension schema)` checks the arguments against the table and returns its
 /// insert check query and a description of its pre-check, if any, which goes in a trailing
 /// comment (the text stays a query that PREPARE accepts).

@@ -30,15 +30,15 @@
 //! and the `_v2` functions since 3.0.0); their `_v3` twins default to definition 3.
 
 use pgrx::prelude::*;
-use simhash_core::trigger::{self as dedup, SegmentsCheckQuery};
+use simhash_core::trigger::{self as dedup, QueryTarget, SegmentsCheckQuery};
 
 use super::act::{act, unchecked};
-use super::cache::{entry, Kind};
+use super::cache::Kind;
 use super::check::{query_as_owner, Found, Match};
-use super::config::{bad_args, segment_options, segments_and_text, target, trigger_args, Config, Target};
+use super::config::{bad_args, segment_options, segments_and_text, target, Config};
 use super::lock::lock_segments;
 use super::segments_precheck::segments_index;
-use super::{dedup_query, fired, replace, segments_of, value_of};
+use super::{dedup_query, firing, replace, segments_of, value_of, Firing};
 use simhash_core::Definition;
 
 use crate::segments::SEGMENT_MAX_ROWS;
@@ -63,16 +63,8 @@ unsafe fn config(
     unsafe {
         let (seg, text) = segments_and_text(rel, &parsed.segments_column, &parsed.text_column, func);
         let target = target(rel, parsed.link_column.as_deref(), ext_schema, func);
-        let query = |t: &Target, exclude_ctid: bool| {
-            dedup::segments_check_query(&SegmentsCheckQuery {
-                table: &t.table,
-                segments: &seg.sql,
-                ext_schema: &t.schema,
-                key_columns: &t.keys.quoted,
-                with_link_value: t.keys.link.is_some(),
-                exclude_ctid,
-                max_distance,
-            })
+        let query = |target: QueryTarget<'_>| {
+            dedup::segments_check_query(&SegmentsCheckQuery { target, segments: &seg.sql, max_distance })
         };
         let min_resemblance = parsed.min_resemblance;
         let segments_index = segments_index(rel, seg.attnum);
@@ -91,32 +83,27 @@ unsafe fn config(
 /// # Safety
 /// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
 unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
-    // SAFETY: called by the fmgr with a valid fcinfo (caller); `fired` checks it is a BEFORE ROW
-    // INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid for the call;
+    // SAFETY: called by the fmgr with a valid fcinfo (caller); `firing` checks it is a BEFORE
+    // ROW INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid for the call;
     // the config checked that the columns are a bigint[] and a text/varchar of the relation.
     unsafe {
-        let f = fired(fcinfo, F);
-        let td = f.td;
-        let rel = (*td).tg_relation;
-        let desc = (*rel).rd_att;
-        let ext_schema = pg_sys::get_func_namespace((*(*td).tg_trigger).tgfoid);
-        let (config, plans) =
-            entry(td, default, Kind::Segments, || config(rel, &trigger_args((*td).tg_trigger), ext_schema, default, F));
-        let tuple = if f.is_update { (*td).tg_newtuple } else { (*td).tg_trigtuple };
+        let Firing { td, is_update, desc, tuple, config, plans } =
+            firing(fcinfo, F, default, Kind::Segments, |rel, args, schema| config(rel, args, schema, default, F));
         let text = config.text.as_ref().expect("the segments trigger has a text column");
         let Some(segments) = segments_of(tuple, desc, text, &config.options) else {
-            return unchecked(tuple, desc, &config, None);
+            return unchecked(tuple, desc, &config, &[(config.fp.attnum, None)]);
         };
         let value = segments.clone().into_datum();
+        let set = [(config.fp.attnum, value)];
         if segments.is_empty() {
-            return unchecked(tuple, desc, &config, value);
+            return unchecked(tuple, desc, &config, &set);
         }
-        let exclude = if f.is_update {
+        let exclude = if is_update {
             // An UPDATE that keeps the segments was checked when the row got them.
             let old = value_of((*td).tg_trigtuple, desc, &config.fp)
                 .and_then(|old| Vec::<Option<i64>>::from_datum(old, false));
             if old.is_some_and(|old| old.iter().copied().eq(segments.iter().map(|&s| Some(s)))) {
-                return pg_sys::Datum::from(replace(tuple, desc, &[(config.fp.attnum, value)]));
+                return pg_sys::Datum::from(replace(tuple, desc, &set));
             }
             Some((*(*td).tg_trigtuple).t_self)
         } else {
@@ -130,7 +117,7 @@ unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -
         if let Some(index) = &config.segments_index {
             // No row version has one of its segments: nothing to check (segments_precheck.rs).
             if !index.any_shared(array) {
-                return act(td, &config, F, Found::None, tuple, value, what);
+                return act(td, &config, F, Found::None, tuple, &set, what);
             }
         }
         let params = vec![
@@ -140,7 +127,7 @@ unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -
         ];
         let types = [pg_sys::INT8ARRAYOID, pg_sys::INT4OID, pg_sys::FLOAT8OID];
         let found = query_as_owner::<f64>(td, &config, plans, &types, params, exclude);
-        act(td, &config, F, found, tuple, value, what)
+        act(td, &config, F, found, tuple, &set, what)
     }
 }
 

@@ -33,6 +33,22 @@ pub(super) struct SegmentsIndex {
 /// # Safety
 /// `rel` must be an open relation, locked by the caller.
 pub(super) unsafe fn segments_index(rel: pg_sys::Relation, attnum: i16) -> Option<SegmentsIndex> {
+    let overlap = pg_sys::Oid::from(pg_sys::OID_ARRAY_OVERLAP_OP);
+    // SAFETY: forwarded from the caller.
+    unsafe { gin_index(rel, attnum, overlap) }.map(|(oid, strategy)| SegmentsIndex { oid, strategy })
+}
+
+/// The first GIN index of `rel` that is valid, not partial, on column `attnum` alone, with
+/// operator `op` in its operator family: its OID and `op`'s strategy number there. Also how
+/// the similarity dedup trigger finds its `simhash_ops` index (similarity_dedup.rs).
+///
+/// # Safety
+/// `rel` must be an open relation, locked by the caller.
+pub(super) unsafe fn gin_index(
+    rel: pg_sys::Relation,
+    attnum: i16,
+    op: pg_sys::Oid,
+) -> Option<(pg_sys::Oid, pg_sys::StrategyNumber)> {
     // SAFETY: `rel` is open and locked, so its index list and the index relations (opened
     // with AccessShareLock and kept locked to the end of the transaction, as the planner
     // does) are valid while read; `indkey` has `indnatts` entries.
@@ -47,10 +63,9 @@ pub(super) unsafe fn segments_index(rel: pg_sys::Relation, attnum: i16) -> Optio
                 && (*form).indkey.values.as_slice(1)[0] == attnum
                 && pg_sys::RelationGetIndexPredicate(index).is_null()
             {
-                let overlap = pg_sys::Oid::from(pg_sys::OID_ARRAY_OVERLAP_OP);
-                let strategy = pg_sys::get_op_opfamily_strategy(overlap, *(*index).rd_opfamily);
+                let strategy = pg_sys::get_op_opfamily_strategy(op, *(*index).rd_opfamily);
                 if strategy > 0 {
-                    found = Some(SegmentsIndex { oid, strategy: strategy as pg_sys::StrategyNumber });
+                    found = Some((oid, strategy as pg_sys::StrategyNumber));
                 }
             }
             pg_sys::index_close(index, NO_LOCK);
@@ -62,20 +77,24 @@ pub(super) unsafe fn segments_index(rel: pg_sys::Relation, attnum: i16) -> Optio
     }
 }
 
+/// The name of relation `oid`, for messages: "?" for one dropped since.
+pub(super) fn relation_name(oid: pg_sys::Oid) -> String {
+    // SAFETY: get_rel_name returns a palloc'd copy of the name, or NULL for a relation
+    // dropped since (the caller may hold no lock on it).
+    unsafe {
+        let p = pg_sys::get_rel_name(oid);
+        if p.is_null() {
+            "?".to_owned()
+        } else {
+            std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
+        }
+    }
+}
+
 impl SegmentsIndex {
     /// For `simhash_segments_dedup_query`: the index the pre-check scans.
     pub fn describe(&self) -> String {
-        // SAFETY: get_rel_name returns a palloc'd copy of the name, or NULL for an index
-        // dropped since (the caller holds no lock on it).
-        let name = unsafe {
-            let p = pg_sys::get_rel_name(self.oid);
-            if p.is_null() {
-                "?".to_owned()
-            } else {
-                std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
-            }
-        };
-        format!("index pre-check on the GIN index {name}")
+        format!("index pre-check on the GIN index {}", relation_name(self.oid))
     }
 
     /// Whether some row version of `heap` has one of `segments` (a non-empty bigint[] datum

@@ -39,6 +39,14 @@ CREATE TRIGGER dedup BEFORE INSERT OR UPDATE ON fuzz_dedup_skip FOR EACH ROW
     EXECUTE FUNCTION simhash_segments_dedup_trigger('segs', 'body', '0.3', 'skip', '{"max_distance": 8}');
 CREATE TRIGGER dedup BEFORE INSERT OR UPDATE ON fuzz_dedup_link FOR EACH ROW
     EXECUTE FUNCTION simhash_segments_dedup_trigger('segs', 'body', '1', 'link', 'dup_of', '{"definition": "1"}');
+-- Tables with the similarity dedup trigger: through a simhash_ops index, and without one.
+CREATE TABLE fuzz_sim_reject(id bigserial PRIMARY KEY, body text);
+CREATE TABLE fuzz_sim_link(id bigserial PRIMARY KEY, body text, dup_of bigint);
+CREATE INDEX ON fuzz_sim_reject USING gin (body simhash_ops);
+CREATE TRIGGER dedup BEFORE INSERT OR UPDATE ON fuzz_sim_reject FOR EACH ROW
+    EXECUTE FUNCTION simhash_similarity_dedup_trigger('body', '0.6', 'reject', '{"min_containment": 0.8}');
+CREATE TRIGGER dedup BEFORE INSERT OR UPDATE ON fuzz_sim_link FOR EACH ROW
+    EXECUTE FUNCTION simhash_similarity_dedup_trigger('body', '0.3', 'link', 'dup_of');
 
 -- Tables for simhash_nearest: 4 and 2 block indexes (fuzz_rows has none).
 CREATE TABLE fuzz_nn AS SELECT id, fp FROM fuzz_rows;
@@ -358,11 +366,16 @@ BEGIN
                 IF random() < 0.3 THEN
                     PERFORM set_config('simhash.segment_max_rows', k::text, true);
                 END IF;
-                CASE floor(random() * 3)::int
+                CASE floor(random() * 5)::int
                 WHEN 0 THEN INSERT INTO fuzz_dedup_reject(body) VALUES (t);
                 WHEN 1 THEN INSERT INTO fuzz_dedup_skip(body) VALUES (t);
-                ELSE UPDATE fuzz_dedup_link SET body = t WHERE id = (SELECT max(id) FROM fuzz_dedup_link);
+                WHEN 2 THEN UPDATE fuzz_dedup_link SET body = t WHERE id = (SELECT max(id) FROM fuzz_dedup_link);
                      INSERT INTO fuzz_dedup_link(body) VALUES (t);
+                -- The similarity dedup trigger, by its index and by a scan.
+                WHEN 3 THEN fn := 'simhash_similarity_dedup_trigger'; INSERT INTO fuzz_sim_reject(body) VALUES (t);
+                ELSE fn := 'simhash_similarity_dedup_trigger';
+                     UPDATE fuzz_sim_link SET body = t WHERE id = (SELECT max(id) FROM fuzz_sim_link);
+                     INSERT INTO fuzz_sim_link(body) VALUES (t);
                 END CASE;
             WHEN 23 THEN
               IF random() < 0.2 THEN
@@ -372,7 +385,21 @@ BEGIN
                 f := ARRAY['segs', 'body', fuzz_theta()::text, (ARRAY['reject', 'skip', 'link', 'x'])[fuzz_int(1, 4)]]
                      || fuzz_features(fuzz_int(0, 2)::int);
                 input := t || ' ' || f::text;
-                SELECT length(simhash_segments_dedup_query(t::regclass, VARIADIC f)) INTO r;
+                IF random() < 0.5 THEN
+                    SELECT length(simhash_segments_dedup_query(t::regclass, VARIADIC f)) INTO r;
+                ELSE
+                    -- The similarity trigger's: a text column, a bound, an action, perhaps
+                    -- a link column and options (min_containment or fuzzed ones).
+                    fn := 'simhash_similarity_dedup_query';
+                    t := (ARRAY['fuzz_sim_reject', 'fuzz_sim_link', 'fuzz_seg', 'fuzz_rows'])[fuzz_int(1, 4)];
+                    f := ARRAY[(ARRAY['body', 'segs', 'id'])[fuzz_int(1, 3)], fuzz_theta()::text,
+                               (ARRAY['reject', 'skip', 'link', 'x'])[fuzz_int(1, 4)]]
+                         || CASE fuzz_int(1, 4) WHEN 1 THEN ARRAY[]::text[] WHEN 2 THEN ARRAY['dup_of']
+                                 WHEN 3 THEN ARRAY[format('{"min_containment": %s}', fuzz_theta())]
+                                 ELSE fuzz_features(1) END;
+                    input := t || ' ' || f::text;
+                    SELECT length(simhash_similarity_dedup_query(t::regclass, VARIADIC f)) INTO r;
+                END IF;
               ELSE
                 fn := 'simhash_similar'; t := fuzz_text(); th := fuzz_theta(); k := fuzz_small(); a := fuzz_bigint();
                 b := CASE WHEN random() < 0.5 THEN 0 ELSE fuzz_small() END;

@@ -29,6 +29,14 @@
 #                               empties docs and outcome, makes TRIGGER_CALL (e.g.
 #                               "simhash_dedup_trigger('fp', 'body', '3', 'skip')") docs'
 #                               dedup trigger, then runs dedup_writers; returns its status
+#   group_round TRIGGER_CALL PER_TX ISOLATION LABEL PAIRS_SQL PAIRS_NAME
+#                               dedup_round of $clients clients over work items in groups
+#                               (work(item, g): segment_items.sql, similarity_items.sql;
+#                               $items items in $groups groups), then checks that every item
+#                               was done once, docs holds exactly one row per group and only
+#                               inserted items, PAIRS_SQL (a brute-force count of near pairs
+#                               among docs) is 0 and pgbench failed no transaction; prints
+#                               "ok   LABEL, ISOLATION, PER_TX rows/transaction: ..." or fails
 #   load_segment_items THETA [K]
 #                               in the current (empty) database: the extension, the corpus
 #                               as src, segment_items.sql's work items at resemblance THETA
@@ -110,6 +118,29 @@ dedup_round() {
          -c "DROP TRIGGER IF EXISTS docs_dedup ON docs" \
          -c "CREATE TRIGGER docs_dedup BEFORE INSERT OR UPDATE OF body ON docs FOR EACH ROW EXECUTE FUNCTION $1"
     dedup_writers "$2" "$3" "$4" "$5"
+}
+group_round() {
+    local txs=$(( (items + clients * $2 - 1) / (clients * $2) )) rc=0 retried failed done inserted rows not_one pairs line
+    dedup_round "$1" "$clients" "$txs" "$2" "$3" || rc=$?
+    retried=$(pgbench_figure "$tmp/pgbench.out" "number of transactions retried")
+    failed=$(pgbench_figure "$tmp/pgbench.out" "number of failed transactions")
+    read -r done inserted rows not_one pairs < <(psql -AtF' ' <<SQL
+SELECT (SELECT count(*) FROM outcome),
+       (SELECT count(*) FROM outcome WHERE result = 'inserted'),
+       (SELECT count(*) FROM docs),
+       (SELECT count(*) FROM (SELECT w.g FROM work w LEFT JOIN docs d ON d.id = w.item
+                              GROUP BY w.g HAVING count(d.id) <> 1) x),
+       $5;
+SQL
+    )
+    line="$4, $3, $2 rows/transaction: attempted $items, done $done, inserted $inserted, rows $rows (expected $groups, one per group; groups without exactly one: $not_one), transactions retried ${retried:-?}, failed ${failed:-?}; $6: $pairs"
+    if [ "$rc" -ne 0 ] || [ "$done" -ne "$items" ] || [ "$rows" -ne "$groups" ] || [ "$not_one" -ne 0 ] \
+        || [ "$pairs" -ne 0 ] || [ "$rows" -ne "$inserted" ] || [ "${failed:-1}" -ne 0 ]; then
+        fail "$line (pgbench exit $rc)"
+        tail -5 "$tmp/pgbench.err"
+    else
+        echo "ok   $line"
+    fi
 }
 load_segment_items() {
     psql -c "CREATE EXTENSION simhash" \

@@ -4,8 +4,9 @@
 # simhash(text[], float8[]), hamming and <~>, simhash_block, simhash_probes, simhash_near
 # and ~=, simhash_duplicates (both forms) and simhash_clusters, simhash_segments,
 # simhash_resemblance and simhash_containment, simhash_similar, simhash_segment_pairs and
-# simhash_segment_clusters, simhash_segments_dedup_query, and inserts and updates through
-# simhash_segments_dedup_trigger, with inputs generated in the server (tests/fuzz/fuzz.sql)
+# simhash_segment_clusters, simhash_segments_dedup_query, simhash_similarity_dedup_query,
+# and inserts and updates through simhash_segments_dedup_trigger and
+# simhash_similarity_dedup_trigger, with inputs generated in the server (tests/fuzz/fuzz.sql)
 # in batches of 10,000 calls, FUZZ_JOBS (2) sessions at a time.
 # Passes when:
 #   - no error is an internal one (SQLSTATE class XX: a Rust panic caught by pgrx, or

@@ -33,31 +33,10 @@ items_for() {
 items_k=
 while IFS=, read -r k action iso per_tx; do
     [ "$k" = "$items_k" ] || { items_for "$k"; items_k=$k; }
-    txs=$(( (items + clients * per_tx - 1) / (clients * per_tx) ))
     options=
     [ "$k" = 0 ] || options=", '{\"definition\": \"2\", \"max_distance\": $k}'"
-    rc=0
-    dedup_round "simhash_segments_dedup_trigger('segs', 'body', '$theta', '$action'$options)" $clients "$txs" "$per_tx" "$iso" || rc=$?
-    retried=$(pgbench_figure "$tmp/pgbench.out" "number of transactions retried")
-    failed=$(pgbench_figure "$tmp/pgbench.out" "number of failed transactions")
-    read -r done inserted rows groups_in not_one pairs < <(psql -AtF' ' <<SQL
-SELECT (SELECT count(*) FROM outcome),
-       (SELECT count(*) FROM outcome WHERE result = 'inserted'),
-       (SELECT count(*) FROM docs),
-       (SELECT count(DISTINCT w.g) FROM docs d JOIN work w ON w.item = d.id),
-       (SELECT count(*) FROM (SELECT w.g FROM work w LEFT JOIN docs d ON d.id = w.item
-                              GROUP BY w.g HAVING count(d.id) <> 1) x),
-       resembling_pairs($theta, $k);
-SQL
-    )
-    line="within $k bits, $action, $iso, $per_tx rows/transaction: attempted $items, done $done, inserted $inserted, rows $rows (expected $groups, one per group; groups without exactly one: $not_one), transactions retried ${retried:-?}, failed ${failed:-?}; pairs resembling at $theta: $pairs"
-    if [ "$rc" -ne 0 ] || [ "$done" -ne "$items" ] || [ "$rows" -ne "$groups" ] || [ "$not_one" -ne 0 ] \
-        || [ "$pairs" -ne 0 ] || [ "$rows" -ne "$inserted" ] || [ "${failed:-1}" -ne 0 ]; then
-        fail "$line (pgbench exit $rc)"
-        tail -5 "$tmp/pgbench.err"
-    else
-        echo "ok   $line"
-    fi
+    group_round "simhash_segments_dedup_trigger('segs', 'body', '$theta', '$action'$options)" "$per_tx" "$iso" \
+        "within $k bits, $action" "resembling_pairs($theta, $k)" "pairs resembling at $theta"
 done <<'RUNS'
 0,reject,read committed,2
 0,reject,repeatable read,2

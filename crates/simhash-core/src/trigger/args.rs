@@ -72,8 +72,16 @@ pub enum DedupError {
     OptionsNotLast { position: usize },
     /// `max_distance` is not an integer in `0..=64`: 22023.
     MaxDistance(String),
-    /// `min_resemblance` is not a number in `(0, 1]`: 22023.
-    MinResemblance(String),
+    /// A threshold argument or option (`min_resemblance`, `min_similarity`,
+    /// `min_containment`: `name`) that is not a number in `(0, 1]`: 22023.
+    Threshold { name: &'static str, got: String },
+    /// An option threshold (`key`) that is not a JSON number in `(0, 1]`; `got` is its JSON
+    /// text: 22023.
+    OptionThreshold { key: &'static str, got: String },
+    /// Options that are not a JSON object, or not JSON (serde_json's message): 22023.
+    BadOptions(String),
+    /// An option key the trigger does not take: 22023. `expected` lists the ones it does.
+    UnknownOption { key: String, expected: &'static str },
     /// Unknown action: 22023.
     Action(String),
     /// `link` without a link column (the argument at `position`): 22023.
@@ -115,8 +123,15 @@ impl fmt::Display for DedupError {
                 write!(f, "argument {position} looks like options (it begins with \"{{\"), but the options must be the last argument")
             }
             DedupError::MaxDistance(s) => write!(f, "max_distance must be an integer between 0 and 64, got \"{s}\""),
-            DedupError::MinResemblance(s) => {
-                write!(f, "min_resemblance must be a number greater than 0 and at most 1, got \"{s}\"")
+            DedupError::Threshold { name, got } => {
+                write!(f, "{name} must be a number greater than 0 and at most 1, got \"{got}\"")
+            }
+            DedupError::OptionThreshold { key, got } => {
+                write!(f, "option \"{key}\" must be a number greater than 0 and at most 1, got {got}")
+            }
+            DedupError::BadOptions(e) => write!(f, "invalid options: {e}"),
+            DedupError::UnknownOption { key, expected } => {
+                write!(f, "unknown option \"{key}\": the options are {expected}")
             }
             DedupError::Action(s) => write!(f, "unknown action \"{s}\": expected reject, skip or link"),
             DedupError::LinkColumnMissing { position } => {
@@ -183,6 +198,15 @@ pub fn parse_max_distance(s: &str) -> Result<u32, DedupError> {
     match s.trim().parse::<u32>() {
         Ok(k) if k <= 64 => Ok(k),
         _ => Err(DedupError::MaxDistance(s.to_owned())),
+    }
+}
+
+/// Parses a threshold given as a trigger argument (`name` for messages): a number in
+/// `(0, 1]`. 0 is refused: every pair of texts would match.
+pub fn parse_threshold(name: &'static str, s: &str) -> Result<f64, DedupError> {
+    match s.trim().parse::<f64>() {
+        Ok(t) if t > 0.0 && t <= 1.0 => Ok(t),
+        _ => Err(DedupError::Threshold { name, got: s.to_owned() }),
     }
 }
 

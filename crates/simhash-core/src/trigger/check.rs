@@ -1,24 +1,32 @@
 //! The dedup trigger's check query: the SQL text that finds the nearest existing row within
-//! the bound, through the block indexes.
+//! the bound, through the block indexes; and what every dedup trigger's check query shares
+//! ([`QueryTarget`], [`KeyExprs`]).
 
-/// The pieces of the check query, already quoted for SQL by the caller
-/// (PostgreSQL's `quote_identifier`, which knows the server's keyword list).
-#[derive(Debug, Clone)]
-pub struct CheckQuery<'a> {
+/// What every check query reads and returns, already quoted for SQL by the caller
+/// (PostgreSQL's `quote_identifier`, which knows the server's keyword list): shared by
+/// [`CheckQuery`], `SegmentsCheckQuery` and `SimilarityCheckQuery`.
+#[derive(Debug, Clone, Copy)]
+pub struct QueryTarget<'a> {
     /// Schema-qualified table, e.g. `public.docs`.
     pub table: &'a str,
-    /// The fingerprint column.
-    pub fp: &'a str,
-    /// The extension's schema, so `hamming` and `simhash_near` resolve whatever the
-    /// inserting session's `search_path`.
+    /// The extension's schema, so that its functions resolve whatever the inserting
+    /// session's `search_path`.
     pub ext_schema: &'a str,
-    pub max_distance: u32,
     /// The key columns (the primary key); empty means use `ctid`.
     pub key_columns: &'a [String],
     /// Whether to return the (single) key column itself, for `link`.
     pub with_link_value: bool,
-    /// Whether to exclude the row being updated: `ctid <> $2`.
+    /// Whether to exclude the row being updated: `ctid <>` the query's last parameter.
     pub exclude_ctid: bool,
+}
+
+/// The pieces of the Hamming check query.
+#[derive(Debug, Clone)]
+pub struct CheckQuery<'a> {
+    pub target: QueryTarget<'a>,
+    /// The fingerprint column.
+    pub fp: &'a str,
+    pub max_distance: u32,
 }
 
 /// The check query: the nearest existing row within `max_distance` of `$1` (bigint), as
@@ -35,32 +43,55 @@ pub struct CheckQuery<'a> {
 /// `OPERATOR(pg_catalog.op)`, casts name `pg_catalog` types, and ORDER BY sorts by the
 /// types' default btree operator classes, which are found without the `search_path`.
 pub fn check_query(q: &CheckQuery<'_>) -> String {
-    let (keys, key_text) = key_expressions(q.key_columns);
-    let link_value = if q.with_link_value { keys[0].as_str() } else { "NULL" };
-    let exclude = if q.exclude_ctid { " AND t.ctid OPERATOR(pg_catalog.<>) $2" } else { "" };
+    let t = &q.target;
+    let k = KeyExprs::of(t);
+    let exclude = if t.exclude_ctid { " AND t.ctid OPERATOR(pg_catalog.<>) $2" } else { "" };
     format!(
-        "SELECT {key_text}, {link_value}, {s}.hamming(t.{fp}, $1) FROM ONLY {table} AS t \
-         WHERE {s}.simhash_near(t.{fp}, $1, {k}){exclude} ORDER BY 3, {order} LIMIT 1",
-        s = q.ext_schema,
+        "SELECT {key_text}, {link}, {s}.hamming(t.{fp}, $1) FROM ONLY {table} AS t \
+         WHERE {s}.simhash_near(t.{fp}, $1, {max}){exclude} ORDER BY 3, {order} LIMIT 1",
+        key_text = k.text,
+        link = k.link,
+        s = t.ext_schema,
         fp = q.fp,
-        table = q.table,
-        k = q.max_distance,
-        order = keys.join(", "),
+        table = t.table,
+        max = q.max_distance,
+        order = k.keys.join(", "),
     )
 }
 
-/// The key columns qualified with the alias `t` (`t.ctid` when there are none), and the key
-/// as one text, the parts joined with `, ` by pg_catalog's `||`.
-pub(super) fn key_expressions(key_columns: &[String]) -> (Vec<String>, String) {
-    let ctid = ["ctid".to_owned()];
-    let keys: Vec<String> =
-        if key_columns.is_empty() { &ctid[..] } else { key_columns }.iter().map(|c| format!("t.{c}")).collect();
-    let key_text = keys
-        .iter()
-        .map(|c| format!("{c}::pg_catalog.text"))
-        .collect::<Vec<_>>()
-        .join(" OPERATOR(pg_catalog.||) ', ' OPERATOR(pg_catalog.||) ");
-    (keys, key_text)
+/// How the check queries select the key of a [`QueryTarget`].
+pub(super) struct KeyExprs {
+    /// The key columns qualified with the alias `t` (`t.ctid` when there are none).
+    pub keys: Vec<String>,
+    /// The key as one text, the parts joined with `, ` by pg_catalog's `||`.
+    pub text: String,
+    /// The link value: the (single) key column, or `NULL`.
+    pub link: String,
+}
+
+impl KeyExprs {
+    pub(super) fn of(target: &QueryTarget<'_>) -> KeyExprs {
+        let ctid = ["ctid".to_owned()];
+        let columns = if target.key_columns.is_empty() { &ctid[..] } else { target.key_columns };
+        let keys: Vec<String> = columns.iter().map(|c| format!("t.{c}")).collect();
+        let text = keys
+            .iter()
+            .map(|c| format!("{c}::pg_catalog.text"))
+            .collect::<Vec<_>>()
+            .join(" OPERATOR(pg_catalog.||) ', ' OPERATOR(pg_catalog.||) ");
+        let link = if target.with_link_value { keys[0].clone() } else { "NULL".to_owned() };
+        KeyExprs { keys, text, link }
+    }
+
+    /// The keys named for an outer query to sort by: `t.id AS o0, t.b AS o1`.
+    pub(super) fn named(&self) -> String {
+        self.keys.iter().enumerate().map(|(i, k)| format!("{k} AS o{i}")).collect::<Vec<_>>().join(", ")
+    }
+
+    /// Those names as the outer query reads them: `{prefix}o0, {prefix}o1`.
+    pub(super) fn names(&self, prefix: &str) -> String {
+        (0..self.keys.len()).map(|i| format!("{prefix}o{i}")).collect::<Vec<_>>().join(", ")
+    }
 }
 
 #[cfg(test)]
@@ -70,22 +101,22 @@ mod tests {
     #[test]
     fn query_text() {
         let keys = vec!["id".to_owned()];
-        let q = CheckQuery {
+        let target = QueryTarget {
             table: "public.docs",
-            fp: "fp",
             ext_schema: "public",
-            max_distance: 3,
             key_columns: &keys,
             with_link_value: true,
             exclude_ctid: true,
         };
+        let q = CheckQuery { target, fp: "fp", max_distance: 3 };
         assert_eq!(
             check_query(&q),
             "SELECT t.id::pg_catalog.text, t.id, public.hamming(t.fp, $1) FROM ONLY public.docs AS t \
              WHERE public.simhash_near(t.fp, $1, 3) AND t.ctid OPERATOR(pg_catalog.<>) $2 ORDER BY 3, t.id LIMIT 1"
         );
         let none: Vec<String> = vec![];
-        let q = CheckQuery { key_columns: &none, with_link_value: false, exclude_ctid: false, ..q };
+        let target = QueryTarget { key_columns: &none, with_link_value: false, exclude_ctid: false, ..target };
+        let q = CheckQuery { target, ..q };
         assert_eq!(
             check_query(&q),
             "SELECT t.ctid::pg_catalog.text, NULL, public.hamming(t.fp, $1) FROM ONLY public.docs AS t \
@@ -94,7 +125,7 @@ mod tests {
         // A composite key: the parts are joined with pg_catalog's ||, not whichever || the
         // session's search_path finds first.
         let two = vec!["a".to_owned(), "\"B\"".to_owned()];
-        let q = CheckQuery { key_columns: &two, ..q };
+        let q = CheckQuery { target: QueryTarget { key_columns: &two, ..target }, ..q };
         assert_eq!(
             check_query(&q),
             "SELECT t.a::pg_catalog.text OPERATOR(pg_catalog.||) ', ' OPERATOR(pg_catalog.||) t.\"B\"::pg_catalog.text, NULL, \

@@ -53,6 +53,20 @@ pub fn table_lock_key(relid: u32, attnum: i16, k: u32) -> u64 {
     key_hash(relid, attnum, [k as u8, 0xff], &[])
 }
 
+/// The keys of `payloads` in family `kind` ([`key_hash`]), ascending and without repeats:
+/// the order an inserter locks them in.
+pub(crate) fn sorted_keys<P: AsRef<[u8]>>(
+    relid: u32,
+    attnum: i16,
+    kind: [u8; 2],
+    payloads: impl IntoIterator<Item = P>,
+) -> Vec<u64> {
+    let mut keys: Vec<u64> = payloads.into_iter().map(|p| key_hash(relid, attnum, kind, p.as_ref())).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
 /// An advisory-lock key: xxh3 of `relid`, `attnum` (little-endian), the two `kind` bytes
 /// that keep the key families apart, and `payload`. Every dedup trigger's keys are made
 /// here, so that the families cannot collide by layout.

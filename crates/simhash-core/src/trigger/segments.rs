@@ -13,7 +13,8 @@
 //! With segments matched within k bits (the option `"max_distance"`, 2.1.0) no such bound
 //! holds: the candidates share one segment exactly, so every segment is locked.
 
-use super::args::{parse_action_and_link, split_options, Action, DedupError};
+use super::args::{parse_action_and_link, parse_threshold, split_options, Action, DedupError};
+use super::check::{KeyExprs, QueryTarget};
 
 /// The arguments of `simhash_segments_dedup_trigger`, checked (the options only split off:
 /// the SQL layer parses them).
@@ -33,14 +34,10 @@ pub struct SegmentsDedupArgs {
 pub const SEGMENTS_DEDUP_SIGNATURE: &str =
     "4 to 6 arguments (segments_column, text_column, min_resemblance, action [, link_column] [, options])";
 
-/// Parses a resemblance bound given as a trigger argument: a number in `(0, 1]`. 0 is
-/// refused: every pair of texts would match, and a row without a shared segment is never
-/// a candidate anyway.
+/// Parses a resemblance bound given as a trigger argument: a number in `(0, 1]`
+/// ([`parse_threshold`]); a row without a shared segment is never a candidate anyway.
 pub fn parse_min_resemblance(s: &str) -> Result<f64, DedupError> {
-    match s.trim().parse::<f64>() {
-        Ok(t) if t > 0.0 && t <= 1.0 => Ok(t),
-        _ => Err(DedupError::MinResemblance(s.to_owned())),
-    }
+    parse_threshold("min_resemblance", s)
 }
 
 /// Checks the arguments of `simhash_segments_dedup_trigger`.
@@ -86,14 +83,8 @@ pub fn segment_lock_keys(
     }
     let prefix =
         if max_distance > 0 { sorted.len() } else { sorted.len() + 1 - min_common(sorted.len(), min_resemblance) };
-    let mut keys: Vec<u64> = sorted[..prefix]
-        .iter()
-        // "SG": not a block key's (k, block count) bytes.
-        .map(|&s| super::lock::key_hash(relid, attnum, *b"SG", &s.to_le_bytes()))
-        .collect();
-    keys.sort_unstable();
-    keys.dedup();
-    keys
+    // "SG": not a block key's (k, block count) bytes.
+    super::lock::sorted_keys(relid, attnum, *b"SG", sorted[..prefix].iter().map(|s| s.to_le_bytes()))
 }
 
 /// The table-wide key of segment dedup on (table, column), held in Share mode by every
@@ -103,20 +94,13 @@ pub fn segments_table_lock_key(relid: u32, attnum: i16) -> u64 {
     super::lock::table_lock_key(relid, attnum, 0xfe)
 }
 
-/// The pieces of the segments check query, already quoted for SQL by the caller.
+/// The pieces of the segments check query, already quoted for SQL by the caller; the
+/// update's excluded row is `$4`.
 #[derive(Debug, Clone)]
 pub struct SegmentsCheckQuery<'a> {
-    /// Schema-qualified table.
-    pub table: &'a str,
+    pub target: QueryTarget<'a>,
     /// The segments column.
     pub segments: &'a str,
-    /// The extension's schema.
-    pub ext_schema: &'a str,
-    /// The key columns (the primary key); empty means `ctid`.
-    pub key_columns: &'a [String],
-    pub with_link_value: bool,
-    /// Whether to exclude the row being updated: `ctid <> $4`.
-    pub exclude_ctid: bool,
     /// Segments matched within this many bits (`simhash_resemblance(a, b, k)`); 0: exactly.
     pub max_distance: u32,
 }
@@ -141,12 +125,12 @@ pub struct SegmentsCheckQuery<'a> {
 /// 0.69 of the rate of keeping the segments alone.
 /// As `check_query`, nothing resolves through the inserter's `search_path`.
 pub fn segments_check_query(q: &SegmentsCheckQuery<'_>) -> String {
-    let (keys, key_text) = super::check::key_expressions(q.key_columns);
-    let link_value = if q.with_link_value { keys[0].as_str() } else { "NULL" };
+    let t = &q.target;
+    let keys = KeyExprs::of(t);
+    let (key_text, link_value, order_cols) = (&keys.text, &keys.link, keys.named());
     let exclude =
-        |tid: &str| if q.exclude_ctid { format!(" AND {tid} OPERATOR(pg_catalog.<>) $4") } else { String::new() };
-    let order_cols = keys.iter().enumerate().map(|(i, k)| format!("{k} AS o{i}")).collect::<Vec<_>>().join(", ");
-    let c_cols = (0..keys.len()).map(|i| format!("c.o{i}")).collect::<Vec<_>>().join(", ");
+        |tid: &str| if t.exclude_ctid { format!(" AND {tid} OPERATOR(pg_catalog.<>) $4") } else { String::new() };
+    let c_cols = keys.names("c.");
     let count = "(SELECT pg_catalog.count(*) FROM c)";
     // At 0 the two-argument form, so that the query of a trigger without the option is 2.0's.
     let k = if q.max_distance > 0 { format!(", {}", q.max_distance) } else { String::new() };
@@ -165,12 +149,12 @@ pub fn segments_check_query(q: &SegmentsCheckQuery<'_>) -> String {
          WHERE x.{seg} OPERATOR(pg_catalog.@>) ARRAY[u.k] LIMIT $2 OPERATOR(pg_catalog.+) 1) AS y) \
          OPERATOR(pg_catalog.<=) $2){exclude_t}) AS s \
          WHERE s.r OPERATOR(pg_catalog.>=) $3 ORDER BY s.r DESC, {order} LIMIT 1",
-        s = q.ext_schema,
+        s = t.ext_schema,
         seg = q.segments,
-        table = q.table,
+        table = t.table,
         exclude_c = exclude("c.tid"),
         exclude_t = exclude("t.ctid"),
-        order = (0..keys.len()).map(|i| format!("s.o{i}")).collect::<Vec<_>>().join(", "),
+        order = keys.names("s."),
     )
 }
 
@@ -192,7 +176,7 @@ mod tests {
         for bad in ["0", "-0.5", "1.01", "x", "NaN", ""] {
             assert_eq!(
                 parse_segments_dedup_args(&["segs", "body", bad, "skip"]),
-                Err(DedupError::MinResemblance(bad.into()))
+                Err(DedupError::Threshold { name: "min_resemblance", got: bad.into() })
             );
         }
         assert_eq!(
@@ -207,7 +191,7 @@ mod tests {
         assert_eq!(e, DedupError::ArgCount { got: 3, options: false, expected: SEGMENTS_DEDUP_SIGNATURE });
         assert!(e.is_protocol());
         assert_eq!(
-            DedupError::MinResemblance("2".into()).to_string(),
+            DedupError::Threshold { name: "min_resemblance", got: "2".into() }.to_string(),
             "min_resemblance must be a number greater than 0 and at most 1, got \"2\""
         );
     }
@@ -245,15 +229,14 @@ mod tests {
     #[test]
     fn query_text() {
         let keys = vec!["id".to_owned()];
-        let q = SegmentsCheckQuery {
+        let target = QueryTarget {
             table: "public.docs",
-            segments: "segs",
             ext_schema: "public",
             key_columns: &keys,
             with_link_value: true,
             exclude_ctid: true,
-            max_distance: 0,
         };
+        let q = SegmentsCheckQuery { target, segments: "segs", max_distance: 0 };
         let text = segments_check_query(&q);
         assert!(text.contains("public.simhash_resemblance($1, c.seg) AS r, c.o0 FROM c"), "{text}");
         assert!(text.contains("public.simhash_resemblance($1, t.segs), t.id AS o0"), "{text}");
@@ -261,7 +244,8 @@ mod tests {
         assert!(text.contains("<=) $2) AND t.ctid OPERATOR(pg_catalog.<>) $4) AS s"), "{text}");
         assert!(text.ends_with("ORDER BY s.r DESC, s.o0 LIMIT 1"));
         let none: Vec<String> = vec![];
-        let text = segments_check_query(&SegmentsCheckQuery { key_columns: &none, with_link_value: false, ..q });
+        let target = QueryTarget { key_columns: &none, with_link_value: false, ..target };
+        let text = segments_check_query(&SegmentsCheckQuery { target, ..q.clone() });
         assert!(text.contains("t.ctid::pg_catalog.text AS key, NULL AS link"), "{text}");
         let text = segments_check_query(&SegmentsCheckQuery { max_distance: 8, ..q });
         assert!(text.contains("public.simhash_resemblance($1, c.seg, 8) AS r"), "{text}");

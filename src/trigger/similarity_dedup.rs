@@ -1,0 +1,199 @@
+//! `simhash_similarity_dedup_trigger(text_column, min_similarity, action [, link_column]
+//! [, options])`: a BEFORE INSERT OR UPDATE row trigger that rejects, skips or links a row
+//! whose text has `simhash_similarity(existing, new) >= min_similarity` with an existing row
+//! of the table, or, with the option `{"min_containment": γ}`, whose text holds γ of the
+//! other's shingles or more either way (`simhash_containment(new, existing) >= γ OR
+//! simhash_containment(existing, new) >= γ`).
+//!
+//! It is `simhash_segments_dedup_trigger` with another measure, and shares its machinery: the
+//! per-backend cache of the config and plans (cache.rs), the primary key and link column
+//! (key.rs), the check as the table owner with the REPEATABLE READ re-check (check.rs), the
+//! escalating advisory locks (lock.rs) and the actions (act.rs). What differs:
+//! - It computes no column: the text itself is what is compared.
+//! - The check query (`simhash_core::trigger::similarity_check_query`) is written with the
+//!   predicates `simhash_similarity_at_least(t.body, $1, $2)` and, with containment,
+//!   `simhash_containment_at_least($1, t.body, $3) OR simhash_containment_at_least(t.body,
+//!   $1, $3)`, which the planner support function makes `simhash_ops` index conditions: a
+//!   BitmapOr of GIN index scans, also in the generic plan the trigger keeps, whose recheck
+//!   is the exact measure. Without a `simhash_ops` index on the text column the same query
+//!   scans the table: exact, and as slow as the table is long.
+//! - The match (DETAIL, link) is the row with the highest similarity, ties broken by the
+//!   smallest key. A row that matches by containment alone has a similarity below
+//!   `min_similarity`, so it is chosen only when no row matches by similarity, and then the
+//!   most similar of those; DETAIL gives its containment too.
+//! - The locks (`simhash_core::trigger::similarity_lock_keys`): one per index key of the new
+//!   text, since any row that the text's lookups could find, or whose lookups could find the
+//!   text, shares one of them (the core's module docs). That holds for candidates that come
+//!   from the index's keys: with no `simhash_ops` index (a valid one, on the column alone,
+//!   not partial), or thresholds below those lookups answer from keys (0.25 for similarity,
+//!   0.5 for containment; below them a lookup reads the whole index), an insert takes the
+//!   table's key exclusively instead, so such inserts run one at a time (lock.rs,
+//!   `lock_similarity`). With the index, the check is prepared and run with sequential scans
+//!   off (check.rs, `IndexPlan`): the planner scans a table its statistics call empty, and a
+//!   scan finds rows that share no key. What remains outside the argument is a lossy bitmap
+//!   (a lookup whose candidates outgrow work_mem), whose recheck tests whole pages.
+//! - A NULL text, or a text without a letter or digit (no shingle, hence no index key, and a
+//!   measure of 0 with every text), is never a duplicate: no lock, no check.
+//! - An UPDATE is compared with every row but itself; one that keeps the text is not checked.
+//!
+//! One C symbol each, suffixed with the measure's version (`_m1`), as `simhash_similarity`'s
+//! (src/similarity/measure.rs), so that a later measure can keep this one's behaviour.
+
+use pgrx::prelude::*;
+use simhash_core::similarity::lookup::{MIN_CONTAINMENT, MIN_SIMILARITY};
+use simhash_core::trigger::{self as dedup, QueryTarget, SimilarityCheckQuery};
+use simhash_core::{Definition, Options};
+
+use super::act::{act, unchecked};
+use super::cache::Kind;
+use super::check::{query_as_owner, Match};
+use super::config::{bad_args, target, text_column, Config, Similarity};
+use super::lock::lock_similarity;
+use super::segments_precheck::{gin_index, relation_name};
+use super::{dedup_query, firing, value_of, Firing};
+use crate::fingerprint::text_datum_to_utf8;
+
+const F: &str = "simhash_similarity_dedup_trigger";
+
+/// Checks the trigger's arguments against its table, finds its `simhash_ops` index and builds
+/// its check queries.
+///
+/// # Safety
+/// `rel` must be an open relation; must run inside a transaction.
+unsafe fn config(rel: pg_sys::Relation, args: &[String], ext_schema: pg_sys::Oid, func: &str) -> Config {
+    let parsed = dedup::parse_similarity_dedup_args(args).unwrap_or_else(|e| bad_args(e, func));
+    // SAFETY: forwarded from the caller; the relation is locked by the statement (trigger)
+    // or by dedup_query, as gin_index needs.
+    unsafe {
+        let text = text_column(rel, &parsed.text_column, func);
+        let target = target(rel, parsed.link_column.as_deref(), ext_schema, func);
+        let with_containment = parsed.min_containment.is_some();
+        let query = |target: QueryTarget<'_>| {
+            dedup::similarity_check_query(&SimilarityCheckQuery { target, text: &text.sql, with_containment })
+        };
+        let index =
+            crate::similarity::match_operator(ext_schema).and_then(|op| gin_index(rel, text.attnum, op)).map(|i| i.0);
+        let by_keys = index.is_some() && dedup::lookups_share_keys(parsed.min_similarity, parsed.min_containment);
+        let similarity = Similarity {
+            min_similarity: parsed.min_similarity,
+            min_containment: parsed.min_containment,
+            index,
+            by_keys,
+        };
+        // The measure takes no options: the fingerprint options of Config are unused.
+        let config =
+            Config::new(rel, target, text.clone(), Some(text.clone()), parsed.action, Options::default(), query);
+        // A sequential scan would find rows that share no key with the new text (an empty
+        // or small table, VACUUMed, plans as one), which the key locks do not cover.
+        Config { similarity: Some(similarity), plan_on_index: by_keys, ..config }
+    }
+}
+
+/// How the trigger's check finds candidates and what it locks, for
+/// `simhash_similarity_dedup_query`'s trailing comment.
+fn describe(s: &Similarity, column: &str) -> String {
+    match s.index {
+        Some(index) if s.by_keys => {
+            format!(
+                "candidates from the simhash_ops index {}; locks on the new text's index keys",
+                relation_name(index)
+            )
+        }
+        Some(index) => format!(
+            "thresholds below those the simhash_ops index {} answers from keys (similarity {MIN_SIMILARITY}, \
+             containment {MIN_CONTAINMENT}): every row is a candidate, and an insert locks the table",
+            relation_name(index)
+        ),
+        None => format!("no simhash_ops index on {column}: the query scans the table, and an insert locks the table"),
+    }
+}
+
+/// What DETAIL says of the match `m` (its similarity, and with containment both shares),
+/// after "Key (id)=(7)" or "An existing row".
+fn what(m: &Match<Vec<f64>>, s: &Similarity) -> String {
+    let similarity = m.measure[0];
+    match (s.min_containment, &m.measure[..]) {
+        (Some(g), &[_, new_in_row, row_in_new]) if similarity < s.min_similarity => {
+            let (how, c) = if new_in_row >= g {
+                ("contains the new text", new_in_row)
+            } else {
+                ("is contained in the new text", row_in_new)
+            };
+            format!("has similarity {similarity:.3} and {how} at containment {c:.3} (min_containment {g})")
+        }
+        _ => format!("has similarity {similarity:.3} (min_similarity {})", s.min_similarity),
+    }
+}
+
+/// The trigger's body.
+///
+/// # Safety
+/// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
+unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: called by the fmgr with a valid fcinfo (caller); `firing` checks it is a BEFORE
+    // ROW INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid for the call;
+    // the config checked that the text column is a text or varchar of the relation.
+    unsafe {
+        // The definition is unused (nothing is fingerprinted).
+        let Firing { td, is_update, desc, tuple, config, plans } =
+            firing(fcinfo, F, Definition::V3, Kind::Similarity, |rel, args, schema| config(rel, args, schema, F));
+        let s = config.similarity.expect("the similarity trigger's config");
+        let Some(datum) = value_of(tuple, desc, &config.fp) else {
+            return unchecked(tuple, desc, &config, &[]);
+        };
+        let doc = text_datum_to_utf8(datum);
+        // An UPDATE that keeps the text was checked when the row got it.
+        if is_update && value_of((*td).tg_trigtuple, desc, &config.fp).is_some_and(|old| text_datum_to_utf8(old) == doc)
+        {
+            return pg_sys::Datum::from(tuple);
+        }
+        let keys =
+            dedup::similarity_lock_keys(config.relid.to_u32(), config.fp.attnum, &doc, &mut crate::similarity::tick);
+        if keys.is_empty() {
+            return unchecked(tuple, desc, &config, &[]);
+        }
+        let exclude = is_update.then(|| (*(*td).tg_trigtuple).t_self);
+        lock_similarity(&config, s.by_keys, keys);
+        let float = |x: f64| x.into_datum().expect("a float8 datum");
+        let mut params = vec![datum, float(s.min_similarity)];
+        let mut types = vec![pg_sys::TEXTOID, pg_sys::FLOAT8OID];
+        if let Some(g) = s.min_containment {
+            params.push(float(g));
+            types.push(pg_sys::FLOAT8OID);
+        }
+        let found = query_as_owner::<Vec<f64>>(td, &config, plans, &types, params, exclude);
+        act(td, &config, F, found, tuple, &[], |m| what(m, &s))
+    }
+}
+
+function_info_v1!(pg_finfo_simhash_similarity_dedup_trigger_m1);
+/// `simhash_similarity_dedup_trigger()` (measure 1), used as `BEFORE INSERT OR UPDATE OF body
+/// ... FOR EACH ROW EXECUTE FUNCTION simhash_similarity_dedup_trigger('body', '0.6',
+/// 'reject' [, link_column] [, '{"min_containment": 0.8}'])`.
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_similarity_dedup_trigger_m1(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: the fmgr calls it with a valid fcinfo, as the trigger function that
+    // sql/trigger/trigger.sql declares.
+    unsafe { dedup_trigger(fcinfo) }
+}
+
+function_info_v1!(pg_finfo_simhash_similarity_dedup_query_m1);
+/// `simhash_similarity_dedup_query(tbl regclass, VARIADIC trigger_args text[]) → text`: the
+/// check query `simhash_similarity_dedup_trigger(trigger_args...)` runs on `tbl` for an
+/// INSERT (`$1` the new text, `$2` min_similarity, `$3` min_containment), after the same
+/// validation, with how it finds candidates and what it locks in a trailing comment.
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_similarity_dedup_query_m1(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of
+    // sql/trigger/trigger.sql.
+    unsafe {
+        dedup_query(fcinfo, |rel, args, ext_schema| {
+            let config = config(rel, args, ext_schema, "simhash_similarity_dedup_query");
+            let s = config.similarity.expect("the similarity trigger's config");
+            let described = describe(&s, &config.fp.sql);
+            (config.query_insert, Some(described))
+        })
+    }
+}
