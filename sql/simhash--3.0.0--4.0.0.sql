@@ -1,12 +1,12 @@
 -- simhash 3.0.0 → 4.0.0 (CHANGELOG.md; docs/similarity.md; issue 34). Exact text similarity:
 -- simhash_similarity(a, b) and simhash_containment(a, b) over the texts' shingles (measure 1),
 -- the GIN operator class simhash_ops and the planner support that answers
--- `simhash_similarity(body, $1) >= 0.6` from it, bulk pairs and clusters by similarity, and
--- simhash_explain(a, b), which now explains the similarity. 3.x's simhash_explain(a, b,
--- options DEFAULT '{}') keeps its OID as simhash_segments_explain, so every view made under
--- 3.x goes on explaining segments; the three-argument simhash_explain stays, without its
--- default. Nothing that 3.x computed changes: fingerprints, segments and their triggers are
--- as they were.
+-- `simhash_similarity(body, $1) >= 0.6` from it, bulk pairs and clusters by similarity, dedup
+-- on insert by similarity, and simhash_explain(a, b), which now explains the similarity.
+-- 3.x's simhash_explain(a, b, options DEFAULT '{}') keeps its OID as simhash_segments_explain,
+-- so every view made under 3.x goes on explaining segments; the three-argument
+-- simhash_explain stays, without its default. Nothing that 3.x computed changes:
+-- fingerprints, segments and their triggers are as they were.
 \echo Use "ALTER EXTENSION simhash UPDATE TO '4.0.0'" to load this file. \quit
 
 ALTER FUNCTION @extschema@.simhash_explain(text, text, jsonb) RENAME TO simhash_segments_explain;
@@ -249,3 +249,15 @@ CREATE FUNCTION simhash_explain(a text, b text)
                                                          pg_catalog.convert_to(b, 'UTF8')) AS e $$;
 COMMENT ON FUNCTION simhash_explain(text, text) IS
     'Every distinct shingle of a and of b, and which has it; similarity, a_in_b and b_in_a are what the rows add up to: simhash_similarity(a, b), simhash_containment(a, b) and simhash_containment(b, a)';
+
+-- Dedup on insert by similarity (src/trigger/similarity_dedup.rs, sql/trigger/trigger.sql).
+CREATE FUNCTION simhash_similarity_dedup_trigger() RETURNS trigger
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_dedup_trigger_m1';
+COMMENT ON FUNCTION simhash_similarity_dedup_trigger() IS
+    'BEFORE INSERT OR UPDATE row trigger, arguments (text_column, min_similarity, reject|skip|link [, link_column] [, options]): acts on an existing row with simhash_similarity(existing, new) >= min_similarity (0 < min_similarity <= 1), or, with options ''{"min_containment": g}'', whose text contains the new one or is contained in it at g or more (simhash_containment either way). The match is the most similar such row. Candidates come through a simhash_ops GIN index on the text column; without one the check scans the table and inserts run one at a time. A NULL text or one without a letter or digit is never a duplicate';
+
+CREATE FUNCTION simhash_similarity_dedup_query(tbl regclass, VARIADIC trigger_args text[]) RETURNS text
+    STABLE STRICT
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_dedup_query_m1';
+COMMENT ON FUNCTION simhash_similarity_dedup_query(regclass, text[]) IS
+    'The check query simhash_similarity_dedup_trigger(trigger_args) runs on tbl for an INSERT ($1 = the new text, $2 = min_similarity, $3 = min_containment), with how it finds candidates and what it locks in a trailing comment';
