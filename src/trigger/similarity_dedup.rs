@@ -147,13 +147,15 @@ unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
         {
             return pg_sys::Datum::from(tuple);
         }
-        let keys =
+        let locks =
             dedup::similarity_lock_keys(config.relid.to_u32(), config.fp.attnum, &doc, &mut crate::similarity::tick);
-        if keys.is_empty() {
+        if locks.keys.is_empty() {
             return unchecked(tuple, desc, &config, &[]);
         }
         let exclude = is_update.then(|| (*(*td).tg_trigtuple).t_self);
-        lock_similarity(&config, s.by_keys, keys);
+        // A text too short for a containment lookup from keys is checked against every row.
+        let by_keys = s.by_keys && !(locks.short && s.min_containment.is_some());
+        lock_similarity(&config, by_keys, locks.keys);
         let float = |x: f64| x.into_datum().expect("a float8 datum");
         let mut params = vec![datum, float(s.min_similarity)];
         let mut types = vec![pg_sys::TEXTOID, pg_sys::FLOAT8OID];

@@ -50,7 +50,12 @@ pub fn lookup(query: &str, measure: Measure, threshold: f64, tick: &mut dyn FnMu
     if threshold.is_nan() || threshold < lowest {
         return Lookup { keys: Vec::new(), required: 1, scan_all: true };
     }
-    let p = KeyParams::default();
+    // A similarity lookup needs only the sketch: no winnowing, so that a long query's keys
+    // take no memory but the sketch's.
+    let p = match measure {
+        Measure::Similarity => KeyParams { w: 0, ..KeyParams::default() },
+        _ => KeyParams::default(),
+    };
     let s = sample(query, &p, tick);
     let (keys, required) = match measure {
         Measure::Similarity => (similarity_keys(&s, &p), required(s.distinct, K, threshold)),

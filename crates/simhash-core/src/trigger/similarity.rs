@@ -15,12 +15,14 @@
 //! That holds only when the candidates come from keys: with thresholds below the lowest a
 //! lookup answers from keys ([`MIN_SIMILARITY`], [`MIN_CONTAINMENT`]) a lookup reads every
 //! row, and without an index the query scans; either finds rows that share no key with the
-//! new text. [`lookups_share_keys`] says which case a trigger is in; in the other one the SQL
-//! layer takes the table's key exclusively instead, so its inserts run one at a time.
+//! new text. [`lookups_share_keys`] says which case a trigger is in; so does, with
+//! `min_containment`, a new text too short for a containment lookup from keys
+//! ([`SimilarityLocks::short`]). Then the SQL layer takes the table's key exclusively
+//! instead, so such inserts run one at a time.
 
 use super::args::{parse_action_and_link, parse_threshold, split_options, Action, DedupError};
 use super::check::{KeyExprs, QueryTarget};
-use crate::similarity::lookup::{MIN_CONTAINMENT, MIN_SIMILARITY};
+use crate::similarity::lookup::{MIN_CONTAINMENT, MIN_SIMILARITY, SHORT_QUERY};
 use crate::similarity::{index_keys, sample, KeyParams};
 
 /// The arguments of `simhash_similarity_dedup_trigger`, checked.
@@ -93,11 +95,25 @@ pub fn lookups_share_keys(min_similarity: f64, min_containment: Option<f64>) -> 
 /// `simhash_ops` index holds for it, ascending and without repeats (the order to lock them
 /// in). Empty for a text without a letter or digit, which has no index key and is nobody's
 /// duplicate. `tick` as `sample` calls it.
-pub fn similarity_lock_keys(relid: u32, attnum: i16, doc: &str, tick: &mut dyn FnMut()) -> Vec<u64> {
+pub fn similarity_lock_keys(relid: u32, attnum: i16, doc: &str, tick: &mut dyn FnMut()) -> SimilarityLocks {
     let p = KeyParams::default();
-    let keys = index_keys(&sample(doc, &p, tick), &p);
-    // "SM": not a block key's (k, block count) bytes, nor the segment keys' "SG".
-    super::lock::sorted_keys(relid, attnum, *b"SM", keys.iter().map(|k| k.to_le_bytes()))
+    let s = sample(doc, &p, tick);
+    let keys = index_keys(&s, &p);
+    SimilarityLocks {
+        // "SM": not a block key's (k, block count) bytes, nor the segment keys' "SG".
+        keys: super::lock::sorted_keys(relid, attnum, *b"SM", keys.iter().map(|k| k.to_le_bytes())),
+        short: s.distinct < SHORT_QUERY,
+    }
+}
+
+/// A text's lock keys, and whether a containment lookup for it reads every row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimilarityLocks {
+    pub keys: Vec<u64>,
+    /// Fewer shingles than a containment lookup answers from keys
+    /// ([`SHORT_QUERY`](crate::similarity::lookup::SHORT_QUERY)): with `min_containment`,
+    /// its check finds rows that share no key with it, so its insert must run alone.
+    pub short: bool,
 }
 
 /// The table-wide key of similarity dedup on (table, column): held in Share mode by every
@@ -250,7 +266,10 @@ mod tests {
     #[test]
     fn keys_are_stable() {
         // As trigger::lock's golden keys: backends of two library builds must agree.
-        let keys = similarity_lock_keys(16384, 3, "中共中央总书记、国家主席江泽民发表新年讲话", &mut || ());
+        let locks = similarity_lock_keys(16384, 3, "中共中央总书记、国家主席江泽民发表新年讲话", &mut || ());
+        // 17 shingles: shorter than a containment lookup answers from keys.
+        assert!(locks.short);
+        let keys = locks.keys;
         // 18 index keys (simhash_keys of the same text in similarity.sql), so 18 lock keys.
         assert_eq!(keys.len(), 18, "{keys:?}");
         assert_eq!(&keys[..3], [893689730125815441, 2812792623808627846, 3729414155834981971]);
@@ -260,16 +279,19 @@ mod tests {
     #[test]
     fn lock_keys() {
         let tick = &mut || ();
-        assert!(similarity_lock_keys(1, 2, "", tick).is_empty());
-        assert!(similarity_lock_keys(1, 2, "，。！ ?", tick).is_empty());
+        assert!(similarity_lock_keys(1, 2, "", tick).keys.is_empty());
+        assert!(similarity_lock_keys(1, 2, "，。！ ?", tick).keys.is_empty());
         let doc = "The quick brown fox jumps over the lazy dog, and the dog sleeps on.";
-        let keys = similarity_lock_keys(1, 2, doc, tick);
+        let locks = similarity_lock_keys(1, 2, doc, tick);
+        // 49 shingles: long enough for a containment lookup from keys.
+        assert!(!locks.short);
+        let keys = locks.keys;
         let p = KeyParams::default();
         assert_eq!(keys.len(), index_keys(&sample(doc, &p, tick), &p).len());
         assert!(keys.windows(2).all(|w| w[0] < w[1]));
         // Another table or column shares none; the table keys of the three families differ.
-        assert!(similarity_lock_keys(2, 2, doc, tick).iter().all(|k| !keys.contains(k)));
-        assert!(similarity_lock_keys(1, 3, doc, tick).iter().all(|k| !keys.contains(k)));
+        assert!(similarity_lock_keys(2, 2, doc, tick).keys.iter().all(|k| !keys.contains(k)));
+        assert!(similarity_lock_keys(1, 3, doc, tick).keys.iter().all(|k| !keys.contains(k)));
         let t = similarity_table_lock_key(1, 2);
         assert!(!keys.contains(&t));
         assert_ne!(t, super::super::segments_table_lock_key(1, 2));
@@ -318,13 +340,17 @@ mod tests {
     fn lookup_keeps(query: &str, row: &str, measure: Measure, threshold: f64) -> bool {
         let p = KeyParams::default();
         let l = lookup(query, measure, threshold, &mut || ());
-        assert!(!l.scan_all);
+        if l.scan_all {
+            // Every row is a candidate; the trigger then locks the table (SimilarityLocks::short).
+            assert!(similarity_lock_keys(7, 3, query, &mut || ()).short, "{query}");
+            return false;
+        }
         let row_keys = index_keys(&sample(row, &p, &mut || ()), &p);
         l.keys.iter().filter(|k| row_keys.binary_search(k).is_ok()).count() >= l.required
     }
 
     fn shares_lock_key(a: &str, b: &str) -> bool {
-        let (ka, kb) = (similarity_lock_keys(7, 3, a, &mut || ()), similarity_lock_keys(7, 3, b, &mut || ()));
+        let (ka, kb) = (similarity_lock_keys(7, 3, a, &mut || ()).keys, similarity_lock_keys(7, 3, b, &mut || ()).keys);
         ka.iter().any(|k| kb.binary_search(k).is_ok())
     }
 
