@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from judge import token_grams
+
 PG_TRGM_THRESHOLD = 0.3              # pg_trgm.similarity_threshold's default
 SHINGLE = 5
 SHINGLE_THRESHOLD = 0.5
@@ -66,15 +68,8 @@ def similarity(a: frozenset[bytes], b: frozenset[bytes]) -> float:
     return float(np.float32(shared) / np.float32(union)) if union else 0.0
 
 
-CJK = "\u1100-\u11ff\u3040-\u30ff\u3131-\u318e\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff"
-TOKEN = re.compile(rf"[{CJK}]|[^\W_{CJK}]+")
-
-
 def shingles(text: str) -> frozenset[tuple[str, ...]]:
-    tokens = TOKEN.findall(unicodedata.normalize("NFKC", text).lower())
-    if len(tokens) < SHINGLE:
-        return frozenset([tuple(tokens)])
-    return frozenset(tuple(tokens[i:i + SHINGLE]) for i in range(len(tokens) - SHINGLE + 1))
+    return token_grams(text, SHINGLE)
 
 
 # ---------------------------------------------------------------- server check

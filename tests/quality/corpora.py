@@ -4,7 +4,7 @@ reads them back).
 
   python3 corpora.py TMP OUT     TMP: sentencepiece-0.2.0/ and root/ (the unpacked .debs)
 
-A Debian document's paragraphs are the text of its <p> elements, outside <pre> and <table>, in
+A Debian document's paragraphs (and the Python library reference's) are the text of its <p> elements, outside <pre> and <table>, in
 file-name order, and only those with kana (japanese) or Han characters (mixed). Botchan's copy in sentencepiece has no blank lines between paragraphs: a line
 shorter than 60 characters ends one (its lines are wrapped at about 70), between Project
 Gutenberg's START and END lines.
@@ -21,11 +21,12 @@ DOCS = {
     "japanese": ["usr/share/debian-reference/*.ja.html", "usr/share/developers-reference/ja/*.html",
                  "usr/share/doc/debian/FAQ/ja/*.ja.html"],
     "mixed": ["usr/share/debian-reference/*.zh-cn.html"],
+    "pydocs": ["usr/share/doc/python3.11/html/library/*.html"],
 }
 WRAPPED = 60
 # A line is kept when it is in the corpus's language: Debian's translations leave some
 # paragraphs in English.
-SCRIPT = {"english": r"", "japanese": r"[\u3041-\u30ff]", "mixed": r"[\u4e00-\u9fff]"}
+SCRIPT = {"english": r"", "japanese": r"[\u3041-\u30ff]", "mixed": r"[\u4e00-\u9fff]", "pydocs": r""}
 
 
 def collapse(text: str) -> str:

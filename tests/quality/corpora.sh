@@ -12,12 +12,15 @@
 #                 12.18 and debian-faq-ja 11.1 (GPL-2+, GPL-2, GPL-2+)
 #   mixed.txt     the <p> paragraphs of debian-reference-zh-cn 2.100 (Chinese prose with
 #                 commands, paths and package names in Latin script; GPL-2+)
+#   pydocs.txt    the <p> paragraphs of the Python 3.11 library reference, python3.11-doc
+#                 3.11.2-6+deb12u9 (PSF-2.0): English technical documentation, with its short
+#                 templated lines ("Changed in version 3.6: Accepts a path-like object.")
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=target/corpus
 debs=(debian-reference-en=2.100 debian-reference-ja=2.100 developers-reference-ja=12.18
-      debian-faq-ja=11.1 debian-reference-zh-cn=2.100)
-[ -s $dir/english.txt ] && [ -s $dir/japanese.txt ] && [ -s $dir/mixed.txt ] && exit 0
+      debian-faq-ja=11.1 debian-reference-zh-cn=2.100 python3.11-doc=3.11.2-6+deb12u9)
+[ -s $dir/english.txt ] && [ -s $dir/japanese.txt ] && [ -s $dir/mixed.txt ] && [ -s $dir/pydocs.txt ] && exit 0
 mkdir -p $dir
 tmp=$(mktemp -d)
 chown _apt "$tmp" 2>/dev/null || true    # apt-get download writes as _apt where it can

@@ -114,7 +114,7 @@ JAPANESE = Language(
     ("東京", "大阪", "名古屋", "札幌", "福岡", "京都", "神戸", "仙台", "広島", "那覇"))
 MIXED = Language(MIXED_SENTENCE, CHINESE.closing, (*CHINESE.ends, ".", "!", "?"),
                  CHINESE.sources, CHINESE.footers, CHINESE.person, CHINESE.date, CHINESE.cities, spaced=True)
-LANGUAGES = {"english": ENGLISH, "japanese": JAPANESE, "mixed": MIXED}
+LANGUAGES = {"english": ENGLISH, "japanese": JAPANESE, "mixed": MIXED, "pydocs": ENGLISH}
 
 
 @dataclass

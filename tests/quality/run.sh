@@ -35,6 +35,9 @@ venv=target/quality-venv
 bash "$h/corpus.sh"
 bash tests/quality/corpora.sh
 sets=${QUALITY_SETS-chinese,english,japanese,mixed}
+# similarity.py's sets: languages.py's and the Python documentation (QUALITY_SIMILARITY_SETS;
+# empty: skip it).
+sim_sets=${QUALITY_SIMILARITY_SETS-chinese,english,pydocs,japanese,mixed}
 only=${QUALITY_LANGUAGES_ONLY:-0}
 
 # The benchmark's Python packages, pinned: jieba's dictionary is part of the baseline, and
@@ -45,7 +48,7 @@ $venv/bin/python -c 'import importlib.metadata as m, sys
 assert all(m.version(n) == v for n, v in (p.split("==") for p in sys.argv[1:]))' "${pins[@]}" 2>/dev/null ||
     $venv/bin/pip install -q "${pins[@]}"
 
-cargo build --release -q -p simhash-core --example quality_fp
+cargo build --release -q -p simhash-core --example quality_fp --example quality_similarity
 
 rm -rf "$out/server"
 mkdir -p "$out/server"
@@ -83,6 +86,20 @@ else
             echo "\\copy (SELECT a.id, similarity(a.body, b.body), similarity(a.body, a.body || ' ' || b.body) FROM c a JOIN c b ON b.id = a.id + 1 ORDER BY 1) TO '$out/server/pg_trgm_$name.tsv'"
             echo "DROP TABLE c;"
         done
+        # similarity.py's server check: bulk pairs, and self-joins through a simhash_ops index.
+        echo "SET enable_seqscan = off;"
+        for name in ${sim_sets//,/ }; do
+            file=$root/target/corpus/$name.txt
+            [ "$name" = chinese ] && file=$corpus
+            echo "CREATE TABLE c(id serial PRIMARY KEY, body text NOT NULL);"
+            echo "\\copy c(body) FROM '$file'"
+            echo "CREATE INDEX ON c USING gin (body simhash_ops);"
+            echo "ANALYZE c;"
+            echo "\\copy (SELECT * FROM simhash_similarity_pairs('SELECT id::bigint, body FROM c', 0.5)) TO '$out/server/similarity_pairs_$name.tsv'"
+            echo "\\copy (SELECT a.id, b.id, simhash_similarity(a.body, b.body) FROM c a JOIN c b ON simhash_similarity(a.body, b.body) >= 0.5 AND a.id < b.id) TO '$out/server/similarity_index_$name.tsv'"
+            echo "\\copy (SELECT a.id, b.id FROM c a JOIN c b ON simhash_containment(a.body, b.body) >= 0.8 AND a.id <> b.id WHERE length(a.body) >= 60) TO '$out/server/containment_index_$name.tsv'"
+            echo "DROP TABLE c;"
+        done
     } | psql
     bash "$h/cluster.sh" stop quality
 fi
@@ -94,5 +111,10 @@ if [ -n "$sets" ]; then
     echo
     $venv/bin/python tests/quality/languages.py --sets "$sets" \
         --fp target/release/examples/quality_fp --out "$out" "${server[@]}" || status=$?
+fi
+if [ -n "$sim_sets" ]; then
+    echo
+    $venv/bin/python tests/quality/similarity.py --sets "$sim_sets" \
+        --tool target/release/examples/quality_similarity --out "$out" "${server[@]}" || status=$?
 fi
 exit $status
