@@ -7,6 +7,9 @@
 //!       index keys} a line
 //!   quality_similarity pairs
 //!       stdin: [a, b] a line; stdout: "similarity a_in_b b_in_a" a line
+//!   quality_similarity bulkpairs THETA
+//!       stdin: a text a line; stdout: "i j similarity" for every pair at similarity ≥ THETA by
+//!       the bulk engine of simhash_similarity_pairs (for timing it against allpairs)
 //!   quality_similarity allpairs THETA GAMMA
 //!       stdin: a text a line; stdout: "i j similarity i_in_j j_in_i" for every pair (0-based
 //!       line numbers, i < j) at similarity ≥ THETA or a containment ≥ GAMMA, exactly
@@ -16,7 +19,9 @@ use std::io::{BufRead, Write};
 use simhash_core::similarity::exact::exact_pairs;
 use simhash_core::similarity::keys::{K, KEY_BITS, W};
 use simhash_core::similarity::measure::common;
-use simhash_core::similarity::{index_keys, required, sample, shingle_set, similarity_keys, KeyParams};
+use simhash_core::similarity::{
+    index_keys, required, sample, shingle_set, similarity_keys, KeyParams, SimilarityPairs, TextRows,
+};
 
 /// The thresholds whose required keys `texts` gives ("m").
 const THETAS: [f64; 7] = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
@@ -68,6 +73,18 @@ fn main() {
                 writeln!(out, "{} {} {} {} {}", p.i, p.j, p.similarity, p.i_in_j, p.j_in_i).expect("stdout");
             }
         }
-        _ => panic!("usage: quality_similarity texts|pairs|allpairs ..."),
+        Some("bulkpairs") => {
+            // The bulk engine of simhash_similarity_pairs (SimilarityPairs), for timing it.
+            let theta: f64 = args[2].parse().expect("THETA");
+            let mut rows = TextRows::new(theta);
+            for (i, v) in lines().enumerate() {
+                rows.push(i as i64, v.as_str().expect("a text"), &mut || ());
+            }
+            let mut pairs = SimilarityPairs::new(rows, theta, &mut |_| ());
+            while let Some(p) = pairs.next_pair(&mut |_| ()) {
+                writeln!(out, "{} {} {}", p.id1, p.id2, p.similarity).expect("stdout");
+            }
+        }
+        _ => panic!("usage: quality_similarity texts|pairs|allpairs|bulkpairs ..."),
     }
 }

@@ -1,0 +1,142 @@
+//! The texts of a bulk similarity run (`super`): ids, kept characters, set sizes and the
+//! sketches the run's [`Plan`] asks for.
+
+use super::super::keys::{rank, KeyParams, K};
+use super::super::shingles::{for_each_char, Window};
+
+/// The per-pair miss probability a bulk run allows itself at the threshold.
+pub const BULK_MISS: f64 = 1e-9;
+/// The most keys a text's sketch may have; below the θ that needs more, every pair is compared.
+pub const MAX_SKETCH: usize = 256;
+/// The fewest keys of a sketch: enough that the shared-key bound passes over most pairs of
+/// unrelated texts that share a common shingle.
+const MIN_SKETCH: usize = 64;
+/// Units of work (candidates looked at, pairs compared) between two [`Progress::Tick`]s.
+/// The sketch sizes of a run at θ (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    /// Keys per sketch.
+    pub sketch: usize,
+    /// The first keys of each sketch whose groups find the candidates.
+    pub group: usize,
+    /// Shared keys among the `sketch` smallest of a pair's union that a candidate needs.
+    pub shared: usize,
+}
+
+/// The plan of a run at `theta`; None when a sketch would need more than [`MAX_SKETCH`] keys
+/// (compare every pair).
+pub fn plan(theta: f64) -> Option<Plan> {
+    let group = if theta >= 1.0 { K as f64 } else { (BULK_MISS.ln() / (1.0 - theta).ln()).ceil() };
+    if !group.is_finite() || group > MAX_SKETCH as f64 {
+        return None;
+    }
+    let group = (group as usize).max(K);
+    let sketch = group.max(MIN_SKETCH);
+    // The most shared keys with P(Binomial(sketch, θ) < shared) ≤ BULK_MISS (the hypergeometric
+    // count is the more concentrated), at least 1.
+    let (mut shared, mut tail, mut term) = (1, 0.0f64, (1.0 - theta.min(1.0)).powi(sketch as i32));
+    for i in 0..sketch {
+        tail += term;
+        if tail > BULK_MISS {
+            break;
+        }
+        shared = i + 1;
+        term *= (sketch - i) as f64 / (i + 1) as f64 * theta / (1.0 - theta);
+    }
+    Some(Plan { sketch, group, shared: shared.max(1) })
+}
+
+/// A shingle hash in the sketches' order, as one number: frequent shingles last (the top
+/// bit), then by hash (its other 63 bits).
+fn ranked(h: u64) -> u64 {
+    let (frequent, _) = rank(h, &KeyParams::default());
+    (u64::from(frequent) << 63) | (h >> 1)
+}
+
+/// The texts of a bulk run: ids, kept characters, set sizes and sketches.
+pub struct TextRows {
+    pub(super) ids: Vec<i64>,
+    kept: String,
+    /// `kept[ends[i - 1]..ends[i]]` is text i's.
+    ends: Vec<usize>,
+    /// Distinct shingles per text.
+    pub(super) sizes: Vec<u32>,
+    /// Text i's sketch is `sketch[starts[i]..starts[i + 1]]`, ascending.
+    sketch: Vec<u64>,
+    starts: Vec<usize>,
+    pub(super) plan: Option<Plan>,
+}
+
+impl TextRows {
+    /// No text yet, for a run at `theta`.
+    pub fn new(theta: f64) -> TextRows {
+        TextRows {
+            ids: Vec::new(),
+            kept: String::new(),
+            ends: Vec::new(),
+            sizes: Vec::new(),
+            sketch: Vec::new(),
+            starts: vec![0],
+            plan: plan(theta),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Adds a text: its kept characters, set size and sketch, from one reading.
+    pub fn push(&mut self, id: i64, doc: &str, tick: &mut dyn FnMut()) {
+        let mut window = Window::default();
+        let mut hashes = Vec::new();
+        let kept = &mut self.kept;
+        for_each_char(doc, tick, |c| {
+            kept.push(c);
+            if let Some(h) = window.push(c) {
+                hashes.push(h);
+            }
+        });
+        hashes.extend(window.finish());
+        hashes.sort_unstable();
+        hashes.dedup();
+        self.ids.push(id);
+        self.ends.push(self.kept.len());
+        self.sizes.push(hashes.len() as u32);
+        if let Some(p) = self.plan {
+            let mut keys: Vec<u64> = hashes.iter().map(|&h| ranked(h)).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            keys.truncate(p.sketch);
+            self.sketch.extend(keys);
+        }
+        self.starts.push(self.sketch.len());
+    }
+
+    fn kept_of(&self, i: usize) -> &str {
+        let from = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.kept[from..self.ends[i]]
+    }
+
+    pub(super) fn sketch_of(&self, i: usize) -> &[u64] {
+        &self.sketch[self.starts[i]..self.starts[i + 1]]
+    }
+
+    /// Whether text i's sketch is its whole set.
+    pub(super) fn whole(&self, i: usize, p: &Plan) -> bool {
+        self.sizes[i] as usize <= p.sketch
+    }
+
+    /// Text i's shingle set, from its kept characters.
+    pub(super) fn set(&self, i: usize) -> Vec<u64> {
+        let mut window = Window::default();
+        let mut set: Vec<u64> = self.kept_of(i).chars().filter_map(|c| window.push(c)).collect();
+        set.extend(window.finish());
+        set.sort_unstable();
+        set.dedup();
+        set
+    }
+}
