@@ -17,7 +17,14 @@
 #      simhash_clusters;
 #   6. a shard killed during its COMMIT (the others committed) leaves orphans, which
 #      simhash_shard_repair removes or restores: twice, once the document's shard, once a
-#      key row's.
+#      key row's;
+#   7. similarity: simhash_similarity(body, q) >= t and simhash_containment either way ship
+#      to every shard as simhash_*_at_least (constants, a generic plan's $n, a join's outer
+#      column with use_remote_estimate; not without extensions 'simhash'), every shard runs
+#      every lookup it gets as a bitmap scan of its simhash_ops index (auto_explain in its
+#      log; cursor_tuple_fraction = 1), and 20 queries at similarity 0.5 and 0.8 and
+#      containment 0.8 both ways find through the coordinator what one node finds, by its
+#      index and by a scan.
 # Starts and stops its own clusters; needs the extension installed in target/pgroot.
 set -euo pipefail
 source "$(dirname "$0")/../harness/lib.sh"
@@ -264,5 +271,161 @@ SQL
         fail "repair ($case): killing shard $victim in its COMMIT left no orphan: $(cat "$tmp/commit.out")"
     fi
 done
+
+# --- 7. Similarity across the shards ---------------------------------------------------
+# sim: every shard's table with its simhash_ops index, hash-partitioned on the coordinator;
+# sim_local: the same rows on one node, with its own index. 3,247 paragraphs, and 10 of
+# them reposted 3 ways (a sentence dropped, a character changed, a source line added).
+# The shards' tables are analyzed right after the load, with autovacuum off: every run sees
+# the same statistics, and the rows still in the GIN pending list (a bitmap scan's cost).
+for i in $(seq 0 $((N - 1))); do
+    on $P-$i -c "CREATE TABLE sim (id bigint PRIMARY KEY, body text NOT NULL) WITH (autovacuum_enabled = false)" \
+             -c "CREATE INDEX sim_body ON sim USING gin (body simhash_ops)" >/dev/null
+done
+c >/dev/null <<SQL
+CREATE TABLE sim (id bigint NOT NULL, body text NOT NULL) PARTITION BY HASH (id);
+$(for i in $(seq 0 $((N - 1))); do
+    echo "CREATE FOREIGN TABLE sim_$i PARTITION OF sim FOR VALUES WITH (MODULUS $N, REMAINDER $i)
+              SERVER shard$i OPTIONS (table_name 'sim', batch_size '1000', use_remote_estimate 'true');"
+    # A shard plans postgres_fdw's cursors for their first tenth of rows, where a seq scan
+    # beats a bitmap scan on a small table (docs/scaling-out.md).
+    echo "ALTER SERVER shard$i OPTIONS (ADD options '-c cursor_tuple_fraction=1');"
+done)
+CREATE TABLE sim_local AS SELECT id::bigint AS id, body FROM src WHERE id % 6 = 0;
+CREATE TEMP TABLE base AS
+SELECT id, n FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM sim_local
+                    WHERE length(body) BETWEEN 120 AND 400 AND body LIKE '%。%。%') x
+ WHERE n % 86 = 1;
+INSERT INTO sim_local
+SELECT 100000 + id, regexp_replace(body, '^[^。]*。', '') FROM sim_local JOIN base USING (id)
+UNION ALL SELECT 200000 + id, overlay(body placing '某' from 5 for 1) FROM sim_local JOIN base USING (id)
+UNION ALL SELECT 300000 + id, '（新华社北京１月１日电）' || body FROM sim_local JOIN base USING (id);
+CREATE INDEX sim_local_body ON sim_local USING gin (body simhash_ops);
+INSERT INTO sim SELECT * FROM sim_local;
+ANALYZE sim_local, sim;
+-- 20 queries: the 10 paragraphs and one repost of each.
+CREATE TABLE sim_q AS
+SELECT id AS qid, body AS q FROM sim_local JOIN base USING (id)
+UNION ALL SELECT l.id, l.body FROM base b JOIN sim_local l ON l.id = (1 + b.n % 3) * 100000 + b.id;
+-- The lookups, body being the row and %s the query.
+CREATE TABLE measures (name text, kind text, pred text);
+INSERT INTO measures VALUES
+    ('s5', 'similarity 0.5',   'simhash_similarity(body, %s) >= 0.5'),
+    ('s8', 'similarity 0.8',   'simhash_similarity(body, %s) >= 0.8'),
+    ('qr', 'query in row 0.8', 'simhash_containment(%s, body) >= 0.8'),
+    ('rq', 'row in query 0.8', 'simhash_containment(body, %s) >= 0.8');
+CREATE TABLE found (form text, kind text, qid bigint, id bigint);
+SQL
+for i in $(seq 0 $((N - 1))); do on $P-$i -c "ANALYZE sim" >/dev/null; done
+
+# Shipping: the comparison becomes the predicate on the coordinator, and the predicate goes
+# to every shard, with constants, parameters of a generic plan and a join's outer column.
+ships() { # NAME REGEX PSQL-ARGS...: N Remote SQL lines match REGEX, no Filter on the coordinator
+    local name=$1 regex=$2 plan
+    shift 2
+    plan=$(c -At "$@")
+    check "$name ships to every shard" \
+        "$(grep "Remote SQL: " <<<"$plan" | grep -cE "$regex") remote, $(grep -c "Filter: " <<<"$plan") filtered here" \
+        "$N remote, 0 filtered here"
+}
+new_year="中共中央总书记、国家主席江泽民发表新年讲话。新年钟声即将敲响，人类社会就要进入新的一年。在这辞旧迎新的美好时刻，我代表中国共产党和中华人民共和国政府，向全国各族人民致以新年的祝贺！"
+ships "simhash_similarity(body, 'q') >= 0.6" \
+    "WHERE \(public\.simhash_similarity_at_least\(body, '国家主席江泽民发表新年讲话'::text, 0\.6::double precision\)\)$" \
+    -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM sim WHERE simhash_similarity(body, '国家主席江泽民发表新年讲话') >= 0.6"
+ships "0.6 < simhash_similarity('q', body)" \
+    "WHERE \(public\.simhash_similarity_above\('国家主席江泽民发表新年讲话'::text, body, 0\.6::double precision\)\)$" \
+    -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM sim WHERE 0.6 < simhash_similarity('国家主席江泽民发表新年讲话', body)"
+ships "simhash_containment('long query', body) >= 0.8" \
+    "WHERE \(public\.simhash_containment_at_least\('$new_year'::text, body, 0\.8::double precision\)\)$" \
+    -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM sim WHERE simhash_containment('$new_year', body) >= 0.8"
+ships "simhash_containment(body, 'long query') >= 0.8" \
+    "WHERE \(public\.simhash_containment_at_least\(body, '$new_year'::text, 0\.8::double precision\)\)$" \
+    -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM sim WHERE simhash_containment(body, '$new_year') >= 0.8"
+ships "a generic plan of simhash_similarity(body, \$1) >= \$2 (text, float8)" \
+    'WHERE \(public\.simhash_similarity_at_least\(body, \$1::text, \$2::double precision\)\)$' \
+    -c 'PREPARE lookup(text, float8) AS SELECT id FROM sim WHERE simhash_similarity(body, $1) >= $2' \
+    -c "SET plan_cache_mode = force_generic_plan" -c "EXPLAIN (VERBOSE, COSTS OFF) EXECUTE lookup('国家主席', 0.6)"
+ships "a generic plan of simhash_similarity(body, \$1) >= \$2 (untyped: a score)" \
+    'WHERE \(public\.simhash_similarity_at_least\(body, \$1::text, \$2::public\.simhash_score\)\)$' \
+    -c 'PREPARE lookup AS SELECT id FROM sim WHERE simhash_similarity(body, $1) >= $2' \
+    -c "SET plan_cache_mode = force_generic_plan" -c "EXPLAIN (VERBOSE, COSTS OFF) EXECUTE lookup('国家主席', 0.6)"
+ships "a join on simhash_similarity(d.body, s.q) >= 0.5 (use_remote_estimate)" \
+    'WHERE \(public\.simhash_similarity_at_least\(body, \$1::text, 0\.5::double precision\)\)$' \
+    -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT s.qid, d.id FROM sim_q s JOIN sim d ON simhash_similarity(d.body, s.q) >= 0.5"
+plan=$(c -At -c "ALTER SERVER shard0 OPTIONS (DROP extensions)" \
+             -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM sim WHERE simhash_similarity(body, '国家主席') >= 0.6" \
+             -c "ALTER SERVER shard0 OPTIONS (ADD extensions 'simhash')")
+check "without extensions 'simhash', shard 0's rows are fetched and filtered on the coordinator" \
+    "$(grep -c "Remote SQL: .*simhash_similarity_at_least" <<<"$plan") remote, $(grep -c "Filter: simhash_similarity_at_least" <<<"$plan") filtered here" \
+    "$((N - 1)) remote, 1 filtered here"
+
+# The lookups through the coordinator, 3 ways: each query written into the statement, a
+# prepared statement's generic plan, and a join of the queries with sim. auto_explain logs
+# every remote query's plan in the shards' logs: each must be a bitmap scan of sim_body.
+for i in $(seq 0 $((N - 1))); do
+    c -c "ALTER SERVER shard$i OPTIONS (SET options '-c cursor_tuple_fraction=1 -c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=0')" >/dev/null
+    offset[i]=$(wc -c <"$run_dir/$P-$i/server.log")
+done
+c >/dev/null <<'SQL'
+SELECT format('INSERT INTO found SELECT %L, %L, %s, id FROM sim WHERE %s', 'literal', m.kind, s.qid, format(m.pred, quote_literal(s.q)))
+  FROM measures m, sim_q s ORDER BY m.name, s.qid \gexec
+SET plan_cache_mode = force_generic_plan;
+SELECT format('PREPARE %s(bigint, text) AS INSERT INTO found SELECT %L, %L, $1, id FROM sim WHERE %s', m.name, 'generic', m.kind, format(m.pred, '$2'))
+  FROM measures m \gexec
+SELECT format('EXECUTE %s(%s, %L)', m.name, s.qid, s.q) FROM measures m, sim_q s ORDER BY m.name, s.qid \gexec
+RESET plan_cache_mode;
+SELECT format('INSERT INTO found SELECT %L, %L, s.qid, d.id FROM sim_q s JOIN sim d ON %s', 'join', m.kind, format(m.pred, 's.q'))
+  FROM measures m \gexec
+SQL
+for i in $(seq 0 $((N - 1))); do
+    c -c "ALTER SERVER shard$i OPTIONS (SET options '-c cursor_tuple_fraction=1')" >/dev/null
+done
+lookups=$(c -At -c "SELECT 3 * count(*) FROM measures, sim_q")
+for i in $(seq 0 $((N - 1))); do
+    # A plan is a log entry "duration: ... plan:" and its tab-indented lines; postgres_fdw's
+    # scans are cursors (use_remote_estimate's EXPLAINs are logged too, not counted).
+    got=$(tail -c +$((offset[i] + 1)) "$run_dir/$P-$i/server.log" | awk '
+        function done_() {
+            if (p ~ /Query Text: DECLARE/ && p ~ /FROM public\.sim[ )]/) {
+                n++; if (p ~ /Bitmap Index Scan on sim_body/) b++; if (p ~ /Seq Scan/) s++
+            }
+            p = ""
+        }
+        / LOG:  duration: .* plan:$/ { done_(); p = $0; next }
+        /^\t/ { if (p != "") p = p "\n" $0; next }
+        { done_() }
+        END { done_(); printf "%d remote lookups: %d bitmap scans of sim_body, %d seq scans\n", n, b, s }')
+    check "shard $i runs each shipped lookup on its index (auto_explain)" "$got" \
+        "$lookups remote lookups: $lookups bitmap scans of sim_body, 0 seq scans"
+done
+
+# Exactness: the same statements on one node, by its index and by a scan (each query written
+# into its statement, as in the literal form: its shingles are computed once, not per row).
+one_node() { # FORM PREFIX: the lookups over sim_local as (FORM, kind, qid, id), each after PREFIX
+    c -At -v form="$1" -v prefix="$2" <<'SQL'
+SELECT format('%s SELECT %L, %L, %s, id FROM sim_local WHERE %s', :'prefix', :'form', m.kind, s.qid, format(m.pred, quote_literal(s.q)))
+  FROM measures m, sim_q s ORDER BY m.name, s.qid \gexec
+SQL
+}
+nq=$(c -At -c "SELECT count(*) FROM sim_q")
+check "one node looks each query up in its index" \
+    "$(one_node local "EXPLAIN (COSTS OFF)" | grep -c "Bitmap Index Scan on sim_local_body")" $((4 * nq))
+check "or scans its rows (enable_bitmapscan off)" \
+    "$(PGOPTIONS="-c enable_bitmapscan=off" one_node scan "EXPLAIN (COSTS OFF)" | grep -c "^Seq Scan on sim_local")" $((4 * nq))
+one_node local "INSERT INTO found" >/dev/null
+PGOPTIONS="-c enable_bitmapscan=off" one_node scan "INSERT INTO found" >/dev/null
+differ() { # FORM BASELINE: rows of either that the other lacks
+    echo "(SELECT count(*) FROM ((SELECT kind, qid, id FROM found WHERE form = '$1' EXCEPT ALL SELECT kind, qid, id FROM found WHERE form = '$2')
+                             UNION ALL (SELECT kind, qid, id FROM found WHERE form = '$2' EXCEPT ALL SELECT kind, qid, id FROM found WHERE form = '$1')) x)"
+}
+for form in literal generic join; do
+    got=$(c -At -c "SELECT format('%s matches, %s differ from one node''s index, %s from its scan',
+                                  (SELECT count(*) FROM found WHERE form = '$form'), $(differ $form local), $(differ $form scan))")
+    expected=$(c -At -c "SELECT format('%s matches, 0 differ from one node''s index, 0 from its scan', count(*)) FROM found WHERE form = 'scan'")
+    check "similarity 0.5 and 0.8, containment 0.8 both ways, $nq queries, $form, through the coordinator vs one node" "$got" "$expected"
+done
+# Each query finds itself; each measure must find more (the reposts).
+fewest=$(c -At -c "SELECT min(c) FROM (SELECT count(f.id) AS c FROM measures m LEFT JOIN found f ON f.form = 'scan' AND f.kind = m.kind GROUP BY m.kind) x")
+[ "$fewest" -gt $((2 * nq)) ] || fail "similarity: only $fewest matches for a measure, the data do not test much"
 
 exit $status
