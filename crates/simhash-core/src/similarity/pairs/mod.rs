@@ -33,7 +33,6 @@
 //! text (about 1 kB at 0.5; a text of at most `k` shingles holds its keys a second time, rarest
 //! first, and posts its prefix: up to `12·k` more), never the pairs.
 
-
 mod rows;
 #[cfg(test)]
 mod tests;
@@ -44,7 +43,6 @@ use super::measure::{common, jaccard};
 use crate::pairs::{Progress, UnionFind};
 
 const TICK_WORK: u32 = 1 << 14;
-
 
 /// A pair of texts, `id1 < id2`, and its similarity.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -111,7 +109,7 @@ impl SimilarityPairs {
         }
         cb(Progress::Phase(match rows.plan {
             Some(p) => format!(
-                "{} texts, {} of at most {} shingles; sketches of {} keys, {} shared asked, groups of the first {}",
+                "{} texts ({} of at most {} shingles, paired whole); sketches of {} keys, {} shared needed, groups of the first {}",
                 rows.len(),
                 short.len(),
                 p.sketch,
@@ -176,14 +174,15 @@ impl SimilarityPairs {
         self.next_short += 1;
         let x = self.short[n] as usize;
         let len = self.rarest[n].len();
-        let prefix = if len == 0 { 0 } else { len + 1 - ((self.theta * len as f64 - 1e-9).ceil() as usize).clamp(1, len) };
+        let prefix =
+            if len == 0 { 0 } else { len + 1 - ((self.theta * len as f64 - 1e-9).ceil() as usize).clamp(1, len) };
         let mut seen = std::collections::HashSet::new();
         let mut work = 0u32;
         for key in &self.rarest[n][..prefix] {
             for &y in self.postings.get(key).map_or(&[][..], Vec::as_slice) {
                 // A text of many copies meets thousands here: a tick now and then, for cancel.
                 work += 1;
-                if work % TICK_WORK == 0 {
+                if work.is_multiple_of(TICK_WORK) {
                     cb(Progress::Tick);
                 }
                 if seen.insert(y) {

@@ -1,8 +1,8 @@
 //! Bulk pairs against brute force and prefix filtering.
 
 use super::*;
-use crate::similarity::keys::K;
 use crate::similarity::exact::exact_pairs;
+use crate::similarity::keys::K;
 use crate::similarity::measure::shingle_set;
 use proptest::prelude::*;
 
@@ -37,7 +37,8 @@ fn brute(texts: &[String], theta: f64) -> Vec<(i64, i64, f64)> {
 /// Texts made of words from a small vocabulary: many overlaps, some near-duplicates, short
 /// texts (whole-set sketches) and long ones.
 fn texts() -> impl Strategy<Value = Vec<String>> {
-    let words = prop::sample::select(vec!["中国", "经济", "发展", "alpha", "beta", "新闻", "gamma", "报道", "delta", "。"]);
+    let words =
+        prop::sample::select(vec!["中国", "经济", "发展", "alpha", "beta", "新闻", "gamma", "报道", "delta", "。"]);
     prop::collection::vec(prop::collection::vec(words, 0..60).prop_map(|w| w.concat()), 2..40)
 }
 
@@ -54,9 +55,11 @@ proptest! {
 #[test]
 fn corpus_like_texts_match_prefix_filtering() {
     // Variants of a few sentences, short and long: the pairs equal exact_pairs'.
-    let base = ["新华社北京一月一日电，今天是新年第一天，首都各界群众举行了丰富多彩的庆祝活动。",
-                "The quick brown fox jumps over the lazy dog near the river bank today.",
-                "国家主席江泽民发表新年讲话，向全国各族人民致以新年的祝贺。"];
+    let base = [
+        "新华社北京一月一日电，今天是新年第一天，首都各界群众举行了丰富多彩的庆祝活动。",
+        "The quick brown fox jumps over the lazy dog near the river bank today.",
+        "国家主席江泽民发表新年讲话，向全国各族人民致以新年的祝贺。",
+    ];
     let mut texts = Vec::new();
     for b in base {
         for cut in 0..8 {
@@ -67,10 +70,8 @@ fn corpus_like_texts_match_prefix_filtering() {
         }
     }
     let sets: Vec<Vec<u64>> = texts.iter().map(|t| shingle_set(t, &mut || ())).collect();
-    let want: Vec<(i64, i64, f64)> = exact_pairs(&sets, 0.5, 2.0)
-        .into_iter()
-        .map(|p| (p.i as i64, p.j as i64, p.similarity))
-        .collect();
+    let want: Vec<(i64, i64, f64)> =
+        exact_pairs(&sets, 0.5, 2.0).into_iter().map(|p| (p.i as i64, p.j as i64, p.similarity)).collect();
     assert!(want.len() > 20);
     assert_eq!(run(&texts, 0.5), want);
 }
