@@ -2,11 +2,11 @@
 //! planner makes of their comparisons (`simhash_similarity_at_least(a, b, t)` and kin), and
 //! the comparison operators of `simhash_score` with a threshold.
 //!
-//! A text argument that is the same for every call of a statement (a constant or a query
-//! parameter: `get_fn_expr_arg_stable`) has its shingle set computed once, kept in the
-//! call's `fn_extra` ([`Cache`]). A predicate holds one text as a set and streams the other
-//! (`simhash_core::similarity::Decide`): the cached one, or else the shorter, so that a long
-//! text is never held whole.
+//! A text argument's shingle set is kept in the call's `fn_extra` ([`Cache`]) while the argument
+//! stays the same: a constant or a query parameter (`get_fn_expr_arg_stable`), computed once
+//! for the statement, and the outer row's text of a join, once for all its candidates. A
+//! predicate holds one text as a set and streams the other (`simhash_core::similarity::Decide`):
+//! a stable or cached one, or else the shorter, so that a long text is never held whole.
 
 use std::borrow::Cow;
 
@@ -16,8 +16,8 @@ use simhash_core::similarity::{self as core, Decide, Measure};
 
 use super::{check_threshold, text_arg, tick};
 
-/// Texts longer than this are not kept as a set across calls (8 bytes a shingle).
-const CACHED_BYTES: usize = 16 << 20;
+/// Texts longer than this are not kept as a set across calls (8 bytes a shingle: at most 32 MB).
+const CACHED_BYTES: usize = 4 << 20;
 
 /// The shingle sets of a function's text arguments that are the same for every call.
 #[derive(Default)]
@@ -44,10 +44,9 @@ impl Cache {
         }
     }
 
-    /// Keeps the set of `text`, argument `arg`, when the argument is stable and not too long
-    /// (and not kept already).
-    pub(crate) fn fill(&mut self, arg: usize, stable: bool, text: &str) {
-        if stable && text.len() <= CACHED_BYTES && self.get(arg, text).is_none() {
+    /// Keeps the set of `text`, argument `arg`, unless it is too long (or kept already).
+    pub(crate) fn fill(&mut self, arg: usize, text: &str) {
+        if text.len() <= CACHED_BYTES && self.get(arg, text).is_none() {
             let set = core::shingle_set(text, &mut tick);
             self.slots[arg] = Some((text.as_bytes().to_vec(), set));
         }
@@ -87,10 +86,9 @@ unsafe fn value(fcinfo: pg_sys::FunctionCallInfo, measure: Measure) -> f64 {
     // SAFETY: forwarded from the caller.
     unsafe {
         let (a, b) = (text_arg(fcinfo, 0), text_arg(fcinfo, 1));
-        let (sa, sb) = (stable(fcinfo, 0), stable(fcinfo, 1));
         let cache = Cache::of(fcinfo);
-        cache.fill(0, sa, &a);
-        cache.fill(1, sb, &b);
+        cache.fill(0, &a);
+        cache.fill(1, &b);
         let (set_a, set_b) = (cache.set(0, &a), cache.set(1, &b));
         match measure {
             Measure::Similarity => core::similarity(&set_a, &set_b),
@@ -126,15 +124,20 @@ pub(crate) fn decide_texts(
 ) -> bool {
     // `>` is `≥` of the next float8 up: the same comparison, made by Decide.
     let t = if strict { threshold.next_up() } else { threshold };
-    cache.fill(0, stable[0], a);
-    cache.fill(1, stable[1], b);
-    // Which text to hold: a cached one, else the shorter.
+    for (arg, text) in [a, b].into_iter().enumerate() {
+        if stable[arg] {
+            cache.fill(arg, text);
+        }
+    }
+    // Which text to hold: a stable or cached one (a join's outer text, met again), else the
+    // shorter; it is kept for the next call.
     let hold_a = match (cache.get(0, a).is_some(), cache.get(1, b).is_some()) {
         (true, false) => true,
         (false, true) => false,
         _ => a.len() <= b.len(),
     };
     let (held_arg, held_text, streamed) = if hold_a { (0, a, b) } else { (1, b, a) };
+    cache.fill(held_arg, held_text);
     let held = cache.set(held_arg, held_text);
     // The query of Decide is argument a: `measure(a, b)`.
     Decide { measure, threshold: t, held: &held, held_is_query: hold_a }.at_least(streamed, &mut tick)
