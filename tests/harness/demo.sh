@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# `make demo`: a throwaway cluster with the extension, the People's Daily corpus in a
-# table, its fingerprints and the near-duplicate pairs within 3 bits (simhash_duplicates: the
-# self-join it ran before took 38 of its 54 s); then what 2.x adds,
-# segments: three reposts of one paragraph that simhash() misses and simhash_similar finds,
-# why they match (simhash_explain), the same over 1,300 paragraphs, dedup on insert by
-# resemblance, and the corpus's pairs by resemblance beside those within 3 bits. All in
-# plain SQL. The cluster keeps running; the last line says how to connect (and how to stop it).
+# `make demo`: a throwaway cluster with the extension and the People's Daily corpus in a
+# table; exact similarity first: a simhash_ops GIN index, three reposts of one paragraph found
+# by similarity and containment (the plan, and why they match: simhash_explain), the same over
+# 1,300 paragraphs beside simhash() within 3 bits and segments, a repost rejected on insert,
+# and the corpus's pairs; then fingerprints: simhash(), its features, and the pairs within 3
+# bits (simhash_duplicates). All in plain SQL. The cluster keeps running; the last line says
+# how to connect (and how to stop it).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$root"
@@ -21,39 +21,16 @@ psql -v simp="$simp" -v trad="$trad" <<SQL
 CREATE EXTENSION simhash;
 CREATE TABLE news(id serial PRIMARY KEY, body text NOT NULL, fp bigint);
 \\copy news(body) FROM '$root/target/corpus/peoples_daily_199801.txt'
-\\echo '== 1. Fingerprint every paragraph of the People''s Daily, January 1998'
+\\echo '== 1. Exact similarity: a GIN index on the text, whose keys are a sample of each text''s shingles'
 \\timing on
-UPDATE news SET fp = simhash(body);
+CREATE INDEX news_body_sim ON news USING gin (body simhash_ops);
 \\timing off
--- Lines with fewer than 6 features (bylines, captions, titles) get no fingerprint.
+ANALYZE news;
 SELECT count(*) AS paragraphs, pg_size_pretty(sum(octet_length(body))) AS text,
-       count(*) FILTER (WHERE fp IS NULL) AS too_short_to_fingerprint FROM news;
-\\echo '== 2. A paragraph, its fingerprint, and the features behind it'
-SELECT id, left(body, 40) AS body, fp FROM news WHERE id = 4;
-SELECT * FROM simhash_features((SELECT body FROM news WHERE id = 4)) LIMIT 8;
-\\echo '== 3. Edit one character of a paragraph: the fingerprint moves a few bits (hamming, or the <~> operator)'
-SELECT id, char_length(body) AS chars, fp <~> simhash(overlay(body PLACING '某' FROM char_length(body) / 2 FOR 1)) AS distance_after_edit
-  FROM news WHERE char_length(body) >= 200 ORDER BY id LIMIT 6;
-\\echo '== 4. Near-duplicate pairs within distance 3 in the corpus (short boilerplate lines and identical'
-\\echo '==    texts excluded): simhash_duplicates, every pair within k from block tables, not a self-join'
-SET client_min_messages = warning;
-SELECT d.id1, d.id2, d.distance AS d, left(a.body, 28) AS body1, left(b.body, 28) AS body2
-  FROM simhash_duplicates('SELECT id::bigint, fp FROM news WHERE char_length(body) > 30', 3) d
-  JOIN news a ON a.id = d.id1 JOIN news b ON b.id = d.id2
- WHERE a.body <> b.body
- ORDER BY d.distance, d.id1 LIMIT 15;
-RESET client_min_messages;
+       pg_size_pretty(pg_relation_size('news_body_sim')) AS index FROM news;
 
-\\echo '== 5. Segments (2.x): one call adds news.body_segments, the fingerprints of every minimal run of'
-\\echo '==    sentences with 6 features, with the trigger that keeps it and a GIN index'
-\\timing on
-CALL simhash_create_segments('news', 'body');
-\\timing off
-SELECT count(*) FILTER (WHERE cardinality(body_segments) > 0) AS paragraphs_with_segments,
-       sum(cardinality(body_segments)) AS segments FROM news;
-
-\\echo '== 6. Three reposts of paragraph 603: simhash() within 3 bits misses each; simhash_similar finds'
-\\echo '==    paragraph 603 with its resemblance, and how much of each text the other contains'
+\\echo '== 2. Three reposts of paragraph 603: its 2nd sentence dropped, an excerpt, a copy in traditional'
+\\echo '==    characters with a source line'
 CREATE TEMP TABLE reposts AS
 WITH p AS (SELECT body, regexp_split_to_array(body, '(?<=[。！？])(?!\$)') AS s FROM news WHERE id = 603)
 SELECT 1 AS n, 'its 2nd sentence dropped' AS repost, array_to_string(s[1:1] || s[3:], '') AS body FROM p
@@ -63,24 +40,27 @@ UNION ALL
 SELECT 3, 'in traditional characters, with a source line', translate(body, :'simp', :'trad') || '（轉載自《人民日報》）'
   FROM p;
 SELECT n, repost, char_length(body) AS chars, left(body, 22) || '…' || right(body, 12) AS text FROM reposts ORDER BY n;
-SELECT r.repost, hamming(simhash(r.body), o.fp) AS simhash_bits, hamming(simhash(r.body), o.fp) <= 3 AS within_3_bits,
-       m.id AS found, round(m.resemblance::numeric, 2) AS resemblance,
-       round(m.query_in_row::numeric, 2) AS repost_in_603, round(m.row_in_query::numeric, 2) AS "603_in_repost"
-  FROM reposts r CROSS JOIN news o
-  LEFT JOIN LATERAL (SELECT n.id, s.resemblance, s.query_in_row, s.row_in_query
-                       FROM simhash_similar('news', 'body_segments', simhash_segments(r.body)) s
-                       JOIN news n ON n.ctid = s.row_ctid ORDER BY s.resemblance DESC, n.id LIMIT 1) m ON true
- WHERE o.id = 603 ORDER BY r.n;
+\\echo '==    Each found through the index: similarity >= 0.5 for a repost, containment >= 0.8 for an excerpt'
+SELECT r.repost, n.id AS found, round(simhash_similarity(r.body, n.body)::numeric, 2) AS similarity,
+       round(simhash_containment(r.body, n.body)::numeric, 2) AS repost_in_row
+  FROM reposts r JOIN news n ON simhash_similarity(n.body, r.body) >= 0.5 OR simhash_containment(r.body, n.body) >= 0.8
+ ORDER BY r.n, n.id;
+EXPLAIN (COSTS OFF) SELECT id FROM news WHERE simhash_similarity(body, (SELECT body FROM reposts WHERE n = 1)) >= 0.5;
 
-\\echo '== 7. Why the first repost matches: each segment (the text it covers), and its partner in the other'
-\\echo '==    text; the credits (1 exact, 0 none; 0.5 within max_distance bits, definition 2 only) add up to the resemblance'
-SELECT side, segment, left(sentences, 30) || '…' AS sentences, matched, partner, credit, resemblance
+\\echo '== 3. Why the first repost matches: its shingles (3 Chinese characters, digits read as 0) and which text'
+\\echo '==    has each; the shared ones over all of them are the similarity'
+SELECT count(*) FILTER (WHERE in_a AND in_b) AS shared, count(*) FILTER (WHERE in_a AND NOT in_b) AS only_603,
+       count(*) FILTER (WHERE in_b AND NOT in_a) AS only_repost, min(similarity) AS similarity
   FROM simhash_explain((SELECT body FROM news WHERE id = 603), (SELECT body FROM reposts WHERE n = 1));
+SELECT shingle FROM simhash_explain((SELECT body FROM news WHERE id = 603), (SELECT body FROM reposts WHERE n = 1))
+ WHERE in_a AND NOT in_b;
 
-\\echo '== 8. The same three reposts of every paragraph of 200-450 characters with 5 or more sentences:'
-\\echo '==    how many simhash() finds within 3 bits, and segments at resemblance >= 0.7 (excerpt: containment >= 0.5)'
+\\echo '== 4. The same three reposts of every paragraph of 200-450 characters with 5 or more sentences: how many'
+\\echo '==    exact similarity finds (>= 0.5; excerpt: containment >= 0.8), beside simhash() within 3 bits and'
+\\echo '==    segments at resemblance >= 0.7 (excerpt: containment >= 0.5)'
+UPDATE news SET fp = simhash(body);
 WITH p AS (
-    SELECT id, body, fp, body_segments, regexp_split_to_array(body, '(?<=[。！？])(?!\$)') AS s FROM news
+    SELECT id, body, fp, regexp_split_to_array(body, '(?<=[。！？])(?!\$)') AS s FROM news
      WHERE char_length(body) BETWEEN 200 AND 450),
 r AS (
     SELECT p.*, v.n, v.body AS repost FROM p CROSS JOIN LATERAL (VALUES
@@ -89,38 +69,46 @@ r AS (
         (3, translate(p.body, :'simp', :'trad') || '（轉載自《人民日報》）')) v(n, body)
      WHERE cardinality(s) >= 5)
 SELECT (SELECT repost FROM reposts x WHERE x.n = r.n) AS repost, count(*) AS paragraphs,
+       count(*) FILTER (WHERE CASE n WHEN 2 THEN simhash_containment(repost, body) >= 0.8
+                                   ELSE simhash_similarity(repost, body) >= 0.5 END) AS similarity,
        count(*) FILTER (WHERE hamming(simhash(repost), fp) <= 3) AS simhash_within_3,
-       count(*) FILTER (WHERE CASE n WHEN 2 THEN simhash_containment(simhash_segments(repost), body_segments) >= 0.5
-                                   ELSE simhash_resemblance(simhash_segments(repost), body_segments) >= 0.7 END)
+       count(*) FILTER (WHERE CASE n WHEN 2 THEN simhash_containment(simhash_segments(repost), simhash_segments(body)) >= 0.5
+                                   ELSE simhash_resemblance(simhash_segments(repost), simhash_segments(body)) >= 0.7 END)
            AS segments
   FROM r GROUP BY n ORDER BY n;
 
-\\echo '== 9. Dedup on insert by resemblance: the segments trigger becomes a dedup trigger, and the first'
-\\echo '==    repost is rejected, DETAIL naming the existing row'
-DROP TRIGGER body_segments ON news;
-CREATE TRIGGER news_dedup BEFORE INSERT OR UPDATE OF body, body_segments ON news FOR EACH ROW
-    EXECUTE FUNCTION simhash_segments_dedup_trigger('body_segments', 'body', '0.7', 'reject');
+\\echo '== 5. Dedup on insert: a trigger rejects a row whose similarity with an existing one is 0.5 or more,'
+\\echo '==    DETAIL naming the existing row, safely under concurrent writers'
+CREATE TRIGGER news_dedup BEFORE INSERT OR UPDATE OF body ON news FOR EACH ROW
+    EXECUTE FUNCTION simhash_similarity_dedup_trigger('body', '0.5', 'reject');
 \\set ON_ERROR_STOP 0
 INSERT INTO news(body) SELECT body FROM reposts WHERE n = 1;
 \\set ON_ERROR_STOP 1
+DROP TRIGGER news_dedup ON news;
 
-\\echo '== 10. The corpus''s near-duplicate pairs: by resemblance >= 0.7 (segments) beside within 3 bits'
-\\echo '==     (simhash); on both sides lines of 30 characters or fewer excluded, identical texts kept'
+\\echo '== 6. The corpus''s near-duplicate pairs at similarity >= 0.5 (lines of 30 characters or fewer and'
+\\echo '==    identical texts left out), beside simhash() within 3 bits'
 SET client_min_messages = warning;
 CREATE TEMP TABLE pairs AS
-SELECT coalesce(s.id1, d.id1) AS id1, coalesce(s.id2, d.id2) AS id2, s.resemblance, d.distance
-  FROM simhash_segment_pairs('SELECT id::bigint, body_segments FROM news WHERE char_length(body) > 30', 0.7) s
+SELECT coalesce(s.id1, d.id1) AS id1, coalesce(s.id2, d.id2) AS id2, s.similarity, d.distance
+  FROM simhash_similarity_pairs('SELECT id::bigint, body FROM news WHERE char_length(body) > 30', 0.5) s
   FULL JOIN simhash_duplicates('SELECT id::bigint, fp FROM news WHERE char_length(body) > 30', 3) d
        ON d.id1 = s.id1 AND d.id2 = s.id2;
 RESET client_min_messages;
-SELECT count(*) FILTER (WHERE resemblance IS NOT NULL) AS by_resemblance,
+DELETE FROM pairs p USING news a, news b WHERE a.id = p.id1 AND b.id = p.id2 AND a.body = b.body;
+SELECT count(*) FILTER (WHERE similarity IS NOT NULL) AS by_similarity,
        count(*) FILTER (WHERE distance IS NOT NULL) AS within_3_bits,
-       count(*) FILTER (WHERE resemblance IS NOT NULL AND distance IS NOT NULL) AS both FROM pairs;
-SELECT p.id1, p.id2, round(p.resemblance::numeric, 2) AS resemblance, hamming(a.fp, b.fp) AS bits,
-       CASE WHEN p.distance IS NULL THEN 'segments only' WHEN p.resemblance IS NULL THEN 'simhash only' ELSE 'both' END
-           AS found_by, left(a.body, 16) AS body1, left(b.body, 16) AS body2
+       count(*) FILTER (WHERE similarity IS NOT NULL AND distance IS NOT NULL) AS both FROM pairs;
+SELECT p.id1, p.id2, round(p.similarity::numeric, 2) AS similarity, hamming(a.fp, b.fp) AS bits,
+       left(a.body, 16) AS body1, left(b.body, 16) AS body2
   FROM pairs p JOIN news a ON a.id = p.id1 JOIN news b ON b.id = p.id2
- ORDER BY found_by DESC, p.resemblance DESC NULLS LAST, p.id1;
+ WHERE p.similarity IS NOT NULL ORDER BY p.similarity, p.id1 LIMIT 12;
+
+\\echo '== 7. Fingerprints: simhash() folds a text into 64 bits; one edited character moves it a few bits'
+SELECT id, left(body, 40) AS body, fp FROM news WHERE id = 4;
+SELECT * FROM simhash_features((SELECT body FROM news WHERE id = 4)) LIMIT 8;
+SELECT id, char_length(body) AS chars, fp <~> simhash(overlay(body PLACING '某' FROM char_length(body) / 2 FOR 1)) AS distance_after_edit
+  FROM news WHERE char_length(body) >= 200 ORDER BY id LIMIT 6;
 SQL
 echo
 echo "The demo cluster is running. Connect with:"
