@@ -12,6 +12,7 @@
 
 mod explain;
 mod gin;
+pub(crate) use gin::sample_of;
 mod measure;
 mod pairs;
 mod query;
