@@ -57,27 +57,7 @@ for t in dedup dedup_fresh; do
 done
 q -c "CHECKPOINT"
 
-for t in $runs; do
-    body="x.body || y.body"
-    [ "${t%_fresh}" = "$t" ] || body="regexp_replace($body, '([。；！？])', substr(z.body, 5, 10) || '\\1', 'g')"
-    cat >"$tmp/$t.sql" <<EOF
-\\set a random(1, $npara)
-\\set b random(1, $npara)
-\\set c random(1, $npara)
-INSERT INTO $t(body) SELECT $body FROM para2 x, para2 y, para2 z WHERE x.pid = :a AND y.pid = :b AND z.pid = :c;
-EOF
-done
-
-declare -A tps
-for t in $runs; do tps[$t]=0; done
-for r in $(seq 1 "$ROUNDS"); do
-    for t in $runs; do
-        pgbench -n -c $CLIENTS -j 2 -T "$DURATION" --random-seed="$r" -f "$tmp/$t.sql" >"$tmp/out" 2>&1
-        rate=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$tmp/out")
-        tps[$t]=$(echo "${tps[$t]} + $rate" | bc)
-    done
-done
-for t in $runs; do tps[$t]=$(echo "scale=1; ${tps[$t]} / $ROUNDS" | bc); done
+insert_rounds $runs
 row_width=40
 row name value baseline ratio
 row table_rows "$N" - -

@@ -57,6 +57,12 @@
 #                               unless SKIP_INSTALL=1 (make bench installs once for all)
 #   own_cluster NAME [GUC=V...] starts the throwaway cluster NAME, stops it at exit, and
 #                               points PGHOST/PGPORT/PGUSER at it; fails if it cannot start
+#   insert_rounds TABLE...      the dedup benchmarks' inserts (after load_paragraphs): into
+#                               each TABLE a row of two random paragraphs joined (a TABLE
+#                               named *_fresh: each sentence tagged with ten characters of
+#                               a third, so that it is no repost), CLIENTS clients for
+#                               DURATION seconds, the tables alternated in each of ROUNDS
+#                               rounds; sets tps[TABLE] to the mean rate
 #   names_in DIR EXT            the names of DIR/*.EXT without the extension, sorted
 #   in_cluster NAME COMMAND...  runs COMMAND (psql, pgbench...) against cluster NAME
 #   table_digest DB TABLE...    per table, its name and the md5 of its rows in id order
@@ -158,6 +164,29 @@ load_paragraphs() {
     q -c "CREATE TABLE para2 AS SELECT row_number() OVER (ORDER BY pid)::int AS pid, body FROM para;
        ALTER TABLE para2 ADD PRIMARY KEY (pid)"
     npara=$(q -c "SELECT count(*) FROM para2")
+}
+insert_rounds() {
+    local t r rate body
+    declare -gA tps
+    for t in "$@"; do
+        body="x.body || y.body"
+        [ "${t%_fresh}" = "$t" ] || body="regexp_replace($body, '([。；！？])', substr(z.body, 5, 10) || '\\1', 'g')"
+        cat >"$tmp/$t.sql" <<EOF
+\\set a random(1, $npara)
+\\set b random(1, $npara)
+\\set c random(1, $npara)
+INSERT INTO $t(body) SELECT $body FROM para2 x, para2 y, para2 z WHERE x.pid = :a AND y.pid = :b AND z.pid = :c;
+EOF
+        tps[$t]=0
+    done
+    for r in $(seq 1 "$ROUNDS"); do
+        for t in "$@"; do
+            pgbench -n -c "$CLIENTS" -j 2 -T "$DURATION" --random-seed="$r" --max-tries=10 -f "$tmp/$t.sql" >"$tmp/out" 2>&1
+            rate=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$tmp/out")
+            tps[$t]=$(echo "${tps[$t]} + ${rate:-0}" | bc)
+        done
+    done
+    for t in "$@"; do tps[$t]=$(echo "scale=1; ${tps[$t]} / $ROUNDS" | bc); done
 }
 explain_times() {
     psql -At -f "$1" | tr -d '\n' |
