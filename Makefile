@@ -5,10 +5,12 @@
 #   make test     every test suite, then cargo fmt --check and clippy; non-zero exit on any failure
 #                 T="search crash": only those (pg_regress files, tests/integration scripts,
 #                 or core, fmt, clippy); an unknown name lists the valid ones
-#   make demo     throwaway cluster + People's Daily corpus + near-duplicates, in plain SQL
+#   make demo     throwaway cluster + People's Daily corpus: exact similarity search, dedup, pairs
+#                 and fingerprints, in plain SQL
 #   make bench    benchmarks, each figure next to its baseline from the same run; B="search
 #                 majors": only those (majors: the headline ratios on 15 and 17 side by side)
-#   make quality  how well fingerprints find reposts: definitions 1 and 0 and a Python jieba baseline
+#   make quality  how well each tool finds reposts: exact similarity (recall, precision, the index
+#                 and the server against brute force), fingerprint definitions, segments, pg_trgm
 #   make fuzz     long fuzzing: core property tests (up to 1,000,000 cases each), 1,000,000 random SQL calls
 #   make install  install into the system's PostgreSQL of the major PG (its pg_config:
 #                 PG_CONFIG, default /usr/lib/postgresql/$PG/bin/pg_config)

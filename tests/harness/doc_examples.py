@@ -43,16 +43,28 @@ CREATE TABLE docs(id bigint PRIMARY KEY, body text, fp bigint, dup_of bigint);
 INSERT INTO docs(id, body, fp) SELECT id, body, fp FROM news;
 """
 
+# Rows to import (docs/fingerprints.md's staged load).
+CRAWL = """
+CREATE TABLE crawl_import(body text);
+INSERT INTO crawl_import VALUES ('中共中央总书记、国家主席江泽民发表1998年新年讲话。');
+"""
+
 FIXTURES = {
-    "README.md": "CREATE TABLE crawl_import(body text);\n"
-                 "INSERT INTO crawl_import VALUES ('中共中央总书记、国家主席江泽民发表1998年新年讲话。');",
+    "README.md": "CREATE EXTENSION simhash;",
     "docs/fingerprint.md": DOCS,
+    "docs/fingerprints.md": NEWS + CRAWL,
+    "docs/similarity.md": NEWS,
     "docs/performance.md": NEWS + "CREATE TABLE docs AS SELECT id, body FROM news;",
     "docs/segments.md": NEWS + "CALL simhash_create_segments('news', 'body');",
     "docs/scaling-out.md": "",
 }
 # (page, the first line of a block): run in a database of its own, after this fixture.
 FRESH = {
+    # README's first block creates the extension and indexes a news table it has not made yet.
+    ("README.md", "CREATE EXTENSION simhash;"): f"""
+CREATE TABLE news(id serial PRIMARY KEY, body text NOT NULL);
+\\copy news(body) FROM '{CORPUS}'
+""",
     ("docs/segments.md", "CREATE TRIGGER docs_dedup BEFORE INSERT OR UPDATE OF body, body_segments ON docs FOR EACH ROW"):
         NEWS + """
 CREATE TABLE docs(id bigint PRIMARY KEY, body text, body_segments bigint[]);""",
