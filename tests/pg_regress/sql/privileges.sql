@@ -215,8 +215,9 @@ RESET search_path;
 SELECT count(*) AS rows FROM priv_reject;
 SELECT count(*) AS rows FROM priv_pk2;
 -- The extension's SQL and PL/pgSQL functions pin their names: pg_catalog qualified, or a
--- fixed search_path. (simhash_duplicates and simhash_segment_pairs call only @extschema@.*_stream functions:
--- a fixed search_path would stop PostgreSQL from inlining it, and so from streaming; and
+-- fixed search_path. (simhash_duplicates, simhash_segment_pairs and simhash_similarity_pairs call only
+-- @extschema@.*_stream functions: a fixed search_path would stop PostgreSQL from inlining them, and so
+-- from streaming; simhash_explain and simhash_segments_explain call only @extschema@ functions; and
 -- the procedure simhash_create_segments commits, which a procedure with a SET clause cannot.)
 SELECT p.proname, l.lanname, p.proconfig FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
  WHERE l.lanname IN ('sql', 'plpgsql') AND p.oid IN

@@ -51,9 +51,11 @@ SELECT count(*) AS paragraphs,
 FROM corpus c LEFT JOIN seg_brute b USING (id) WHERE c.id % 60 = 7;
 
 -- 3. Resemblance and containment: over distinct elements, NULLs ignored.
-SELECT simhash_resemblance('{1,2,3,4}', '{1,2,3}') AS r, simhash_containment('{1,2,3}', '{1,2,3,4}') AS c_in,
-       simhash_containment('{1,2,3,4}', '{3,2,1}') AS c_out, simhash_resemblance('{}', '{}') AS empty,
-       simhash_resemblance('{1,1,NULL}', '{1}') AS repeats, simhash_containment('{}', '{1}') AS none;
+-- (Since 4.0.0 simhash_containment of two untyped literals takes them as texts: cast.)
+SELECT simhash_resemblance('{1,2,3,4}', '{1,2,3}') AS r,
+       simhash_containment('{1,2,3}'::bigint[], '{1,2,3,4}'::bigint[]) AS c_in,
+       simhash_containment('{1,2,3,4}'::bigint[], '{3,2,1}'::bigint[]) AS c_out, simhash_resemblance('{}', '{}') AS empty,
+       simhash_resemblance('{1,1,NULL}', '{1}') AS repeats, simhash_containment('{}'::bigint[], '{1}'::bigint[]) AS none;
 
 -- 4. Segment search on a table: the column is exact after the build and through INSERT,
 -- UPDATE (of the text, of another column, of the column itself) and NULL texts.
