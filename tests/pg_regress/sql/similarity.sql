@@ -96,7 +96,8 @@ INSERT INTO sim_varchar SELECT id, body FROM sim_docs WHERE id < 1000;
 CREATE INDEX ON sim_varchar USING gin (body simhash_ops);
 EXPLAIN (COSTS OFF) SELECT id FROM sim_varchar WHERE simhash_similarity(body, 'abc') >= 0.6;
 CREATE VIEW sim_view AS SELECT id FROM sim_docs WHERE simhash_similarity(body, '国家主席江泽民发表新年讲话') >= 0.6;
-SELECT pg_get_viewdef('sim_view'::regclass) AS definition;
+-- The view keeps the comparison as written (PostgreSQL 16 and later print no table prefix).
+SELECT replace(pg_get_viewdef('sim_view'::regclass), 'sim_docs.', '') AS definition;
 EXPLAIN (COSTS OFF) SELECT * FROM sim_view;
 -- A query text that depends on the indexed row is no lookup.
 EXPLAIN (COSTS OFF) SELECT id FROM sim_docs WHERE simhash_similarity(body, body || 'x') >= 0.6;
