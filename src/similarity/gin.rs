@@ -9,15 +9,11 @@
 //!   reads every row (GIN_SEARCH_MODE_ALL).
 //! - consistent / triConsistent: at least that many keys present (or possibly present);
 //!   always with a recheck, the exact `@%` (query.rs).
-//!
-//! The last text sampled is kept per backend ([`sample_of`]): an insert through the dedup
-//! trigger samples its text for its locks, its lookup and its index entry, once.
 
-use std::cell::RefCell;
 use std::ffi::c_void;
 
 use pgrx::prelude::*;
-use simhash_core::similarity::{index_keys, lookup, lookup_of, sample, KeyParams, Sample};
+use simhash_core::similarity::{index_keys, lookup, sample, KeyParams};
 
 use super::query::Query;
 use super::{text_arg, tick};
@@ -42,35 +38,10 @@ unsafe fn key_datums(keys: &[i32], n: *mut i32) -> pg_sys::Datum {
     }
 }
 
-/// Texts up to this long keep their sample for the next call ([`sample_of`]).
-const KEPT_BYTES: usize = 1 << 20;
-
-thread_local! {
-    /// The last text [`sample_of`] sampled, and its sample.
-    static LAST: RefCell<Option<(Vec<u8>, Sample)>> = const { RefCell::new(None) };
-}
-
-/// The sample of a text (`KeyParams::default()`), from the last call's when the text is the
-/// same: a dedup trigger's insert then samples its text once for its locks, its lookup and
-/// its index entry where it sampled it three times (inserts with the trigger: 0.29 of the
-/// index alone's rate, 8 clients, docs/performance.md).
-pub(crate) fn sample_of(text: &str) -> Sample {
-    let kept = LAST.with_borrow(|last| match last {
-        Some((bytes, s)) if bytes.as_slice() == text.as_bytes() => Some(s.clone()),
-        _ => None,
-    });
-    kept.unwrap_or_else(|| {
-        let s = sample(text, &KeyParams::default(), &mut tick);
-        if text.len() <= KEPT_BYTES {
-            LAST.set(Some((text.as_bytes().to_vec(), s.clone())));
-        }
-        s
-    })
-}
-
 /// The index keys of a text.
 fn keys_of(text: &str) -> Vec<i32> {
-    index_keys(&sample_of(text), &KeyParams::default())
+    let p = KeyParams::default();
+    index_keys(&sample(text, &p, &mut tick), &p)
 }
 
 function_info_v1!(pg_finfo_simhash_gin_extract_value);
@@ -111,12 +82,7 @@ pub unsafe extern "C-unwind" fn simhash_gin_extract_query(fcinfo: pg_sys::Functi
             *n = 0;
             return pg_sys::Datum::from(0usize);
         };
-        // A long query is sampled without winnowing when only its sketch is asked for.
-        let l = if q.text.len() <= KEPT_BYTES {
-            lookup_of(&sample_of(&q.text), q.measure, q.threshold)
-        } else {
-            lookup(&q.text, q.measure, q.threshold, &mut tick)
-        };
+        let l = lookup(&q.text, q.measure, q.threshold, &mut tick);
         if l.scan_all {
             *mode = pg_sys::GIN_SEARCH_MODE_ALL as i32;
             *n = 0;

@@ -12,7 +12,6 @@
 
 mod explain;
 mod gin;
-pub(crate) use gin::sample_of;
 mod measure;
 mod pairs;
 mod query;

@@ -147,9 +147,8 @@ unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
         {
             return pg_sys::Datum::from(tuple);
         }
-        // Sampled once for the locks, the lookup's keys and the index entry (gin.rs).
-        let sample = crate::similarity::sample_of(&doc);
-        let locks = dedup::similarity_lock_keys_of(config.relid.to_u32(), config.fp.attnum, &sample);
+        let locks =
+            dedup::similarity_lock_keys(config.relid.to_u32(), config.fp.attnum, &doc, &mut crate::similarity::tick);
         if locks.keys.is_empty() {
             return unchecked(tuple, desc, &config, &[]);
         }

@@ -17,7 +17,7 @@
 //!   query of fewer than `2W` shingles (which a row can share no such run with), the lookup
 //!   reads every row: exact, at the cost of a scan of the index.
 
-use super::keys::{index_keys, required, sample, similarity_keys, KeyParams, Sample, K, W};
+use super::keys::{index_keys, required, sample, similarity_keys, KeyParams, K, W};
 use super::measure::Measure;
 
 /// The lowest similarity threshold answered from keys: `(1 − θ)^K ≤ MISS` for K = 24.
@@ -46,8 +46,9 @@ pub struct Lookup {
 
 /// The lookup for rows `r` with `measure(query, r) ≥ threshold` (module docs).
 pub fn lookup(query: &str, measure: Measure, threshold: f64, tick: &mut dyn FnMut()) -> Lookup {
-    if let Some(all) = below_keys(measure, threshold) {
-        return all;
+    let lowest = if measure == Measure::Similarity { MIN_SIMILARITY } else { MIN_CONTAINMENT };
+    if threshold.is_nan() || threshold < lowest {
+        return Lookup { keys: Vec::new(), required: 1, scan_all: true };
     }
     // A similarity lookup needs only the sketch: no winnowing, so that a long query's keys
     // take no memory but the sketch's.
@@ -55,32 +56,14 @@ pub fn lookup(query: &str, measure: Measure, threshold: f64, tick: &mut dyn FnMu
         Measure::Similarity => KeyParams { w: 0, ..KeyParams::default() },
         _ => KeyParams::default(),
     };
-    of_sample(&sample(query, &p, tick), measure, threshold)
-}
-
-/// [`lookup`] from the query's sample, made with `KeyParams::default()` (as the index's
-/// keys are), so that a text sampled once serves its index entry and its lookups.
-pub fn lookup_of(s: &Sample, measure: Measure, threshold: f64) -> Lookup {
-    below_keys(measure, threshold).unwrap_or_else(|| of_sample(s, measure, threshold))
-}
-
-/// Every row, for a threshold below those answered from keys.
-fn below_keys(measure: Measure, threshold: f64) -> Option<Lookup> {
-    let lowest = if measure == Measure::Similarity { MIN_SIMILARITY } else { MIN_CONTAINMENT };
-    (threshold.is_nan() || threshold < lowest).then(|| Lookup { keys: Vec::new(), required: 1, scan_all: true })
-}
-
-/// The lookup of a sample (winnowed unless the measure is similarity, which reads only the
-/// sketch) at a threshold answered from keys.
-fn of_sample(s: &Sample, measure: Measure, threshold: f64) -> Lookup {
-    let p = KeyParams::default();
+    let s = sample(query, &p, tick);
     let (keys, required) = match measure {
-        Measure::Similarity => (similarity_keys(s, &p), required(s.distinct, K, threshold)),
+        Measure::Similarity => (similarity_keys(&s, &p), required(s.distinct, K, threshold)),
         Measure::QueryInRow | Measure::RowInQuery => {
             if s.distinct < SHORT_QUERY {
                 return Lookup { keys: Vec::new(), required: 1, scan_all: true };
             }
-            let keys = index_keys(s, &p);
+            let keys = index_keys(&s, &p);
             let m = CONTAINMENT_KEYS.min(keys.len()).max(1);
             (keys, m)
         }
@@ -107,27 +90,5 @@ mod tests {
         // No shingle: no key, nothing to find above the lowest threshold.
         let l = lookup("，。", Measure::Similarity, 0.6, &mut || ());
         assert!(!l.scan_all && l.keys.is_empty());
-    }
-
-    #[test]
-    fn a_sample_serves_every_lookup() {
-        let texts = [
-            "",
-            "国家主席江泽民发表新年讲话",
-            "中共中央总书记、国家主席江泽民发表1998年新年讲话。新年钟声即将敲响，人类社会就要进入新的一年。在这辞旧迎新的美好时刻。",
-            "The quick brown fox jumps over the lazy dog, and the dog sleeps on the mat all afternoon long.",
-        ];
-        for text in texts {
-            let s = sample(text, &KeyParams::default(), &mut || ());
-            for measure in [Measure::Similarity, Measure::QueryInRow, Measure::RowInQuery] {
-                for t in [0.1, 0.3, 0.5, 0.6, 0.8, 1.0] {
-                    assert_eq!(
-                        lookup_of(&s, measure, t),
-                        lookup(text, measure, t, &mut || ()),
-                        "{text} {measure:?} {t}"
-                    );
-                }
-            }
-        }
     }
 }

@@ -19,6 +19,6 @@ pub mod pairs;
 pub mod shingles;
 
 pub use keys::{index_keys, required, sample, similarity_keys, KeyParams, Sample};
-pub use lookup::{lookup, lookup_of, Lookup};
+pub use lookup::{lookup, Lookup};
 pub use measure::{containment, shingle_set, similarity, Decide, Measure};
 pub use pairs::{similarity_clusters, SimilarityPair, SimilarityPairs, TextRows};

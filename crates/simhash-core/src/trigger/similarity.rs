@@ -23,7 +23,7 @@
 use super::args::{parse_action_and_link, parse_threshold, split_options, Action, DedupError};
 use super::check::{KeyExprs, QueryTarget};
 use crate::similarity::lookup::{MIN_CONTAINMENT, MIN_SIMILARITY, SHORT_QUERY};
-use crate::similarity::{index_keys, sample, KeyParams, Sample};
+use crate::similarity::{index_keys, sample, KeyParams};
 
 /// The arguments of `simhash_similarity_dedup_trigger`, checked.
 #[derive(Debug, Clone, PartialEq)]
@@ -96,12 +96,9 @@ pub fn lookups_share_keys(min_similarity: f64, min_containment: Option<f64>) -> 
 /// in). Empty for a text without a letter or digit, which has no index key and is nobody's
 /// duplicate. `tick` as `sample` calls it.
 pub fn similarity_lock_keys(relid: u32, attnum: i16, doc: &str, tick: &mut dyn FnMut()) -> SimilarityLocks {
-    similarity_lock_keys_of(relid, attnum, &sample(doc, &KeyParams::default(), tick))
-}
-
-/// [`similarity_lock_keys`] from the text's sample, made with `KeyParams::default()`.
-pub fn similarity_lock_keys_of(relid: u32, attnum: i16, s: &Sample) -> SimilarityLocks {
-    let keys = index_keys(s, &KeyParams::default());
+    let p = KeyParams::default();
+    let s = sample(doc, &p, tick);
+    let keys = index_keys(&s, &p);
     SimilarityLocks {
         // "SM": not a block key's (k, block count) bytes, nor the segment keys' "SG".
         keys: super::lock::sorted_keys(relid, attnum, *b"SM", keys.iter().map(|k| k.to_le_bytes())),
