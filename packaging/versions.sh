@@ -8,7 +8,8 @@
 # history from HEAD, the first commit whose parent has a version other than this tree's
 # Cargo.toml version marks the bump; its parent is the last commit of the previous version
 # (HEAD itself when the bump is not committed yet). While the current version has not been bumped yet (this tree's version equals the last
-# release's), that is simply the last different version in history.
+# release's), that is simply the last different version in history. packaging/releases names
+# the commit instead where a release was cut before the bump (3.0.0).
 
 cargo_version() { # [FILE]
     awk '/^\[/ { pkg = ($0 == "[package]") } pkg && /^version *=/ { gsub(/[" ]/, "", $0); sub(/^version=/, ""); print; exit }' "${1:-/dev/stdin}"
@@ -28,7 +29,8 @@ previous_release() {
         parent=$(git -C "$dir" rev-parse -q --verify "$parent" 2>/dev/null) || continue
         v=$(version_at "$parent")
         if [ -n "$v" ] && [ "$v" != "$current" ]; then
-            echo "$v $parent"
+            c=$(awk -v v="$v" '$1 == v { print $2 }' "$dir/packaging/releases" 2>/dev/null)
+            echo "$v ${c:-$parent}"
             return 0
         fi
     done

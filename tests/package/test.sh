@@ -115,10 +115,12 @@ upgrade() {
     echo "extension version: $prev_version, after the update $v"
     [ "$v" = "$version" ] || { echo "after ALTER EXTENSION simhash UPDATE the version is $v, not $version"; return 1; }
     # Fingerprints are a stored contract: the new library gives the stored row the same one,
-    # through simhash_vN of the previous major N when the major changed (3.0.0 keeps 2.x's
-    # simhash as simhash_v2).
+    # through simhash_vN of the previous major N when the major changed simhash() (3.0.0 keeps
+    # 2.x's simhash as simhash_v2), else through simhash() itself (4.0.0 changed explain only).
     local fn=simhash
-    [ "${prev_version%%.*}" = "${version%%.*}" ] || fn=simhash_v${prev_version%%.*}
+    [ "${prev_version%%.*}" = "${version%%.*}" ] ||
+        [ "$(psql -d upgrade -Atc "SELECT to_regproc('simhash_v${prev_version%%.*}') IS NOT NULL")" != t ] ||
+        fn=simhash_v${prev_version%%.*}
     fp=$(psql -d upgrade -Atc "SELECT $fn(body) = fp AND fp IS NOT NULL FROM docs WHERE id = 1")
     [ "$fp" = t ] || { echo "$fn() on the stored row after the update: '$fp', not the stored fingerprint"; return 1; }
 }
