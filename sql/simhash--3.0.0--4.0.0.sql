@@ -261,3 +261,252 @@ CREATE FUNCTION simhash_similarity_dedup_query(tbl regclass, VARIADIC trigger_ar
     LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_dedup_query_m1';
 COMMENT ON FUNCTION simhash_similarity_dedup_query(regclass, text[]) IS
     'The check query simhash_similarity_dedup_trigger(trigger_args) runs on tbl for an INSERT ($1 = the new text, $2 = min_similarity, $3 = min_containment), with how it finds candidates and what it locks in a trailing comment';
+
+-- Similarity across postgres_fdw shards (src/similarity/shard.rs, sql/similarity/shard.sql).
+CREATE FUNCTION "simhash_similarity_key_owner"(
+	"key" INT,
+	"shards" INT
+) RETURNS INT
+IMMUTABLE STRICT PARALLEL SAFE
+LANGUAGE c
+AS 'MODULE_PATHNAME', 'simhash_similarity_key_owner_wrapper';
+
+CREATE FUNCTION "simhash_similarity_owned_pairs_stream"(
+	"query" TEXT,
+	"min_similarity" double precision,
+	"shard" INT,
+	"shards" INT
+) RETURNS TABLE (
+	"id1" bigint,
+	"id2" bigint,
+	"similarity" double precision
+)
+STRICT VOLATILE PARALLEL UNSAFE
+LANGUAGE c
+AS 'MODULE_PATHNAME', 'simhash_similarity_owned_pairs_wrapper';
+
+CREATE FUNCTION "simhash_similarity_owners"(
+	"body" TEXT,
+	"shards" INT
+) RETURNS INT[]
+IMMUTABLE STRICT PARALLEL SAFE
+LANGUAGE c
+AS 'MODULE_PATHNAME', 'simhash_similarity_owners_wrapper';
+
+COMMENT ON FUNCTION simhash_similarity_key_owner(int, int) IS
+    'The shard (0 <= result < shards) owning a simhash_ops index key: xxh3_64 of ("SMSH", key >> 1) mod shards, a contract like the fingerprint';
+COMMENT ON FUNCTION simhash_similarity_owners(text, int) IS
+    'The shards a copy of a text goes to, ascending and distinct: the owners of its index keys, or every shard for a text of fewer than 48 shingles';
+
+-- Writes the copies of one document (id, body) into key_table on the coordinator: a row
+-- (shard, id, body) for each shard of simhash_similarity_owners(body, shards), in ascending
+-- shard order, so that single-row inserters take their shard locks in one global order.
+-- Each shard's simhash_similarity_dedup_trigger (action link) sets dup_of to the most
+-- similar matching row it holds; the result is the most similar over all shards, ties by the
+-- smaller id (one node's rule), with its similarity, or NULLs. The copies are written
+-- whatever it finds: the caller decides.
+CREATE FUNCTION simhash_similarity_shard_write_keys(key_table regclass, id bigint, body text, shards int,
+                                                    OUT dup_of bigint, OUT similarity float8)
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    o int;
+    dup bigint;
+    s float8;
+    other text;
+    ins text := format('INSERT INTO %s (shard, id, body) VALUES ($1, $2, $3) RETURNING dup_of', key_table);
+    get text := format('SELECT body FROM %s WHERE shard = $1 AND id = $2', key_table);
+BEGIN
+    FOREACH o IN ARRAY @extschema@.simhash_similarity_owners(body, shards) LOOP
+        EXECUTE ins INTO dup USING o, id, body;
+        CONTINUE WHEN dup IS NULL OR dup = dup_of;
+        -- The shard saw the twin in this transaction's snapshot: its copy is readable here.
+        EXECUTE get INTO other USING o, dup;
+        s := @extschema@.simhash_similarity(body, other);
+        IF dup_of IS NULL OR s > similarity OR (s = similarity AND dup < dup_of) THEN
+            dup_of := dup;
+            similarity := s;
+        END IF;
+    END LOOP;
+END $$;
+COMMENT ON FUNCTION simhash_similarity_shard_write_keys(regclass, bigint, text, int) IS
+    'Writes a document''s copies (shard, id, body) to the shards that own its index keys; returns the most similar near-duplicate the shards found (dup_of, similarity), or NULLs';
+
+-- The coordinator's BEFORE INSERT, UPDATE or DELETE row trigger on the document table,
+-- arguments (id_column, text_column, key_table, shards, reject|skip|link [, link_column]).
+-- The thresholds are the shards' triggers'. On INSERT it writes the row's copies
+-- (simhash_similarity_shard_write_keys) and acts on what the shards found:
+--   reject: ERROR 23505 when some shard found a near-duplicate;
+--   skip:   the row and its copies are not written (a subtransaction is rolled back);
+--   link:   link_column gets the most similar near-duplicate's id, ties by the smaller id.
+-- On DELETE it deletes the row's copies; on an UPDATE that changes the id or the text, both.
+-- A NULL text has no copies. Plain PL/pgSQL, run with the inserter's rights: the inserter
+-- needs INSERT, SELECT and DELETE on the key table. search_path is pinned, so key_table must
+-- be schema-qualified.
+CREATE FUNCTION simhash_similarity_shard_trigger() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    keys regclass;
+    shards int;
+    act text;
+    v_id bigint;
+    v_body text;
+    old_id bigint;
+    old_body text;
+    drop_old text;
+    hit record;
+    root regclass;
+BEGIN
+    IF TG_WHEN <> 'BEFORE' OR TG_LEVEL <> 'ROW' THEN
+        RAISE EXCEPTION 'simhash_similarity_shard_trigger: must be fired BEFORE INSERT, UPDATE or DELETE FOR EACH ROW'
+            USING ERRCODE = '39P01';
+    END IF;
+    IF TG_NARGS NOT IN (5, 6) THEN
+        RAISE EXCEPTION 'simhash_similarity_shard_trigger: expected 5 or 6 arguments (id_column, text_column, key_table, shards, action [, link_column]), got %', TG_NARGS
+            USING ERRCODE = '39P01';
+    END IF;
+    keys := TG_ARGV[2]::regclass;
+    shards := TG_ARGV[3]::int;
+    act := lower(TG_ARGV[4]);
+    IF act NOT IN ('reject', 'skip', 'link') OR (act = 'link') <> (TG_NARGS = 6) THEN
+        RAISE EXCEPTION 'simhash_similarity_shard_trigger: action must be reject, skip, or link followed by the link column, got %', array_to_string(TG_ARGV[4:], ', ')
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    drop_old := format('DELETE FROM %s WHERE shard = ANY ($1) AND id = $2', keys);
+    IF TG_OP <> 'INSERT' THEN
+        EXECUTE format('SELECT ($1).%I::pg_catalog.int8, ($1).%I::pg_catalog.text', TG_ARGV[0], TG_ARGV[1])
+            INTO old_id, old_body USING OLD;
+    END IF;
+    IF TG_OP = 'DELETE' THEN
+        IF old_body IS NOT NULL THEN
+            EXECUTE drop_old USING @extschema@.simhash_similarity_owners(old_body, shards), old_id;
+        END IF;
+        RETURN OLD;
+    END IF;
+    EXECUTE format('SELECT ($1).%I::pg_catalog.int8, ($1).%I::pg_catalog.text', TG_ARGV[0], TG_ARGV[1])
+        INTO v_id, v_body USING NEW;
+    IF TG_OP = 'UPDATE' THEN
+        IF v_id IS NOT DISTINCT FROM old_id AND v_body IS NOT DISTINCT FROM old_body THEN
+            RETURN NEW;  -- checked when the row got this text
+        END IF;
+    ELSE
+        old_body := NULL;
+    END IF;
+    IF act = 'skip' THEN
+        -- Only skip pays for a subtransaction (and a remote SAVEPOINT per shard): it must
+        -- undo the copies already written on the other shards.
+        BEGIN
+            IF old_body IS NOT NULL THEN
+                EXECUTE drop_old USING @extschema@.simhash_similarity_owners(old_body, shards), old_id;
+            END IF;
+            IF v_body IS NOT NULL THEN
+                hit := @extschema@.simhash_similarity_shard_write_keys(keys, v_id, v_body, shards);
+                IF hit.dup_of IS NOT NULL THEN
+                    RAISE EXCEPTION USING ERRCODE = 'SH001';
+                END IF;
+            END IF;
+        EXCEPTION WHEN SQLSTATE 'SH001' THEN
+            RETURN NULL;
+        END;
+        RETURN NEW;
+    END IF;
+    IF old_body IS NOT NULL THEN
+        EXECUTE drop_old USING @extschema@.simhash_similarity_owners(old_body, shards), old_id;
+    END IF;
+    IF v_body IS NULL THEN
+        RETURN NEW;
+    END IF;
+    hit := @extschema@.simhash_similarity_shard_write_keys(keys, v_id, v_body, shards);
+    IF act = 'link' THEN
+        RETURN pg_catalog.jsonb_populate_record(NEW, pg_catalog.jsonb_build_object(TG_ARGV[5], hit.dup_of));
+    END IF;
+    IF hit.dup_of IS NOT NULL THEN
+        -- The trigger fires on the partition; messages name the partitioned table.
+        root := COALESCE(pg_catalog.pg_partition_root(TG_RELID), TG_RELID::regclass);
+        RAISE EXCEPTION 'new row for relation "%" is a near-duplicate of an existing row (trigger "%")',
+                        (SELECT c.relname FROM pg_catalog.pg_class c WHERE c.oid = root), TG_NAME
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = CASE WHEN pg_catalog.has_table_privilege(root, 'SELECT')
+                                THEN format('Key (%s)=(%s) has similarity %s with it.', TG_ARGV[0], hit.dup_of, round(hit.similarity::numeric, 3))
+                                ELSE format('An existing row has similarity %s with it.', round(hit.similarity::numeric, 3)) END;
+    END IF;
+    RETURN NEW;
+END $$;
+COMMENT ON FUNCTION simhash_similarity_shard_trigger() IS
+    'Coordinator BEFORE INSERT, UPDATE or DELETE row trigger, arguments (id_column, text_column, key_table, shards, reject|skip|link [, link_column]): keeps the row''s copies on the shards that own its index keys, and rejects, skips or links near-duplicates their triggers found';
+
+-- Repairs the copies after a crash between shard commits (there is no two-phase commit):
+-- deletes copies that no document accounts for (wrong shard, id or text), and writes the
+-- missing copies of every document, each reported as a row. A document whose restored copy
+-- found a near-duplicate (one written while the copy was missing) is reported as
+-- 'near-duplicate' with that twin's id; it is left for the caller. Run it with no writer
+-- active. It reads every document's text and every copy, through the coordinator.
+CREATE FUNCTION simhash_similarity_shard_repair(docs regclass, id_column name, text_column name, key_table regclass,
+                                                shards int)
+    RETURNS TABLE(action text, shard int, id bigint, dup_of bigint)
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    expected text := format(
+        'SELECT o AS shard, d.%1$I::pg_catalog.int8 AS id, d.%2$I::pg_catalog.text AS body FROM %3$s d,
+                pg_catalog.unnest(@extschema@.simhash_similarity_owners(d.%2$I::pg_catalog.text, %4$s)) o
+          WHERE d.%2$I IS NOT NULL',
+        id_column, text_column, docs, shards);
+BEGIN
+    CREATE TEMP TABLE simhash_expected_copies ON COMMIT DROP AS SELECT 0 AS shard, 0::pg_catalog.int8 AS id, ''::pg_catalog.text AS body WITH NO DATA;
+    EXECUTE format('INSERT INTO simhash_expected_copies %s', expected);
+    RETURN QUERY EXECUTE format(
+        'DELETE FROM %1$s k WHERE NOT EXISTS (SELECT FROM pg_temp.simhash_expected_copies e
+                                               WHERE e.shard = k.shard AND e.id = k.id AND e.body = k.body)
+         RETURNING ''deleted''::pg_catalog.text, k.shard, k.id, NULL::pg_catalog.int8',
+        key_table);
+    RETURN QUERY EXECUTE format(
+        'WITH ins AS (
+             INSERT INTO %1$s (shard, id, body)
+             SELECT e.shard, e.id, e.body FROM pg_temp.simhash_expected_copies e
+              WHERE NOT EXISTS (SELECT FROM %1$s k WHERE k.shard = e.shard AND k.id = e.id)
+             RETURNING shard, id, dup_of)
+         SELECT ''inserted''::pg_catalog.text, shard, id, NULL::pg_catalog.int8 FROM ins
+         UNION ALL
+         SELECT ''near-duplicate''::pg_catalog.text, shard, id, dup_of FROM ins WHERE dup_of IS NOT NULL',
+        key_table);
+    DROP TABLE pg_temp.simhash_expected_copies;
+END $$;
+COMMENT ON FUNCTION simhash_similarity_shard_repair(regclass, name, name, regclass, int) IS
+    'After a crash between shard commits: deletes copies no document accounts for and writes missing ones; reports each, and documents whose restored copies met a near-duplicate';
+
+-- simhash_similarity_owned_pairs: an inlinable SQL function around the value-per-call C
+-- function, as simhash_similarity_pairs (sql/similarity/pairs.sql), so that LIMIT stops it.
+CREATE FUNCTION simhash_similarity_owned_pairs(query text, min_similarity float8, shard int, shards int)
+    RETURNS TABLE(id1 bigint, id2 bigint, similarity float8)
+    STABLE PARALLEL UNSAFE
+    LANGUAGE sql
+    AS $$ SELECT (p).id1, (p).id2, (p).similarity
+          FROM (SELECT @extschema@.simhash_similarity_owned_pairs_stream(query, min_similarity, shard, shards) AS p OFFSET 0) s $$;
+COMMENT ON FUNCTION simhash_similarity_owned_pairs(text, float8, int, int) IS
+    'The pairs of simhash_similarity_pairs(query, min_similarity) that shard reports in a bulk run over shards: those whose first shared key among the first 24 of both sketches it owns';
+
+-- Run on a shard, over its copy table (which holds one shard number): the pairs at
+-- min_similarity or more among its copies that this shard reports, so that the union over
+-- all shards holds every pair once.
+CREATE FUNCTION simhash_similarity_shard_pairs(key_table regclass, min_similarity float8, shards int)
+    RETURNS TABLE(id1 bigint, id2 bigint, similarity float8)
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    shard int;
+BEGIN
+    EXECUTE format('SELECT shard FROM %s LIMIT 1', key_table) INTO shard;
+    IF shard IS NULL THEN
+        RETURN;  -- no copies
+    END IF;
+    RETURN QUERY SELECT * FROM @extschema@.simhash_similarity_owned_pairs(
+        format('SELECT id, body FROM %s', key_table), min_similarity, shard, shards);
+END $$;
+COMMENT ON FUNCTION simhash_similarity_shard_pairs(regclass, float8, int) IS
+    'On a shard: the pairs at min_similarity or more among its copies (shard, id, body) that it reports, so every pair is reported by exactly one shard';

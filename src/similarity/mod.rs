@@ -7,6 +7,7 @@
 //!   triConsistent) and `simhash_keys`;
 //! - `explain.rs`: `simhash_explain(a, b)`, the shingles of two texts;
 //! - `pairs.rs`: `simhash_similarity_pairs` and `simhash_similarity_clusters`, in bulk;
+//! - `shard.rs`: where texts' copies go across postgres_fdw shards, and each shard's pairs;
 //! - `support.rs`: the planner support function that turns a comparison into a predicate
 //!   and a predicate into a GIN index condition.
 
@@ -15,6 +16,7 @@ mod gin;
 mod measure;
 mod pairs;
 mod query;
+mod shard;
 mod support;
 
 pub(crate) use support::match_operator;

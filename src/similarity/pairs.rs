@@ -18,7 +18,7 @@ const FETCH_ROWS: i64 = 1000;
 /// Runs `query` and reads its `(id, text)` rows. ERROR 42804 unless it returns exactly a
 /// bigint and a text (or varchar) column, 22004 on a NULL id; rows with a NULL text are
 /// skipped.
-fn read_texts(func: &str, query: &str, theta: f64) -> TextRows {
+pub(super) fn read_texts(func: &str, query: &str, theta: f64) -> TextRows {
     let mut rows = TextRows::new(theta);
     let message = || {
         (

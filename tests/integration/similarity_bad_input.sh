@@ -2,14 +2,16 @@
 # Bad input to exact similarity (issue 34, "Bad input"; docs/similarity.md, "Memory and
 # cancellation"). No timing thresholds: each check is a memory bound, a result or an SQLSTATE.
 #   1. A 100 MB text of distinct shingles (hex digests), stored in a table: its index keys,
+#      the shards its copies go to (simhash_similarity_owners, the sharded trigger's routing),
 #      a decision against a short text (the recheck of a lookup), a lookup with it as the
 #      query, and a simhash_ops index over it, each in a fresh backend whose peak resident
 #      memory (VmHWM) above a baseline session that only reads the text stays within the
 #      stated bound: keys 3 bytes a character, a decision 16 MB, a lookup 16 MB and the two
 #      copies of the text PostgreSQL makes for its simhash_query, besides the text.
 #   2. Cancellation (statement_timeout = 200 ms ends each with 57014): keys and the
-#      similarity of the 100 MB text, bulk pairs over 200,000 texts, a lookup that reads the
-#      whole index (a threshold below those keys answer), and the index build.
+#      similarity and the copies' shards of the 100 MB text, bulk pairs over 200,000 texts
+#      (on one node, and one shard's part), a lookup that reads the whole index (a threshold
+#      below those keys answer), and the index build.
 # Expects PGHOST/PGPORT/PGUSER of a running cluster with the extension installed.
 set -euo pipefail
 source "$(dirname "$0")/../harness/lib.sh"
@@ -41,6 +43,9 @@ check_bound() { # NAME SQL BOUND_KB
 }
 chars=$bytes
 check_bound "index keys of the 100 MB text" "SELECT cardinality(simhash_keys(body)) FROM big" $((3 * chars / 1024 + 16384))
+# Its shards across 16 (the sharded trigger's routing): the same sample as its keys.
+check_bound "the shards of the 100 MB text's copies" "SELECT cardinality(simhash_similarity_owners(body, 16)) FROM big" \
+    $((3 * chars / 1024 + 16384))
 check_bound "a similarity decision against a short text (the text streamed)" \
     "SELECT simhash_similarity_at_least($short, body, 0.5) FROM big" 16384
 check_bound "a containment decision against a short text (the text streamed)" \
@@ -70,6 +75,10 @@ cancelled "SELECT simhash_similarity(body, body || 'x') FROM big" ||
     fail "simhash_similarity of 100 MB texts was not cancelled (57014)"
 cancelled "SELECT count(*) FROM simhash_similarity_pairs('SELECT i::bigint, md5(i::text) || md5((i % 7)::text) FROM generate_series(1, 200000) i', 0.3)" ||
     fail "simhash_similarity_pairs over 200,000 texts was not cancelled (57014)"
+cancelled "SELECT simhash_similarity_owners(body, 16) FROM big" ||
+    fail "simhash_similarity_owners of 100 MB was not cancelled (57014)"
+cancelled "SELECT count(*) FROM simhash_similarity_owned_pairs('SELECT i::bigint, md5(i::text) || md5((i % 7)::text) FROM generate_series(1, 200000) i', 0.3, 0, 3)" ||
+    fail "simhash_similarity_owned_pairs over 200,000 texts was not cancelled (57014)"
 q -c "CREATE TABLE many AS SELECT i AS id, md5(i::text) AS body FROM generate_series(1, 300000) i" \
   -c "CREATE INDEX many_sim ON many USING gin (body simhash_ops)"
 cancelled "SET enable_seqscan = off; SELECT count(*) FROM many m, generate_series(1, 100) q WHERE simhash_similarity(m.body, md5(q::text)) >= 0.1" ||

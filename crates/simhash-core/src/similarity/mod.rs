@@ -6,6 +6,7 @@
 //! - [`keys`]: bottom-k and winnowed keys, and how many a lookup requires;
 //! - [`lookup`]: what an index lookup asks for, and what it guarantees;
 //! - [`pairs`]: every pair at a threshold in bulk, and their clusters;
+//! - [`shard`]: where a text's copies go across shards, and which shard reports a pair;
 //! - [`explain`]: every shingle of two texts, and which has it;
 //! - [`exact`]: every pair at a threshold, by prefix filtering (the brute force of tests).
 
@@ -16,6 +17,7 @@ pub mod keys;
 pub mod lookup;
 pub mod measure;
 pub mod pairs;
+pub mod shard;
 pub mod shingles;
 
 pub use keys::{index_keys, required, sample, similarity_keys, KeyParams, Sample};

@@ -39,7 +39,9 @@ mod tests;
 
 pub use rows::{plan, Plan, TextRows, BULK_MISS, MAX_SKETCH};
 
+use super::keys::K;
 use super::measure::{common, jaccard};
+use super::shard::Owned;
 use crate::pairs::{Progress, UnionFind};
 
 const TICK_WORK: u32 = 1 << 14;
@@ -74,18 +76,35 @@ pub struct SimilarityPairs {
     /// The set of the current `a`, while it stays the same.
     set_a: Option<(usize, Vec<u64>)>,
     work: u32,
+    /// One shard's part of a run over shards (`super::shard`): only the pairs it reports.
+    owned: Option<Owned>,
 }
 
 impl SimilarityPairs {
     /// Orders the whole-set texts' keys and sorts the group entries (reported as a
     /// [`Progress::Phase`]).
     pub fn new(rows: TextRows, theta: f64, cb: &mut dyn FnMut(Progress)) -> SimilarityPairs {
+        SimilarityPairs::build(rows, theta, None, cb)
+    }
+
+    /// The pairs shard `owned.shard` reports in a run over `owned.shards` shards, each over
+    /// the copies it holds (`super::shard`): those whose first shared key among the first
+    /// [`K`] of both sketches it owns. Groups are of the first `K` keys (the keys copies are
+    /// routed by), and of those only the owned ones: a shard pairs only what it reports.
+    pub fn owned(mut rows: TextRows, theta: f64, owned: Owned, cb: &mut dyn FnMut(Progress)) -> SimilarityPairs {
+        rows.plan = rows.plan.map(|p| Plan { group: p.group.min(K), ..p });
+        SimilarityPairs::build(rows, theta, Some(owned), cb)
+    }
+
+    fn build(rows: TextRows, theta: f64, owned: Option<Owned>, cb: &mut dyn FnMut(Progress)) -> SimilarityPairs {
         let mut entries = Vec::new();
         let (mut short, mut rarest) = (Vec::new(), Vec::new());
+        // A text none of whose first K keys the shard owns is in none of its pairs.
+        let takes_part = |i: usize| owned.is_none_or(|o| rows.sketch_of(i).iter().take(K).any(|&r| o.owns_ranked(r)));
         if let Some(p) = rows.plan {
             // Phase 1: the whole-set texts' keys, rarest first among them.
             let mut df: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
-            for i in (0..rows.len()).filter(|&i| rows.whole(i, &p)) {
+            for i in (0..rows.len()).filter(|&i| rows.whole(i, &p) && takes_part(i)) {
                 for &key in rows.sketch_of(i) {
                     *df.entry(key).or_default() += 1;
                 }
@@ -103,7 +122,9 @@ impl SimilarityPairs {
             // Phase 2: the group keys of every text.
             for i in 0..rows.len() {
                 let keys = rows.sketch_of(i);
-                entries.extend(keys[..keys.len().min(p.group)].iter().map(|&h| (h, rows.whole(i, &p), i as u32)));
+                let group = keys[..keys.len().min(p.group)].iter();
+                let owns = |h: &&u64| owned.is_none_or(|o| o.owns_ranked(**h));
+                entries.extend(group.filter(owns).map(|&h| (h, rows.whole(i, &p), i as u32)));
             }
             entries.sort_unstable();
         }
@@ -134,6 +155,7 @@ impl SimilarityPairs {
             b: 0,
             set_a: None,
             work: 0,
+            owned,
         }
     }
 
@@ -193,7 +215,8 @@ impl SimilarityPairs {
                         continue;
                     }
                     let s = jaccard(common(sx, sy), sx.len(), sy.len());
-                    if s >= self.theta && self.rows.ids[x] != self.rows.ids[y] {
+                    let ours = self.owned.is_none_or(|o| o.owns_pair(sx, sy));
+                    if s >= self.theta && self.rows.ids[x] != self.rows.ids[y] && ours {
                         self.chunk.push(self.pair(x, y, s));
                     }
                 }

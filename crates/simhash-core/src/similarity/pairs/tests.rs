@@ -42,8 +42,34 @@ fn texts() -> impl Strategy<Value = Vec<String>> {
     prop::collection::vec(prop::collection::vec(words, 0..60).prop_map(|w| w.concat()), 2..40)
 }
 
+/// Every shard's owned pairs over the copies routed to it (`shard::text_owners`), together.
+fn run_sharded(texts: &[String], theta: f64, shards: u32) -> Vec<(i64, i64, f64)> {
+    let owners: Vec<Vec<u32>> =
+        texts.iter().map(|t| crate::similarity::shard::text_owners(t, shards, &mut || ())).collect();
+    let mut out = Vec::new();
+    for shard in 0..shards {
+        let mut rows = TextRows::new(theta);
+        for (i, t) in texts.iter().enumerate().filter(|(i, _)| owners[*i].contains(&shard)) {
+            rows.push(i as i64, t, &mut || ());
+        }
+        let mut p = SimilarityPairs::owned(rows, theta, Owned { shard, shards }, &mut |_| ());
+        while let Some(x) = p.next_pair(&mut |_| ()) {
+            out.push((x.id1, x.id2, x.similarity));
+        }
+    }
+    out.sort_by_key(|a| (a.0, a.1));
+    out
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
+    /// Over shards, each pair comes from one shard, and together they are one node's pairs.
+    #[test]
+    fn sharded_pairs_are_one_nodes(t in texts(), theta in prop::sample::select(vec![0.5, 0.7, 0.9, 1.0]),
+                                   shards in prop::sample::select(vec![1u32, 2, 3, 7])) {
+        prop_assert_eq!(run_sharded(&t, theta, shards), brute(&t, theta));
+    }
+
     /// The bulk pairs are the brute force's, with the same similarity, at any threshold
     /// (every pair compared below 0.078, sketches above).
     #[test]

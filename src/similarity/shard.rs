@@ -1,0 +1,93 @@
+//! Similarity across postgres_fdw shards (sql/similarity/shard.sql; docs/scaling-out.md,
+//! "Similarity across shards"): where a text's copies go (`simhash_similarity_key_owner`,
+//! `simhash_similarity_owners`, a contract: `simhash_core::similarity::shard`), and the pairs
+//! one shard reports in a bulk run (`simhash_similarity_owned_pairs`). The coordinator's
+//! trigger, the repair and the per-shard pair function are SQL.
+
+use pgrx::prelude::*;
+use simhash_core::similarity::shard::{key_owner, text_owners, Owned};
+use simhash_core::similarity::SimilarityPairs;
+
+use super::pairs::read_texts;
+use super::{check_threshold, tick};
+use crate::error::raise;
+use crate::pairs::progress;
+
+/// The lowest threshold of a bulk run over shards: below it a pair whose texts share none
+/// of their first 24 keys, which no shard reports, is more likely than 10⁻³.
+const MIN_SHARDED_SIMILARITY: f64 = 0.25;
+
+/// `shards` if at least 1, else ERROR 22023.
+fn checked_shards(func: &str, shards: i32) -> u32 {
+    if shards < 1 {
+        raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            format!("{func}: shards must be at least 1, got {shards}"),
+            None,
+            None,
+        );
+    }
+    shards as u32
+}
+
+/// The shard (0 ≤ result < shards) owning a `simhash_ops` index key (`simhash_keys`).
+#[pg_extern(immutable, strict, parallel_safe)]
+fn simhash_similarity_key_owner(key: i32, shards: i32) -> i32 {
+    key_owner(key, checked_shards("simhash_similarity_key_owner", shards)) as i32
+}
+
+/// The shards a copy of `body` goes to, ascending and distinct: the owners of its index keys,
+/// or every shard for a text of fewer than 48 shingles.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn simhash_similarity_owners(body: &str, shards: i32) -> Vec<i32> {
+    let s = checked_shards("simhash_similarity_owners", shards);
+    text_owners(body, s, &mut tick).into_iter().map(|o| o as i32).collect()
+}
+
+/// The pairs of `simhash_similarity_pairs(query, min_similarity)` that shard `shard` of
+/// `shards` reports: those whose first shared key among the first 24 of both sketches it
+/// owns. Run on every shard over the copies it holds, the union has every pair once.
+/// Streamed like `simhash_similarity_pairs` (called through `simhash_similarity_owned_pairs`,
+/// sql/similarity/shard.sql).
+#[pg_extern(name = "simhash_similarity_owned_pairs_stream", volatile, parallel_unsafe)]
+fn simhash_similarity_owned_pairs(
+    query: &str,
+    min_similarity: f64,
+    shard: i32,
+    shards: i32,
+) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(similarity, f64))> {
+    const F: &str = "simhash_similarity_owned_pairs";
+    let theta = check_threshold(min_similarity, F);
+    if theta < MIN_SHARDED_SIMILARITY {
+        raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            format!("{F}: min_similarity must be at least {MIN_SHARDED_SIMILARITY} over shards, got {theta}"),
+            None,
+            Some("Below it, gather the texts on one node: simhash_similarity_pairs('SELECT id, body FROM docs', ...)."),
+        );
+    }
+    let s = checked_shards(F, shards);
+    if !(0..shards).contains(&shard) {
+        raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            format!("{F}: shard must be between 0 and {}, got {shard}", shards - 1),
+            None,
+            None,
+        );
+    }
+    let rows = read_texts(F, query, theta);
+    let mut progress = progress(F);
+    let owned = Owned { shard: shard as u32, shards: s };
+    let mut pairs = SimilarityPairs::owned(rows, theta, owned, &mut progress);
+    TableIterator::new(std::iter::from_fn(move || {
+        tick();
+        let p = pairs.next_pair(&mut progress)?;
+        Some((p.id1, p.id2, p.similarity))
+    }))
+}
+
+pgrx::extension_sql_file!(
+    "../../sql/similarity/shard.sql",
+    name = "similarity_shard",
+    requires = ["similarity", simhash_similarity_owners, simhash_similarity_owned_pairs]
+);

@@ -1,0 +1,83 @@
+# Similarity dedup and bulk pairs across postgres_fdw shards (docs/scaling-out.md, "Dedup
+# and bulk pairs by similarity across shards"), for tests/integration/sharded_similarity.sh
+# and tests/bench/sharded_similarity.sh. Sourced after lib.sh and shards.sh, not run:
+#   sim_shards PREFIX N              on every shard i (cluster PREFIX-i): docs(id, body,
+#                                    dup_of) with its simhash_ops index, and doc_copies(shard
+#                                    = i, id, body, dup_of) with its simhash_ops index
+#   sim_shard_dedup PREFIX N THETA [OPTIONS]
+#                                    (re)creates every shard's trigger on doc_copies:
+#                                    simhash_similarity_dedup_trigger('body', THETA, 'link',
+#                                    'dup_of'[, OPTIONS]), and the view doc_pairs of its
+#                                    pairs at THETA (simhash_similarity_shard_pairs)
+#   sim_coordinator PREFIX NAME N ACTION
+#                                    on the cluster NAME: servers shard0..N-1 (Unix sockets),
+#                                    docs hash-partitioned on id, doc_copies list-partitioned
+#                                    on shard, doc_pairs (UNION ALL of every shard's), the
+#                                    trigger b_copies: simhash_similarity_shard_trigger('id',
+#                                    'body', 'public.doc_copies', N, ACTION[, 'dup_of']), and
+#                                    copy_mismatches(): how many copies break the routing
+sim_shards() { # PREFIX N
+    local i
+    for i in $(seq 0 $(($2 - 1))); do
+        on "$1-$i" >/dev/null <<SQL
+CREATE EXTENSION IF NOT EXISTS simhash;
+CREATE TABLE docs (id bigint PRIMARY KEY, body text, dup_of bigint);
+CREATE INDEX docs_body ON docs USING gin (body simhash_ops);
+CREATE TABLE doc_copies (shard int NOT NULL CHECK (shard = $i), id bigint PRIMARY KEY, body text NOT NULL, dup_of bigint);
+CREATE INDEX doc_copies_body ON doc_copies USING gin (body simhash_ops);
+SQL
+    done
+}
+
+sim_shard_dedup() { # PREFIX N THETA [OPTIONS]
+    local i options=""
+    [ -n "${4:-}" ] && options=", '$4'"
+    for i in $(seq 0 $(($2 - 1))); do
+        PGOPTIONS="-c client_min_messages=warning" on "$1-$i" >/dev/null <<SQL
+DROP TRIGGER IF EXISTS dedup ON doc_copies;
+CREATE TRIGGER dedup BEFORE INSERT ON doc_copies FOR EACH ROW
+    EXECUTE FUNCTION simhash_similarity_dedup_trigger('body', '$3', 'link', 'dup_of'$options);
+CREATE OR REPLACE VIEW doc_pairs AS SELECT * FROM simhash_similarity_shard_pairs('public.doc_copies', $3, $2);
+SQL
+    done
+}
+
+sim_coordinator() { # PREFIX NAME N ACTION
+    local p=$1 name=$2 n=$3 action=$4 i link=""
+    [ "$action" = link ] && link=", 'dup_of'"
+    {
+        echo "CREATE EXTENSION IF NOT EXISTS simhash; CREATE EXTENSION IF NOT EXISTS postgres_fdw;"
+        echo "CREATE TABLE docs (id bigint NOT NULL, body text, dup_of bigint) PARTITION BY HASH (id);"
+        echo "CREATE TABLE doc_copies (shard int NOT NULL, id bigint NOT NULL, body text NOT NULL, dup_of bigint) PARTITION BY LIST (shard);"
+        for i in $(seq 0 $((n - 1))); do
+            cat <<SQL
+CREATE SERVER shard$i FOREIGN DATA WRAPPER postgres_fdw
+    OPTIONS (host '$run_dir/$p-$i', port '5432', dbname 'postgres', extensions 'simhash',
+             async_capable 'true', parallel_commit 'true', fetch_size '10000');
+CREATE USER MAPPING FOR postgres SERVER shard$i OPTIONS (user 'postgres');
+CREATE FOREIGN TABLE docs_$i PARTITION OF docs FOR VALUES WITH (MODULUS $n, REMAINDER $i)
+    SERVER shard$i OPTIONS (table_name 'docs', batch_size '1000');
+CREATE FOREIGN TABLE doc_copies_$i PARTITION OF doc_copies FOR VALUES IN ($i)
+    SERVER shard$i OPTIONS (table_name 'doc_copies');
+CREATE FOREIGN TABLE doc_pairs_$i (id1 bigint, id2 bigint, similarity float8)
+    SERVER shard$i OPTIONS (table_name 'doc_pairs');
+SQL
+        done
+        printf 'CREATE VIEW doc_pairs AS '
+        for i in $(seq 0 $((n - 1))); do
+            [ "$i" -gt 0 ] && printf ' UNION ALL '
+            printf 'SELECT * FROM doc_pairs_%s' "$i"
+        done
+        echo ";"
+        cat <<SQL
+CREATE TRIGGER b_copies BEFORE INSERT OR UPDATE OR DELETE ON docs FOR EACH ROW
+    EXECUTE FUNCTION simhash_similarity_shard_trigger('id', 'body', 'public.doc_copies', '$n', '$action'$link);
+CREATE FUNCTION copy_mismatches() RETURNS bigint LANGUAGE sql AS \$\$
+    SELECT count(*) FROM
+        (SELECT o AS shard, d.id, d.body FROM docs d, unnest(simhash_similarity_owners(d.body, $n)) o
+          WHERE d.body IS NOT NULL) e
+        FULL JOIN doc_copies k ON k.shard = e.shard AND k.id = e.id AND k.body = e.body
+     WHERE e.id IS NULL OR k.id IS NULL \$\$;
+SQL
+    } | on "$name" >/dev/null
+}
