@@ -6,7 +6,8 @@ Each file's examples run in order in one database of their own, as a reader foll
 page, after the fixture below creates the tables the page assumes and never creates. A block
 listed in FRESH runs instead in a database of its own (with the fixture), when the page
 shows it before the table it needs; docs/scaling-out.md's shard and coordinator set-ups run
-in two databases, the coordinator's server pointed at the shard's. A statement followed by the
+in two databases, the coordinator's server pointed at the shard's (its similarity copies'
+shard set-up too, in the shard's). A statement followed by the
 lines
 
     -- ERROR:  <message>
@@ -76,6 +77,8 @@ COORDINATOR_BEFORE = """
 DO $$ BEGIN CREATE ROLE app; EXCEPTION WHEN duplicate_object THEN NULL; END $$;
 CREATE TABLE doc_pairs_1 (id1 bigint, id2 bigint, distance int);
 CREATE TABLE doc_pairs_2 (id1 bigint, id2 bigint, distance int);
+CREATE TABLE doc_sim_pairs_1 (id1 bigint, id2 bigint, similarity float8);
+CREATE TABLE doc_sim_pairs_2 (id1 bigint, id2 bigint, similarity float8);
 """
 COORDINATOR_AFTER = """
 ALTER SERVER shard0 OPTIONS (SET host '{host}', SET dbname 'doc_examples_shard0');
@@ -210,6 +213,9 @@ def main():
             if page == "docs/scaling-out.md" and n == 1:
                 database("doc_examples_shard0", "")
                 run_block(page, first, lines, "doc_examples_shard0")
+                continue
+            if page == "docs/scaling-out.md" and lines[0].startswith("-- Copies:"):
+                run_block(page, first, lines, "doc_examples_shard0")  # a shard's, as block 1
                 continue
             if page == "docs/scaling-out.md" and n == 2:
                 psql(db, COORDINATOR_BEFORE)

@@ -133,14 +133,16 @@ check "delete removes the copies" \
 # --- 2. 8 writers through 2 coordinators ------------------------------------------------
 printf 'BEGIN;\nSELECT try_items(:client_id + :off, :i, 1);\nCOMMIT;\n\\set i :i + 1\n' >"$tmp/insert.sql"
 writers() { # ISOLATION: 4 pgbench clients on each coordinator, at once
-    local txs=$(( (items + 7) / 8 )) x off=0
+    local txs=$(( (items + 7) / 8 )) x off=0 pids=() rc=0 pid
     for x in c d; do
         PGOPTIONS="-c default_transaction_isolation=${1// /\\ }" \
             in_cluster "$P-$x" pgbench -n -c 4 -j 2 -t $txs --max-tries=1000 -D i=0 -D off=$off -f "$tmp/insert.sql" postgres \
             >"$tmp/pgbench-$x.out" 2>"$tmp/pgbench-$x.err" &
+        pids+=($!)
         off=4
     done
-    wait
+    for pid in "${pids[@]}"; do wait "$pid" || rc=$?; done
+    return $rc
 }
 while IFS=, read -r mode theta gamma action iso; do
     options=""
@@ -149,8 +151,8 @@ while IFS=, read -r mode theta gamma action iso; do
     setup "$action" "$theta" "$options"
     rc=0
     writers "$iso" || rc=$?
-    failed=$(( $(pgbench_figure "$tmp/pgbench-c.out" "number of failed transactions") + $(pgbench_figure "$tmp/pgbench-d.out" "number of failed transactions") ))
-    retried=$(( $(pgbench_figure "$tmp/pgbench-c.out" "number of transactions retried") + $(pgbench_figure "$tmp/pgbench-d.out" "number of transactions retried") ))
+    figure() { echo $(( $(pgbench_figure "$tmp/pgbench-c.out" "$1" || true) + $(pgbench_figure "$tmp/pgbench-d.out" "$1" || true) + 0 )); }
+    failed=$(figure "number of failed transactions") retried=$(figure "number of transactions retried")
     d -c "DROP TABLE IF EXISTS outcome_d" -c "CREATE TABLE outcome_d AS SELECT * FROM outcome" >/dev/null
     c -c "DROP TABLE IF EXISTS outcome_d" -c "CREATE TABLE outcome_d (item int, result text)" >/dev/null
     d -c "COPY outcome_d TO STDOUT" | c -c "COPY outcome_d FROM STDIN"
