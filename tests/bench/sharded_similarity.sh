@@ -16,7 +16,8 @@
 #   3. inserts with skip at similarity 0.5 (lib.sh's insert_rounds: two random corpus
 #      paragraphs joined, CLIENTS clients, ROUNDS rounds of DURATION seconds): through the
 #      coordinator (simhash_similarity_shard_trigger, the shards' triggers) against
-#      simhash_similarity_dedup_trigger on one node; and what fetching a candidate's text
+#      simhash_similarity_dedup_trigger on one node; the same with link (no subtransaction);
+#      and what fetching a candidate's text
 #      from its shard would add per insert: a lookup of 3 ids through the coordinator;
 #   4. bulk pairs at 0.5: every shard's simhash_similarity_shard_pairs at once against
 #      simhash_similarity_pairs gathering every text on the coordinator, and against one
@@ -143,13 +144,26 @@ CREATE TRIGGER dedup BEFORE INSERT ON one_node FOR EACH ROW
 SQL
 insert_rounds docs one_node
 row "insert_skip_rows_per_s $CLIENTS clients, coordinator / one node" "${tps[docs]}" "${tps[one_node]}" "$(ratio "${tps[docs]}" "${tps[one_node]}")"
+# link: the same check without skip's subtransaction (a SAVEPOINT on each shard), and no
+# insert fails.
+c >/dev/null <<SQL
+DROP TRIGGER b_copies ON docs;
+CREATE TRIGGER b_copies BEFORE INSERT OR UPDATE OR DELETE ON docs FOR EACH ROW
+    EXECUTE FUNCTION simhash_similarity_shard_trigger('id', 'body', 'public.doc_copies', '$S', 'link', 'dup_of');
+ALTER TABLE one_node ADD COLUMN dup_of bigint;
+DROP TRIGGER dedup ON one_node;
+CREATE TRIGGER dedup BEFORE INSERT ON one_node FOR EACH ROW
+    EXECUTE FUNCTION simhash_similarity_dedup_trigger('body', '0.5', 'link', 'dup_of');
+SQL
+insert_rounds docs one_node
+row "insert_link_rows_per_s $CLIENTS clients, coordinator / one node" "${tps[docs]}" "${tps[one_node]}" "$(ratio "${tps[docs]}" "${tps[one_node]}")"
 printf '%s\n' "\\set a random(1, $rows)" "SELECT count(body) FROM docs WHERE id = ANY (ARRAY[:a, :a + 7, :a + 13]::bigint[]);" >"$tmp/fetch.sql"
 (cd "$tmp" && pgbench -n -c 1 -T "$LOOKUP_SECONDS" -l --log-prefix=fetch -f "$tmp/fetch.sql" postgres >/dev/null)
 fetch=$(logged_ms "$tmp"/fetch.* | pct 0.50)
 row "fetch design: 3 texts from their shards p50_ms / a lookup" "$fetch" "$lookup_p50" "$(ratio "$fetch" "$lookup_p50")"
 
 # --- 4. Bulk pairs ---------------------------------------------------------------------
-c -c "DELETE FROM docs WHERE id >= 10000000" -c "DELETE FROM one_node WHERE id > $rows" >/dev/null
+c -c "DELETE FROM docs WHERE id >= 10000000" -c "DELETE FROM one_node WHERE id > $rows" -c "VACUUM ANALYZE one_node" >/dev/null
 ts=$(csecs "CREATE TABLE sharded AS SELECT * FROM doc_pairs")
 tg=$(csecs "CREATE TABLE gathered AS SELECT * FROM simhash_similarity_pairs('SELECT id, body FROM docs', 0.5)")
 to=$(csecs "CREATE TABLE single AS SELECT * FROM simhash_similarity_pairs('SELECT id, body FROM one_node', 0.5)")
