@@ -49,7 +49,8 @@
 #                               WANT" and sets status=1
 #   fail MESSAGE...             prints "FAIL MESSAGE" and sets status=1
 #   step NAME COMMAND...        a suite's step: runs COMMAND, counts it in passed or failed
-#                               ("--- ok: NAME" / "--- FAILED: NAME"), goes on either way
+#                               ("--- ok: NAME (N s)" / "--- FAILED: NAME (N s)"), goes on
+#                               either way
 #   summary                     prints "N passed, N failed"; fails if any step failed
 #   at_exit COMMAND             runs the shell COMMAND at exit (last added, first run)
 #   fresh_db DB                 drops DB if it exists, creates it, drops it at exit
@@ -203,9 +204,10 @@ passed=0 failed=0
 step() {
     local name=$1
     shift
+    local t0=$SECONDS
     echo "=== $name"
-    if "$@"; then passed=$((passed + 1)); echo "--- ok: $name"
-    else failed=$((failed + 1)); echo "--- FAILED: $name"; fi
+    if "$@"; then passed=$((passed + 1)); echo "--- ok: $name ($((SECONDS - t0)) s)"
+    else failed=$((failed + 1)); echo "--- FAILED: $name ($((SECONDS - t0)) s)"; fi
 }
 summary() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; }
 
