@@ -9,7 +9,8 @@
 #     stored row, then this package over it and ALTER EXTENSION simhash UPDATE; skipped, and
 #     said so, when the previous release had no package for this major (2.1.1 had 15's only);
 #   - installcheck: tests/pg_regress on a server run from the system binaries, on a fresh
-#     CREATE EXTENSION at this version, set up as `make test` does (tests/harness/regress_db.sh);
+#     CREATE EXTENSION at this version, set up as `make test` does (tests/harness/regress_db.sh),
+#     but the three brute-force comparisons `make test` ran on the same build;
 #   - dpkg -r leaves no file behind under /usr.
 # Leaves the system as it found it. Ends with one line "N passed, N failed".
 set -uo pipefail
@@ -129,12 +130,16 @@ upgrade() {
 
 # --- installcheck: the regression suite against the installed files.
 [ "$(in_sysroot dpkg-query -W -f='${Version}' "$package" 2>/dev/null)" = "$version" ] || dpkg -i "$deb"
+# Every regression file but the three that compare searches with brute force over the
+# corpus (3.5 of its 4 minutes): make test ran them on this same build and major; here the
+# question is whether the package's files work.
+installcheck_tests() { regress_tests | grep -vx -e segment_pairs -e search -e pairs; }
 installcheck() {
     regress_db_create || return 1
     psql -d simhash_regress -Atc "SELECT 'installed extension ' || extversion FROM pg_extension WHERE extname = 'simhash'"
-    regress_run "$root/$work/regress"
+    regress_run "$root/$work/regress" $(installcheck_tests)
 }
-step "installcheck: pg_regress ($(regress_tests | wc -l) files) on the packaged install" installcheck
+step "installcheck: pg_regress ($(installcheck_tests | wc -l) files) on the packaged install" installcheck
 
 # --- Removal leaves nothing behind.
 bash tests/harness/cluster.sh stop package
