@@ -20,6 +20,16 @@ fn checked(func: &str, max_distance: i32, shards: i32) -> (u32, u32) {
     shard::check(max_distance as i64, shards as i64).unwrap_or_else(|e| bad(func, e))
 }
 
+/// A shard count checked, or ERROR 22023 (the similarity shard functions too).
+pub(crate) fn checked_shards(func: &str, shards: i32) -> u32 {
+    shard::check_shards(shards as i64).unwrap_or_else(|e| bad(func, e))
+}
+
+/// A shard number of a checked count, or ERROR 22023.
+pub(crate) fn checked_shard(func: &str, shard: i32, shards: u32) -> u32 {
+    shard::check_shard(shard as i64, shards).unwrap_or_else(|e| bad(func, e))
+}
+
 /// The shard (0 ≤ result < shards) that owns key `block` (0..=max_distance) of `fp`: the
 /// owner of the key rows of every fingerprint whose block `block` equals `fp`'s, when
 /// fingerprints are cut into max_distance + 1 blocks.
@@ -63,17 +73,9 @@ fn simhash_owned_duplicates(
 ) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(distance, i32))> {
     const F: &str = "simhash_owned_duplicates";
     let (k, s) = checked(F, max_distance, shards);
-    if !(0..shards).contains(&shard) {
-        raise(
-            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-            format!("{F}: shard must be between 0 and {}, got {shard}", shards - 1),
-            None,
-            None,
-        );
-    }
+    let owner = checked_shard(F, shard, s);
     let rows = crate::pairs::read_rows(F, "fingerprints", fingerprints);
     let mut progress = crate::pairs::progress(F);
-    let owner = shard as u32;
     let pairs = simhash_core::Duplicates::new(rows, k, &mut progress)
         .keeping(move |a, b| shard::pair_owner(a, b, k, s) == Some(owner));
     TableIterator::new(crate::pairs::stream(pairs, progress))

@@ -7,6 +7,7 @@
 
 use pgrx::prelude::*;
 use simhash_core::similarity::{similarity_clusters, SimilarityPairs, TextRows};
+use simhash_core::Progress;
 
 use super::{check_threshold, tick};
 use crate::fingerprint::text_datum_to_utf8;
@@ -48,7 +49,15 @@ fn simhash_similarity_pairs(
     let theta = check_threshold(min_similarity, F);
     let rows = read_texts(F, query, theta);
     let mut progress = progress(F);
-    let mut pairs = SimilarityPairs::new(rows, theta, &mut progress);
+    let pairs = SimilarityPairs::new(rows, theta, &mut progress);
+    stream(pairs, progress)
+}
+
+/// The rows of a bulk run, one pair a call (for this function and shard.rs's).
+pub(super) fn stream(
+    mut pairs: SimilarityPairs,
+    mut progress: impl FnMut(Progress) + 'static,
+) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(similarity, f64))> {
     TableIterator::new(std::iter::from_fn(move || {
         tick();
         let p = pairs.next_pair(&mut progress)?;

@@ -8,27 +8,15 @@ use pgrx::prelude::*;
 use simhash_core::similarity::shard::{key_owner, text_owners, Owned};
 use simhash_core::similarity::SimilarityPairs;
 
-use super::pairs::read_texts;
+use super::pairs::{read_texts, stream};
 use super::{check_threshold, tick};
 use crate::error::raise;
 use crate::pairs::progress;
+use crate::shard::{checked_shard, checked_shards};
 
 /// The lowest threshold of a bulk run over shards: below it a pair whose texts share none
 /// of their first 24 keys, which no shard reports, is more likely than 10⁻³.
 const MIN_SHARDED_SIMILARITY: f64 = 0.25;
-
-/// `shards` if at least 1, else ERROR 22023.
-fn checked_shards(func: &str, shards: i32) -> u32 {
-    if shards < 1 {
-        raise(
-            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-            format!("{func}: shards must be at least 1, got {shards}"),
-            None,
-            None,
-        );
-    }
-    shards as u32
-}
 
 /// The shard (0 ≤ result < shards) owning a `simhash_ops` index key (`simhash_keys`).
 #[pg_extern(immutable, strict, parallel_safe)]
@@ -67,23 +55,11 @@ fn simhash_similarity_owned_pairs(
         );
     }
     let s = checked_shards(F, shards);
-    if !(0..shards).contains(&shard) {
-        raise(
-            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-            format!("{F}: shard must be between 0 and {}, got {shard}", shards - 1),
-            None,
-            None,
-        );
-    }
+    let owned = Owned { shard: checked_shard(F, shard, s), shards: s };
     let rows = read_texts(F, query, theta);
     let mut progress = progress(F);
-    let owned = Owned { shard: shard as u32, shards: s };
-    let mut pairs = SimilarityPairs::owned(rows, theta, owned, &mut progress);
-    TableIterator::new(std::iter::from_fn(move || {
-        tick();
-        let p = pairs.next_pair(&mut progress)?;
-        Some((p.id1, p.id2, p.similarity))
-    }))
+    let pairs = SimilarityPairs::owned(rows, theta, owned, &mut progress);
+    stream(pairs, progress)
 }
 
 pgrx::extension_sql_file!(

@@ -34,6 +34,7 @@ pub const MAX_KEY_DISTANCE: u32 = 63;
 pub enum ShardError {
     MaxDistance(i64),
     Shards(i64),
+    Shard { shard: i64, shards: u32 },
     Block { block: i64, blocks: u32 },
 }
 
@@ -44,6 +45,9 @@ impl fmt::Display for ShardError {
                 write!(f, "max_distance must be between 0 and {MAX_KEY_DISTANCE}, got {k}")
             }
             ShardError::Shards(s) => write!(f, "shards must be at least 1, got {s}"),
+            ShardError::Shard { shard, shards } => {
+                write!(f, "shard must be between 0 and {}, got {shard}", shards - 1)
+            }
             ShardError::Block { block, blocks } => {
                 write!(f, "block must be between 0 and {} for max_distance {}, got {block}", blocks - 1, blocks - 1)
             }
@@ -56,10 +60,23 @@ pub fn check(k: i64, shards: i64) -> Result<(u32, u32), ShardError> {
     if !(0..=MAX_KEY_DISTANCE as i64).contains(&k) {
         return Err(ShardError::MaxDistance(k));
     }
+    Ok((k as u32, check_shards(shards)?))
+}
+
+/// Checks a shard count as given in SQL (fingerprint keys and similarity copies alike).
+pub fn check_shards(shards: i64) -> Result<u32, ShardError> {
     if shards < 1 || shards > u32::MAX as i64 {
         return Err(ShardError::Shards(shards));
     }
-    Ok((k as u32, shards as u32))
+    Ok(shards as u32)
+}
+
+/// Checks a shard number against a checked shard count.
+pub fn check_shard(shard: i64, shards: u32) -> Result<u32, ShardError> {
+    if !(0..shards as i64).contains(&shard) {
+        return Err(ShardError::Shard { shard, shards });
+    }
+    Ok(shard as u32)
 }
 
 /// Checks a block number against `k + 1` blocks.
@@ -169,6 +186,9 @@ mod tests {
         assert_eq!(check(-1, 16), Err(ShardError::MaxDistance(-1)));
         assert_eq!(check(64, 16), Err(ShardError::MaxDistance(64)));
         assert_eq!(check(3, 0), Err(ShardError::Shards(0)));
+        assert_eq!(check_shard(2, 3), Ok(2));
+        assert_eq!(check_shard(3, 3), Err(ShardError::Shard { shard: 3, shards: 3 }));
+        assert_eq!(check_shard(3, 3).unwrap_err().to_string(), "shard must be between 0 and 2, got 3");
         assert_eq!(check_block(3, 3), Ok(3));
         assert!(check_block(4, 3).is_err() && check_block(-1, 3).is_err());
         assert_eq!(
