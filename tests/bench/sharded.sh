@@ -122,12 +122,7 @@ tg=$(csecs "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM docs', $
 to=$(csecs "SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM bulk_one', $K)")
 pairs=$(c -At -c "SELECT count(*) FROM doc_pairs")
 # What one machine per shard would take: each shard's run alone, the slowest of them.
-tmax=0
-for i in $(seq 0 $((S - 1))); do
-    t0=$(now); PGOPTIONS="-c client_min_messages=warning" on $P-$i -c "SELECT count(*) FROM doc_pairs" >/dev/null
-    tmax=$(awk -v a="$tmax" -v b="$(since "$t0")" 'BEGIN {print (b > a ? b : a)}')
-done
-tmax=$(num "$tmax")
+tmax=$(slowest_shard $P $S "SELECT count(*) FROM doc_pairs")
 row "bulk_pairs_${N}_s shards / gathering ($pairs pairs)" "$ts" "$tg" "$(ratio "$ts" "$tg")"
 row "bulk_pairs_${N}_s slowest shard alone / gathering" "$tmax" "$tg" "$(ratio "$tmax" "$tg")"
 row "bulk_pairs_${N}_s shards / one node" "$ts" "$to" "$(ratio "$ts" "$to")"

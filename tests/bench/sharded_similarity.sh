@@ -31,14 +31,8 @@ source "$(dirname "$0")/../harness/lib.sh"
 cd "$root"
 ROWS=${ROWS:-100000} LOOKUP_SECONDS=${LOOKUP_SECONDS:-10} CLIENTS=${CLIENTS:-4} DURATION=${DURATION:-10} ROUNDS=${ROUNDS:-2}
 P=simshardbench S=3
-cargo build --release -q -p simhash-core --example markov_corpus
 fresh=$((ROWS * 9 / 10))
-f=$root/target/bench/markov/zh_paragraphs_$fresh.txt
-mkdir -p "$(dirname "$f")"
-if [ ! -s "$f" ]; then
-    target/release/examples/markov_corpus "$root/target/corpus/peoples_daily_199801.txt" "$fresh" 200 500 seed=2026 >"$f.part"
-    mv "$f.part" "$f"
-fi
+f=$(markov "zh_paragraphs_$fresh" "$root/target/corpus/peoples_daily_199801.txt" "$fresh" 200 500 seed=2026)
 install_extension
 # shellcheck source=../harness/shards.sh
 source "$h/shards.sh"
@@ -170,12 +164,7 @@ to=$(csecs "CREATE TABLE single AS SELECT * FROM simhash_similarity_pairs('SELEC
 read -r pairs differ < <(c -At -F' ' -c "SELECT (SELECT count(*) FROM single),
     (SELECT count(*) FROM ((TABLE sharded EXCEPT ALL TABLE single) UNION ALL (TABLE single EXCEPT ALL TABLE sharded)) x)")
 check "bulk pairs over the shards vs one node ($pairs pairs of $rows texts)" "$differ differ" "0 differ"
-tmax=0
-for i in $(seq 0 $((S - 1))); do
-    t0=$(now); PGOPTIONS="-c client_min_messages=warning" on $P-$i -c "SELECT count(*) FROM doc_pairs" >/dev/null
-    tmax=$(awk -v a="$tmax" -v b="$(since "$t0")" 'BEGIN {print (b > a ? b : a)}')
-done
-tmax=$(num "$tmax")
+tmax=$(slowest_shard $P $S "SELECT count(*) FROM doc_pairs")
 row "bulk_pairs_${rows}_s shards / gathering ($pairs pairs)" "$ts" "$tg" "$(ratio "$ts" "$tg")"
 row "bulk_pairs_${rows}_s slowest shard alone / one node" "$tmax" "$to" "$(ratio "$tmax" "$to")"
 row "bulk_pairs_${rows}_s shards / one node" "$ts" "$to" "$(ratio "$ts" "$to")"

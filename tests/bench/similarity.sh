@@ -26,17 +26,6 @@ QUERIES=${QUERIES:-20}
 PARTS=${PARTS:-throughput size lookup}
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 corpus=$root/target/corpus/peoples_daily_199801.txt
-gen=$root/target/bench/markov
-mkdir -p "$gen"
-cargo build --release -q -p simhash-core --example markov_corpus
-markov() { # NAME CORPUS N MIN MAX [order=..]: target/bench/markov/NAME.txt, made once
-    local f=$gen/$1.txt
-    if [ ! -s "$f" ]; then
-        target/release/examples/markov_corpus "$2" "$3" "$4" "$5" "${@:6}" >"$f.part"
-        mv "$f.part" "$f"
-    fi
-    echo "$f"
-}
 install_extension
 own_cluster simbench "shared_buffers = 2GB" "maintenance_work_mem = 1GB" "max_wal_size = 16GB" \
     "shared_preload_libraries = 'simhash'" "max_parallel_workers_per_gather = 0" "work_mem = 64MB"

@@ -28,14 +28,9 @@ pins=("datasketch==1.6.5" "numpy==2.2.6" "scipy==1.15.3")
 "$venv/bin/python" -c 'import importlib.metadata as m, sys
 assert all(m.version(n) == v for n, v in (p.split("==") for p in sys.argv[1:]))' "${pins[@]}" 2>/dev/null ||
     "$venv/bin/pip" install -q "${pins[@]}"
-cargo build --release -q -p simhash-core --example markov_corpus --example quality_similarity
+cargo build --release -q -p simhash-core --example quality_similarity
 fresh=$((ROWS * 9 / 10))
-f=$root/target/bench/markov/zh_paragraphs_$fresh.txt
-mkdir -p "$(dirname "$f")"
-if [ ! -s "$f" ]; then
-    target/release/examples/markov_corpus "$corpus" "$fresh" 200 500 seed=2026 >"$f.part"
-    mv "$f.part" "$f"
-fi
+f=$(markov "zh_paragraphs_$fresh" "$corpus" "$fresh" 200 500 seed=2026)
 install_extension
 own_cluster simpairsbench "shared_buffers = 2GB" "max_wal_size = 16GB" "shared_preload_libraries = 'simhash'" \
     "max_parallel_workers_per_gather = 0" "work_mem = 256MB"

@@ -58,6 +58,10 @@
 #                               unless SKIP_INSTALL=1 (make bench installs once for all)
 #   own_cluster NAME [GUC=V...] starts the throwaway cluster NAME, stops it at exit, and
 #                               points PGHOST/PGPORT/PGUSER at it; fails if it cannot start
+#   markov NAME CORPUS N MIN MAX [ARG...]
+#                               prints target/bench/markov/NAME.txt, made once: N texts of
+#                               MIN-MAX characters from an order-3 Markov chain trained on
+#                               CORPUS (crates/simhash-core/examples/markov_corpus.rs)
 #   insert_rounds TABLE...      the dedup benchmarks' inserts (after load_paragraphs): into
 #                               each TABLE a row of two random paragraphs joined (a TABLE
 #                               named *_fresh: each sentence tagged with ten characters of
@@ -165,6 +169,16 @@ load_paragraphs() {
     q -c "CREATE TABLE para2 AS SELECT row_number() OVER (ORDER BY pid)::int AS pid, body FROM para;
        ALTER TABLE para2 ADD PRIMARY KEY (pid)"
     npara=$(q -c "SELECT count(*) FROM para2")
+}
+markov() {
+    local f=$root/target/bench/markov/$1.txt
+    if [ ! -s "$f" ]; then
+        mkdir -p "$(dirname "$f")"
+        (cd "$root" && cargo build --release -q -p simhash-core --example markov_corpus)
+        "$root/target/release/examples/markov_corpus" "$2" "$3" "$4" "$5" "${@:6}" >"$f.part"
+        mv "$f.part" "$f"
+    fi
+    echo "$f"
 }
 insert_rounds() {
     local t r rate body

@@ -50,11 +50,8 @@ sim_coordinator() { # PREFIX NAME N ACTION
         echo "CREATE TABLE docs (id bigint NOT NULL, body text, dup_of bigint) PARTITION BY HASH (id);"
         echo "CREATE TABLE doc_copies (shard int NOT NULL, id bigint NOT NULL, body text NOT NULL, dup_of bigint) PARTITION BY LIST (shard);"
         for i in $(seq 0 $((n - 1))); do
+            shard_server "$p" "$i"
             cat <<SQL
-CREATE SERVER shard$i FOREIGN DATA WRAPPER postgres_fdw
-    OPTIONS (host '$run_dir/$p-$i', port '5432', dbname 'postgres', extensions 'simhash',
-             async_capable 'true', parallel_commit 'true', fetch_size '10000');
-CREATE USER MAPPING FOR postgres SERVER shard$i OPTIONS (user 'postgres');
 CREATE FOREIGN TABLE docs_$i PARTITION OF docs FOR VALUES WITH (MODULUS $n, REMAINDER $i)
     SERVER shard$i OPTIONS (table_name 'docs', batch_size '1000');
 CREATE FOREIGN TABLE doc_copies_$i PARTITION OF doc_copies FOR VALUES IN ($i)
@@ -63,12 +60,7 @@ CREATE FOREIGN TABLE doc_pairs_$i (id1 bigint, id2 bigint, similarity float8)
     SERVER shard$i OPTIONS (table_name 'doc_pairs');
 SQL
         done
-        printf 'CREATE VIEW doc_pairs AS '
-        for i in $(seq 0 $((n - 1))); do
-            [ "$i" -gt 0 ] && printf ' UNION ALL '
-            printf 'SELECT * FROM doc_pairs_%s' "$i"
-        done
-        echo ";"
+        union_view doc_pairs "$n"
         cat <<SQL
 CREATE TRIGGER b_copies BEFORE INSERT OR UPDATE OR DELETE ON docs FOR EACH ROW
     EXECUTE FUNCTION simhash_similarity_shard_trigger('id', 'body', 'public.doc_copies', '$n', '$action'$link);
