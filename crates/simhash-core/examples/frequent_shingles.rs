@@ -1,23 +1,24 @@
 //! Writes the frequent-shingle list that index keys leave out (`make frequent-shingles`;
 //! crates/simhash-core/src/similarity/frequent.rs):
 //!
-//!   frequent_shingles OUT.gz TOP CORPUS...
+//!   frequent_shingles M OUT.gz TOP CORPUS...
 //!
-//! For each corpus (a text a line), the `TOP` share (e.g. 0.01) of its distinct shingles
+//! Under version M (1 or 2) of the measure, for each corpus (a text a line), the `TOP` share (e.g. 0.01) of its distinct shingles
 //! that the most lines have; the union, one `hash shingle` line each (hash in hex,
 //! ascending), gzipped.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufRead, Write};
 
-use simhash_core::similarity::shingles::{for_each_char, Window};
+use simhash_core::similarity::shingles::{for_each_char, Version, Window};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let out = &args[1];
-    let top: f64 = args[2].parse().expect("TOP");
+    let version = if args[1] == "1" { Version::M1 } else { Version::M2 };
+    let out = &args[2];
+    let top: f64 = args[3].parse().expect("TOP");
     let mut list: BTreeMap<u64, String> = BTreeMap::new();
-    for corpus in &args[3..] {
+    for corpus in &args[4..] {
         let mut df: HashMap<u64, (u32, String)> = HashMap::new();
         let mut lines = 0usize;
         for line in std::io::BufReader::new(std::fs::File::open(corpus).expect("corpus")).lines() {
@@ -25,7 +26,7 @@ fn main() {
             lines += 1;
             let mut seen = HashSet::new();
             let mut window = Window::default();
-            for_each_char(&line, &mut || (), |c| {
+            for_each_char(&line, version, &mut || (), |c| {
                 if let Some(h) = window.push(c) {
                     if seen.insert(h) {
                         df.entry(h).or_insert_with(|| (0, window.current())).0 += 1;

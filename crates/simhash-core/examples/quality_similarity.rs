@@ -1,5 +1,6 @@
 //! The similarity measure and its index keys for `make quality` (tests/quality/similarity.py).
-//! Texts come and go as JSON, one a line.
+//! Texts come and go as JSON, one a line. Every command takes `m=1` or `m=2` (the default),
+//! the version of the measure.
 //!
 //!   quality_similarity texts [k=K] [w=W] [bits=B]
 //!       stdin: a text a line; stdout: {"q": distinct shingles (not frequent, counted up to
@@ -20,7 +21,7 @@ use simhash_core::similarity::exact::exact_pairs;
 use simhash_core::similarity::keys::{K, KEY_BITS, W};
 use simhash_core::similarity::measure::common;
 use simhash_core::similarity::{
-    index_keys, required, sample, shingle_set, similarity_keys, KeyParams, SimilarityPairs, TextRows,
+    index_keys, required, sample, shingle_set, similarity_keys, KeyParams, SimilarityPairs, TextRows, Version,
 };
 
 /// The thresholds whose required keys `texts` gives ("m").
@@ -37,9 +38,11 @@ fn lines() -> impl Iterator<Item = serde_json::Value> {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let version = if arg(&args, "m", 2) == 1 { Version::M1 } else { Version::M2 };
     match args.get(1).map(String::as_str) {
         Some("texts") => {
             let p = KeyParams {
+                version,
                 k: arg(&args, "k", K),
                 w: arg(&args, "w", W),
                 bits: arg(&args, "bits", KEY_BITS as usize) as u32,
@@ -56,8 +59,8 @@ fn main() {
         Some("pairs") => {
             for v in lines() {
                 let (a, b) = (
-                    shingle_set(v[0].as_str().expect("a"), &mut || ()),
-                    shingle_set(v[1].as_str().expect("b"), &mut || ()),
+                    shingle_set(v[0].as_str().expect("a"), version, &mut || ()),
+                    shingle_set(v[1].as_str().expect("b"), version, &mut || ()),
                 );
                 let c = common(&a, &b);
                 let f = |x: usize, y: usize| if y == 0 { 0.0 } else { x as f64 / y as f64 };
@@ -68,7 +71,8 @@ fn main() {
         Some("allpairs") => {
             let theta: f64 = args[2].parse().expect("THETA");
             let gamma: f64 = args[3].parse().expect("GAMMA");
-            let sets: Vec<Vec<u64>> = lines().map(|v| shingle_set(v.as_str().expect("a text"), &mut || ())).collect();
+            let sets: Vec<Vec<u64>> =
+                lines().map(|v| shingle_set(v.as_str().expect("a text"), version, &mut || ())).collect();
             for p in exact_pairs(&sets, theta, gamma) {
                 writeln!(out, "{} {} {} {} {}", p.i, p.j, p.similarity, p.i_in_j, p.j_in_i).expect("stdout");
             }
@@ -76,7 +80,7 @@ fn main() {
         Some("bulkpairs") => {
             // The bulk engine of simhash_similarity_pairs (SimilarityPairs), for timing it.
             let theta: f64 = args[2].parse().expect("THETA");
-            let mut rows = TextRows::new(theta);
+            let mut rows = TextRows::new(theta, version);
             for (i, v) in lines().enumerate() {
                 rows.push(i as i64, v.as_str().expect("a text"), &mut || ());
             }

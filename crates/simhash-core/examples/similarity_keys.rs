@@ -1,5 +1,7 @@
 //! Index keys of a corpus, for choosing their parameters (docs/similarity.md):
 //!
+//! `m=1` or `m=2` (default) picks the version of the measure.
+//!
 //!   similarity_keys stats FILE [k=24] [w=24] [bits=18] [frequent=1] [theta=0.5] [queries=500]
 //!       keys per text, distinct keys, the longest posting list, and for `queries` texts of
 //!       FILE taken as similarity queries (their bottom-k keys) and as containment queries
@@ -13,7 +15,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, Write};
 
 use simhash_core::similarity::keys::{K, KEY_BITS, W};
-use simhash_core::similarity::{index_keys, required, sample, similarity_keys, KeyParams};
+use simhash_core::similarity::{index_keys, required, sample, similarity_keys, KeyParams, Version};
 
 fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
     args.iter().find_map(|a| a.strip_prefix(&format!("{name}=")).and_then(|v| v.parse().ok())).unwrap_or(default)
@@ -23,6 +25,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (cmd, file) = (&args[1], &args[2]);
     let p = KeyParams {
+        version: if arg(&args, "m", 2) == 1 { Version::M1 } else { Version::M2 },
         k: arg(&args, "k", K),
         w: arg(&args, "w", W),
         bits: arg(&args, "bits", KEY_BITS),

@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 
 use super::measure::{jaccard, share};
-use super::shingles::{for_each_char, Window};
+use super::shingles::{for_each_char, Version, Window};
 
-/// A distinct shingle of either text, as the measure reads it (kept characters, digits as 0).
+/// A distinct shingle of either text, as the measure reads it (its kept characters).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shingle {
     pub text: String,
@@ -15,9 +15,9 @@ pub struct Shingle {
     pub in_b: bool,
 }
 
-/// The shingles of `a` in order of first occurrence, then those of `b` that `a` has not, and
-/// the similarity, containment of a in b and of b in a that they add up to.
-pub fn explain(a: &str, b: &str, tick: &mut dyn FnMut()) -> (Vec<Shingle>, f64, f64, f64) {
+/// The shingles of `a` under version `v` in order of first occurrence, then those of `b` that
+/// `a` has not, and the similarity, containment of a in b and of b in a that they add up to.
+pub fn explain(a: &str, b: &str, v: Version, tick: &mut dyn FnMut()) -> (Vec<Shingle>, f64, f64, f64) {
     let mut rows: Vec<Shingle> = Vec::new();
     let mut at: HashMap<u64, usize> = HashMap::new();
     for (doc, in_a) in [(a, true), (b, false)] {
@@ -34,7 +34,7 @@ pub fn explain(a: &str, b: &str, tick: &mut dyn FnMut()) -> (Vec<Shingle>, f64, 
             }
         };
         let mut whole = String::new();
-        for_each_char(doc, tick, |c| {
+        for_each_char(doc, v, tick, |c| {
             whole.push(c);
             if let Some(h) = window.push(c) {
                 each(h, window.current());
@@ -65,21 +65,28 @@ mod tests {
             ("ab", "ab"),
             ("", "abc"),
         ] {
-            let (rows, s, ab, ba) = explain(a, b, &mut || ());
-            let (sa, sb) = (shingle_set(a, &mut || ()), shingle_set(b, &mut || ()));
-            assert_eq!(s, similarity(&sa, &sb));
-            assert_eq!(ab, containment(&sa, &sb));
-            assert_eq!(ba, containment(&sb, &sa));
-            assert_eq!(rows.iter().filter(|r| r.in_a).count(), sa.len());
-            assert_eq!(rows.iter().filter(|r| r.in_b).count(), sb.len());
+            for v in [Version::M1, Version::M2] {
+                let (rows, s, ab, ba) = explain(a, b, v, &mut || ());
+                let (sa, sb) = (shingle_set(a, v, &mut || ()), shingle_set(b, v, &mut || ()));
+                assert_eq!(s, similarity(&sa, &sb));
+                assert_eq!(ab, containment(&sa, &sb));
+                assert_eq!(ba, containment(&sb, &sa));
+                assert_eq!(rows.iter().filter(|r| r.in_a).count(), sa.len());
+                assert_eq!(rows.iter().filter(|r| r.in_b).count(), sb.len());
+            }
         }
-        // The shortest run of width 5 ending at each character (a Han character is 2 wide),
-        // digits as 0: the two texts have the same shingles.
-        let (rows, s, ..) = explain("新闻2024年", "新闻1998年", &mut || ());
+        // The shortest run of width 5 ending at each character (a Han character is 2 wide).
+        // Measure 1 reads digits as 0: the two texts have the same shingles.
+        let (rows, s, ..) = explain("新闻2024年", "新闻1998年", Version::M1, &mut || ());
         assert_eq!(
             rows.iter().map(|r| r.text.as_str()).collect::<Vec<_>>(),
             ["新闻0", "新闻00", "闻000", "闻0000", "000年"]
         );
         assert_eq!(s, 1.0);
+        // Measure 2 reads them as written: only what the years do not change is shared.
+        let (rows, s, ..) = explain("新闻2024年", "新闻1998年", Version::M2, &mut || ());
+        assert_eq!(rows.iter().filter(|r| r.in_a && r.in_b).count(), 0);
+        assert_eq!(rows.len(), 10);
+        assert_eq!(s, 0.0);
     }
 }

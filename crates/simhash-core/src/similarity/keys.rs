@@ -17,7 +17,7 @@
 //! keys: their posting lists would hold most of a table.
 
 use super::frequent::is_frequent;
-use super::shingles::for_each_shingle;
+use super::shingles::{for_each_shingle, Version};
 
 /// Keys per text in the bottom-k sketch.
 pub const K: usize = 24;
@@ -26,9 +26,11 @@ pub const W: usize = 24;
 /// Bits of a key: the hash's low bits.
 pub const KEY_BITS: u32 = 18;
 
-/// The parameters of key selection (the constants above; others in experiments).
+/// The parameters of key selection (the constants above; others in experiments), and the
+/// version of the measure whose shingles (and frequent list) the keys are of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KeyParams {
+    pub version: Version,
     pub k: usize,
     /// 0: no winnowing.
     pub w: usize,
@@ -37,13 +39,12 @@ pub struct KeyParams {
     pub frequent_last: bool,
 }
 
-impl Default for KeyParams {
-    fn default() -> KeyParams {
-        KeyParams { k: K, w: W, bits: KEY_BITS, frequent_last: true }
-    }
-}
-
 impl KeyParams {
+    /// The index's parameters for version `v`'s keys.
+    pub fn of(v: Version) -> KeyParams {
+        KeyParams { version: v, k: K, w: W, bits: KEY_BITS, frequent_last: true }
+    }
+
     /// The key of a shingle hash.
     #[inline]
     pub fn key(&self, h: u64) -> i32 {
@@ -72,7 +73,7 @@ pub const COUNTED: usize = 1024;
 /// of whose shingles are frequent) still has keys, and finds its copies.
 #[inline]
 pub(crate) fn rank(h: u64, p: &KeyParams) -> (bool, u64) {
-    (p.frequent_last && is_frequent(h), h)
+    (p.frequent_last && is_frequent(h, p.version), h)
 }
 
 /// The bottom-k sketch and the winnowed shingles of `doc` in one pass: a max-heap of the
@@ -86,7 +87,7 @@ pub fn sample(doc: &str, p: &KeyParams, tick: &mut dyn FnMut()) -> Sample {
     let mut pos = 0usize;
     let mut last: Option<usize> = None;
     let mut counted = super::measure::HashSet64::default();
-    for_each_shingle(doc, tick, |h| {
+    for_each_shingle(doc, p.version, tick, |h| {
         if counted.len() < COUNTED {
             counted.insert(h);
         }

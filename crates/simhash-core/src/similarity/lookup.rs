@@ -19,6 +19,7 @@
 
 use super::keys::{index_keys, required, sample, similarity_keys, KeyParams, K, W};
 use super::measure::Measure;
+use super::shingles::Version;
 
 /// The lowest similarity threshold answered from keys: `(1 − θ)^K ≤ MISS` for K = 24.
 pub const MIN_SIMILARITY: f64 = 0.25;
@@ -44,8 +45,8 @@ pub struct Lookup {
     pub scan_all: bool,
 }
 
-/// The lookup for rows `r` with `measure(query, r) ≥ threshold` (module docs).
-pub fn lookup(query: &str, measure: Measure, threshold: f64, tick: &mut dyn FnMut()) -> Lookup {
+/// The lookup for rows `r` with `measure(query, r) ≥ threshold` under version `v` (module docs).
+pub fn lookup(query: &str, v: Version, measure: Measure, threshold: f64, tick: &mut dyn FnMut()) -> Lookup {
     let lowest = if measure == Measure::Similarity { MIN_SIMILARITY } else { MIN_CONTAINMENT };
     if threshold.is_nan() || threshold < lowest {
         return Lookup { keys: Vec::new(), required: 1, scan_all: true };
@@ -53,8 +54,8 @@ pub fn lookup(query: &str, measure: Measure, threshold: f64, tick: &mut dyn FnMu
     // A similarity lookup needs only the sketch: no winnowing, so that a long query's keys
     // take no memory but the sketch's.
     let p = match measure {
-        Measure::Similarity => KeyParams { w: 0, ..KeyParams::default() },
-        _ => KeyParams::default(),
+        Measure::Similarity => KeyParams { w: 0, ..KeyParams::of(v) },
+        _ => KeyParams::of(v),
     };
     let s = sample(query, &p, tick);
     let (keys, required) = match measure {
@@ -75,20 +76,22 @@ pub fn lookup(query: &str, measure: Measure, threshold: f64, tick: &mut dyn FnMu
 mod tests {
     use super::*;
 
+    const V: Version = Version::M2;
+
     #[test]
     fn low_thresholds_read_everything() {
-        let l = lookup("abcdefgh", Measure::Similarity, 0.1, &mut || ());
+        let l = lookup("abcdefgh", V, Measure::Similarity, 0.1, &mut || ());
         assert!(l.scan_all && l.keys.is_empty());
-        let l = lookup("abcdefgh", Measure::QueryInRow, 0.3, &mut || ());
+        let l = lookup("abcdefgh", V, Measure::QueryInRow, 0.3, &mut || ());
         assert!(l.scan_all);
         // A containment query shorter than two windows reads everything too; a longer one not.
-        assert!(lookup("国家主席江泽民发表新年讲话", Measure::QueryInRow, 0.8, &mut || ()).scan_all);
+        assert!(lookup("国家主席江泽民发表新年讲话", V, Measure::QueryInRow, 0.8, &mut || ()).scan_all);
         let long = "中共中央总书记、国家主席江泽民发表1998年新年讲话。新年钟声即将敲响，人类社会就要进入新的一年。在这辞旧迎新的美好时刻。";
-        assert!(!lookup(long, Measure::RowInQuery, 0.8, &mut || ()).scan_all);
-        let l = lookup("中共中央总书记、国家主席江泽民发表新年讲话", Measure::Similarity, 0.6, &mut || ());
+        assert!(!lookup(long, V, Measure::RowInQuery, 0.8, &mut || ()).scan_all);
+        let l = lookup("中共中央总书记、国家主席江泽民发表新年讲话", V, Measure::Similarity, 0.6, &mut || ());
         assert!(!l.scan_all && !l.keys.is_empty() && l.required >= 1 && l.required <= l.keys.len());
         // No shingle: no key, nothing to find above the lowest threshold.
-        let l = lookup("，。", Measure::Similarity, 0.6, &mut || ());
+        let l = lookup("，。", V, Measure::Similarity, 0.6, &mut || ());
         assert!(!l.scan_all && l.keys.is_empty());
     }
 }

@@ -19,12 +19,13 @@
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::shingles::for_each_shingle;
+use super::shingles::{for_each_shingle, Version};
 
-/// The distinct shingle hashes of `doc`, ascending; `tick` as [`for_each_shingle`] calls it.
-pub fn shingle_set(doc: &str, tick: &mut dyn FnMut()) -> Vec<u64> {
+/// The distinct shingle hashes of `doc` under version `v`, ascending; `tick` as
+/// [`for_each_shingle`] calls it.
+pub fn shingle_set(doc: &str, v: Version, tick: &mut dyn FnMut()) -> Vec<u64> {
     let mut set = Vec::new();
-    for_each_shingle(doc, tick, |h| set.push(h));
+    for_each_shingle(doc, v, tick, |h| set.push(h));
     set.sort_unstable();
     set.dedup();
     set
@@ -124,6 +125,8 @@ pub(crate) type HashSet64 = HashSet<u64, BuildHasherDefault<Identity>>;
 /// (module docs). `held` is the set of the text that is held (the shorter one, as the
 /// caller knows them), `held_is_query` says which it is, `streamed` is the other text.
 pub struct Decide<'a> {
+    /// The version `held` was made under, and `streamed` is read under.
+    pub version: Version,
     pub measure: Measure,
     pub threshold: f64,
     pub held: &'a [u64],
@@ -181,7 +184,7 @@ impl Decide<'_> {
         let mut common = 0usize;
         let mut extra = HashSet64::default();
         let mut decided = None;
-        for_each_shingle(streamed, tick, |h| {
+        for_each_shingle(streamed, self.version, tick, |h| {
             if decided.is_some() {
                 return;
             }
@@ -262,21 +265,21 @@ mod tests {
     }
 
     proptest! {
-        /// A decision is the exact measure compared with the threshold, either text held.
+        /// A decision is the exact measure compared with the threshold, either text held,
+        /// under either version.
         #[test]
         fn decide_is_exact(a in text(), b in text(), t in prop::sample::select(vec![0.0, 0.1, 0.3, 0.5, 0.6, 0.8, 1.0])) {
-            let (sa, sb) = (set(&a), set(&b));
-            for measure in [Measure::Similarity, Measure::QueryInRow, Measure::RowInQuery] {
-                let exact = match measure {
-                    Measure::Similarity => similarity(&sa, &sb),
-                    Measure::QueryInRow => containment(&sa, &sb),
-                    Measure::RowInQuery => containment(&sb, &sa),
-                };
-                // The query is a; rows are b.
-                let held_a = Decide { measure, threshold: t, held: &sa, held_is_query: true }.at_least(&b, &mut || ());
-                let held_b = Decide { measure, threshold: t, held: &sb, held_is_query: false }.at_least(&a, &mut || ());
-                prop_assert_eq!(held_a, exact >= t, "{:?} {} {} {}", measure, &a, &b, t);
-                prop_assert_eq!(held_b, exact >= t, "{:?} {} {} {}", measure, &a, &b, t);
+            for version in [Version::M1, Version::M2] {
+                let (sa, sb) = (shingle_set(&a, version, &mut || ()), shingle_set(&b, version, &mut || ()));
+                for measure in [Measure::Similarity, Measure::QueryInRow, Measure::RowInQuery] {
+                    let exact = measure.of(&sa, &sb);
+                    // The query is a; rows are b.
+                    let d = |held: &[u64], held_is_query: bool, streamed: &str| {
+                        Decide { version, measure, threshold: t, held, held_is_query }.at_least(streamed, &mut || ())
+                    };
+                    prop_assert_eq!(d(&sa, true, &b), exact >= t, "{:?} {:?} {} {} {}", version, measure, &a, &b, t);
+                    prop_assert_eq!(d(&sb, false, &a), exact >= t, "{:?} {:?} {} {} {}", version, measure, &a, &b, t);
+                }
             }
         }
 
@@ -286,8 +289,10 @@ mod tests {
         }
     }
 
+    const V: Version = Version::M2;
+
     fn set(doc: &str) -> Vec<u64> {
-        shingle_set(doc, &mut || ())
+        shingle_set(doc, V, &mut || ())
     }
 
     #[test]

@@ -24,3 +24,4 @@ pub use keys::{index_keys, required, sample, similarity_keys, KeyParams, Sample}
 pub use lookup::{lookup, Lookup};
 pub use measure::{containment, shingle_set, similarity, Decide, Measure};
 pub use pairs::{similarity_clusters, SimilarityPair, SimilarityPairs, TextRows};
+pub use shingles::Version;

@@ -19,8 +19,9 @@
 //! without its lowest bit so that it can be read off a bulk run's sketch entries (which keep
 //! a hash's upper 63 bits); golden values pin it.
 
-use super::keys::{index_keys, sample, KeyParams, K};
+use super::keys::{index_keys, sample, KeyParams, K, KEY_BITS};
 use super::lookup::SHORT_QUERY;
+use super::shingles::Version;
 
 /// The shard owning an index key (a `simhash_ops` key, `0..2^18`).
 pub fn key_owner(key: i32, shards: u32) -> u32 {
@@ -31,15 +32,15 @@ pub fn key_owner(key: i32, shards: u32) -> u32 {
 fn owner_of_bits(bits: u32, shards: u32) -> u32 {
     let mut buf = [0u8; 8];
     buf[..4].copy_from_slice(b"SMSH");
-    buf[4..].copy_from_slice(&(bits & ((1 << (KeyParams::default().bits - 1)) - 1)).to_le_bytes());
+    buf[4..].copy_from_slice(&(bits & ((1 << (KEY_BITS - 1)) - 1)).to_le_bytes());
     (xxhash_rust::xxh3::xxh3_64(&buf) % shards.max(1) as u64) as u32
 }
 
 /// The shards a text's copies go to, ascending and distinct: the owners of its index keys,
 /// or every shard for a text of fewer than [`SHORT_QUERY`] distinct shingles (one with no
 /// shingle included: it has no key and is nobody's duplicate, but stays findable by a scan).
-pub fn text_owners(doc: &str, shards: u32, tick: &mut dyn FnMut()) -> Vec<u32> {
-    let p = KeyParams::default();
+pub fn text_owners(doc: &str, v: Version, shards: u32, tick: &mut dyn FnMut()) -> Vec<u32> {
+    let p = KeyParams::of(v);
     let s = sample(doc, &p, tick);
     if s.distinct < SHORT_QUERY {
         return (0..shards).collect();
@@ -103,14 +104,16 @@ mod tests {
 
     #[test]
     fn short_texts_go_everywhere_long_ones_to_their_keys() {
-        assert_eq!(text_owners("国家主席江泽民发表新年讲话", 5, &mut || ()), vec![0, 1, 2, 3, 4]);
+        assert_eq!(text_owners("国家主席江泽民发表新年讲话", Version::M2, 5, &mut || ()), vec![0, 1, 2, 3, 4]);
         let long = "中共中央总书记、国家主席江泽民发表1998年新年讲话。新年钟声即将敲响，人类社会就要进入新的一年。在这辞旧迎新的美好时刻，我代表中国共产党和中华人民共和国政府。";
-        let p = KeyParams::default();
-        let keys = index_keys(&sample(long, &p, &mut || ()), &p);
-        let mut want: Vec<u32> = keys.iter().map(|&k| key_owner(k, 64)).collect();
-        want.sort_unstable();
-        want.dedup();
-        assert_eq!(text_owners(long, 64, &mut || ()), want);
-        assert!(want.len() > 8 && want.len() < 64, "{want:?}");
+        for v in [Version::M1, Version::M2] {
+            let p = KeyParams::of(v);
+            let keys = index_keys(&sample(long, &p, &mut || ()), &p);
+            let mut want: Vec<u32> = keys.iter().map(|&k| key_owner(k, 64)).collect();
+            want.sort_unstable();
+            want.dedup();
+            assert_eq!(text_owners(long, v, 64, &mut || ()), want);
+            assert!(want.len() > 8 && want.len() < 64, "{want:?}");
+        }
     }
 }

@@ -2,9 +2,11 @@
 //!
 //! The text is normalized as definition 3's fingerprints normalize it (NFKC, lowercase,
 //! traditional characters folded to simplified: [`normalize_folded`]); then only letters
-//! and digits are kept (`char::is_alphanumeric`), every digit read as `0` (a repost with
-//! its figures changed is still one), so that punctuation, spaces and line breaks never
-//! decide. A *shingle* is the shortest run of consecutive kept characters ending at each
+//! and digits are kept (`char::is_alphanumeric`), so that punctuation, spaces and line
+//! breaks never decide. Digits are what the two [`Version`]s of the measure differ in:
+//! measure 2 keeps them as written (an invoice, a price, a date is content: two rows that
+//! differ only in their figures are different rows), measure 1 (4.x) read every one as `0`.
+//! A *shingle* is the shortest run of consecutive kept characters ending at each
 //! character whose width is at least [`WIDTH`], a wide character (Han, kana, hangul)
 //! counting [`WIDE`]: three Chinese or Japanese characters, five Latin letters or digits,
 //! in one rule for mixed text. A changed character changes at most 5 shingles, in any script.
@@ -34,6 +36,47 @@ pub const TICK: u32 = 1 << 16;
 
 /// The widest a shingle can be, in characters.
 const MAX_CHARS: usize = WIDTH as usize;
+
+/// A version of the measure: which shingles a text has. Both are contracts: a similarity,
+/// an index key or a bulk pair of one version never changes (docs/similarity.md, "Measures").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Version {
+    /// simhash 4.x's measure (`simhash_similarity_m1` and kin since 5.0.0): every digit read
+    /// as `0`, so that rows differing only in their figures score 1.
+    M1,
+    /// simhash 5.0's measure: digits as written.
+    M2,
+}
+
+impl Version {
+    /// The kept form of a normalized character under this version: a digit as `0` (measure
+    /// 1) or as written (measure 2), a letter as itself, `None` for anything else.
+    #[inline]
+    pub fn kept(self, c: char) -> Option<char> {
+        if c.is_ascii() {
+            return match c {
+                '0'..='9' if self == Version::M1 => Some('0'),
+                '0'..='9' | 'a'..='z' | 'A'..='Z' => Some(c),
+                _ => None,
+            };
+        }
+        if self == Version::M1 && c.is_numeric() {
+            Some('0')
+        } else if c.is_alphanumeric() {
+            Some(c)
+        } else {
+            None
+        }
+    }
+
+    /// The version's number, as SQL names it (`_m1`).
+    pub fn number(self) -> u8 {
+        match self {
+            Version::M1 => 1,
+            Version::M2 => 2,
+        }
+    }
+}
 
 /// Whether `c` counts [`WIDE`]: CJK ideographs (with extensions and compatibility forms),
 /// kana, hangul, bopomofo and CJK symbols, the characters East Asian text sets two
@@ -77,26 +120,6 @@ pub(crate) fn is_cut(prev: char, c: char) -> bool {
         || (c.is_ascii_alphanumeric() && prev.is_ascii_alphanumeric())
 }
 
-/// The kept form of a normalized character: `0` for a digit, itself for a letter, `None`
-/// for anything else.
-#[inline]
-pub fn kept(c: char) -> Option<char> {
-    if c.is_ascii() {
-        return match c {
-            '0'..='9' => Some('0'),
-            'a'..='z' | 'A'..='Z' => Some(c),
-            _ => None,
-        };
-    }
-    if c.is_numeric() {
-        Some('0')
-    } else if c.is_alphanumeric() {
-        Some(c)
-    } else {
-        None
-    }
-}
-
 /// The pieces of `doc` to normalize one at a time: about [`PIECE`] bytes each, cut before
 /// an [`is_cut`] character, and the rest whole when there is none.
 pub(crate) fn pieces(doc: &str) -> impl Iterator<Item = &str> {
@@ -128,12 +151,12 @@ pub(crate) fn pieces(doc: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// Calls `each` with every kept character of `doc` (module docs), in order; `tick` after
-/// each piece and every [`TICK`] kept characters.
-pub fn for_each_char(doc: &str, tick: &mut dyn FnMut(), mut each: impl FnMut(char)) {
+/// Calls `each` with every kept character of `doc` under version `v` (module docs), in
+/// order; `tick` after each piece and every [`TICK`] kept characters.
+pub fn for_each_char(doc: &str, v: Version, tick: &mut dyn FnMut(), mut each: impl FnMut(char)) {
     let mut n = 0u32;
     for piece in pieces(doc) {
-        for c in normalize_folded(piece).chars().filter_map(kept) {
+        for c in normalize_folded(piece).chars().filter_map(|c| v.kept(c)) {
             each(c);
             n += 1;
             if n == TICK {
@@ -216,11 +239,12 @@ fn hash_chars(chars: &[char]) -> u64 {
     xxh3_64(&buf[..n])
 }
 
-/// Calls `each` with the hash of every shingle of `doc`, in text order, repeats included;
-/// `tick` after every piece and every [`TICK`] kept characters (as [`for_each_char`]).
-pub fn for_each_shingle(doc: &str, tick: &mut dyn FnMut(), mut each: impl FnMut(u64)) {
+/// Calls `each` with the hash of every shingle of `doc` under version `v`, in text order,
+/// repeats included; `tick` after every piece and every [`TICK`] kept characters (as
+/// [`for_each_char`]).
+pub fn for_each_shingle(doc: &str, v: Version, tick: &mut dyn FnMut(), mut each: impl FnMut(u64)) {
     let mut window = Window::default();
-    for_each_char(doc, tick, |c| {
+    for_each_char(doc, v, tick, |c| {
         if let Some(h) = window.push(c) {
             each(h);
         }
@@ -239,7 +263,7 @@ mod tests {
         let shingles = |doc: &str| {
             let mut w = Window::default();
             let mut out = Vec::new();
-            for_each_char(doc, &mut || (), |c| {
+            for_each_char(doc, Version::M2, &mut || (), |c| {
                 if w.push(c).is_some() {
                     out.push(w.current());
                 }
@@ -264,14 +288,10 @@ mod tests {
         let unit = "ΑΣ Σ'b ｶﾞ Straße İstanbul 中國 ﾃｽﾄ 한국어 ΣΑΣ. ";
         let doc = unit.repeat(PIECE / unit.len() * 3);
         let mut kept = String::new();
-        for_each_char(&doc, &mut || (), |c| kept.push(c));
-        let whole: String = normalize_folded(&doc).chars().filter_map(kept_char).collect();
+        for_each_char(&doc, Version::M2, &mut || (), |c| kept.push(c));
+        let whole: String = normalize_folded(&doc).chars().filter_map(|c| Version::M2.kept(c)).collect();
         assert_eq!(kept, whole);
         assert!(pieces(&doc).count() > 2);
-    }
-
-    fn kept_char(c: char) -> Option<char> {
-        kept(c)
     }
 
     #[test]
@@ -280,7 +300,7 @@ mod tests {
         let doc = "αβγδ".repeat(1 << 18);
         let mut ticks = 0;
         let mut n = 0;
-        for_each_shingle(&doc, &mut || ticks += 1, |_| n += 1);
+        for_each_shingle(&doc, Version::M2, &mut || ticks += 1, |_| n += 1);
         assert_eq!(pieces(&doc).count(), 1);
         assert!(ticks >= n / TICK as usize, "{ticks} ticks for {n} shingles");
     }

@@ -23,7 +23,7 @@
 use super::args::{parse_action_and_link, parse_threshold, split_options, Action, DedupError};
 use super::check::{KeyExprs, QueryTarget};
 use crate::similarity::lookup::{MIN_CONTAINMENT, MIN_SIMILARITY, SHORT_QUERY};
-use crate::similarity::{index_keys, sample, KeyParams};
+use crate::similarity::{index_keys, sample, KeyParams, Version};
 
 /// The arguments of `simhash_similarity_dedup_trigger`, checked.
 #[derive(Debug, Clone, PartialEq)]
@@ -95,8 +95,8 @@ pub fn lookups_share_keys(min_similarity: f64, min_containment: Option<f64>) -> 
 /// `simhash_ops` index holds for it, ascending and without repeats (the order to lock them
 /// in). Empty for a text without a letter or digit, which has no index key and is nobody's
 /// duplicate. `tick` as `sample` calls it.
-pub fn similarity_lock_keys(relid: u32, attnum: i16, doc: &str, tick: &mut dyn FnMut()) -> SimilarityLocks {
-    let p = KeyParams::default();
+pub fn similarity_lock_keys(relid: u32, attnum: i16, doc: &str, v: Version, tick: &mut dyn FnMut()) -> SimilarityLocks {
+    let p = KeyParams::of(v);
     let s = sample(doc, &p, tick);
     let keys = index_keys(&s, &p);
     SimilarityLocks {
@@ -266,7 +266,8 @@ mod tests {
     #[test]
     fn keys_are_stable() {
         // As trigger::lock's golden keys: backends of two library builds must agree.
-        let locks = similarity_lock_keys(16384, 3, "中共中央总书记、国家主席江泽民发表新年讲话", &mut || ());
+        let locks =
+            similarity_lock_keys(16384, 3, "中共中央总书记、国家主席江泽民发表新年讲话", Version::M2, &mut || ());
         // 17 shingles: shorter than a containment lookup answers from keys.
         assert!(locks.short);
         let keys = locks.keys;
@@ -279,19 +280,19 @@ mod tests {
     #[test]
     fn lock_keys() {
         let tick = &mut || ();
-        assert!(similarity_lock_keys(1, 2, "", tick).keys.is_empty());
-        assert!(similarity_lock_keys(1, 2, "，。！ ?", tick).keys.is_empty());
+        assert!(similarity_lock_keys(1, 2, "", Version::M2, tick).keys.is_empty());
+        assert!(similarity_lock_keys(1, 2, "，。！ ?", Version::M2, tick).keys.is_empty());
         let doc = "The quick brown fox jumps over the lazy dog, and the dog sleeps on.";
-        let locks = similarity_lock_keys(1, 2, doc, tick);
+        let locks = similarity_lock_keys(1, 2, doc, Version::M2, tick);
         // 49 shingles: long enough for a containment lookup from keys.
         assert!(!locks.short);
         let keys = locks.keys;
-        let p = KeyParams::default();
+        let p = KeyParams::of(Version::M2);
         assert_eq!(keys.len(), index_keys(&sample(doc, &p, tick), &p).len());
         assert!(keys.windows(2).all(|w| w[0] < w[1]));
         // Another table or column shares none; the table keys of the three families differ.
-        assert!(similarity_lock_keys(2, 2, doc, tick).keys.iter().all(|k| !keys.contains(k)));
-        assert!(similarity_lock_keys(1, 3, doc, tick).keys.iter().all(|k| !keys.contains(k)));
+        assert!(similarity_lock_keys(2, 2, doc, Version::M2, tick).keys.iter().all(|k| !keys.contains(k)));
+        assert!(similarity_lock_keys(1, 3, doc, Version::M2, tick).keys.iter().all(|k| !keys.contains(k)));
         let t = similarity_table_lock_key(1, 2);
         assert!(!keys.contains(&t));
         assert_ne!(t, super::super::segments_table_lock_key(1, 2));
@@ -338,11 +339,11 @@ mod tests {
     /// Whether a `simhash_ops` lookup for `query` could keep `row` as a candidate: the lookup
     /// answers from keys, and the row's index keys hold the lookup's required number of them.
     fn lookup_keeps(query: &str, row: &str, measure: Measure, threshold: f64) -> bool {
-        let p = KeyParams::default();
-        let l = lookup(query, measure, threshold, &mut || ());
+        let p = KeyParams::of(Version::M2);
+        let l = lookup(query, Version::M2, measure, threshold, &mut || ());
         if l.scan_all {
             // Every row is a candidate; the trigger then locks the table (SimilarityLocks::short).
-            assert!(similarity_lock_keys(7, 3, query, &mut || ()).short, "{query}");
+            assert!(similarity_lock_keys(7, 3, query, Version::M2, &mut || ()).short, "{query}");
             return false;
         }
         let row_keys = index_keys(&sample(row, &p, &mut || ()), &p);
@@ -350,7 +351,10 @@ mod tests {
     }
 
     fn shares_lock_key(a: &str, b: &str) -> bool {
-        let (ka, kb) = (similarity_lock_keys(7, 3, a, &mut || ()).keys, similarity_lock_keys(7, 3, b, &mut || ()).keys);
+        let (ka, kb) = (
+            similarity_lock_keys(7, 3, a, Version::M2, &mut || ()).keys,
+            similarity_lock_keys(7, 3, b, Version::M2, &mut || ()).keys,
+        );
         ka.iter().any(|k| kb.binary_search(k).is_ok())
     }
 

@@ -2,7 +2,7 @@
 //! sketches the run's [`Plan`] asks for.
 
 use super::super::keys::{rank, KeyParams, K};
-use super::super::shingles::{for_each_char, Window};
+use super::super::shingles::{for_each_char, Version, Window};
 
 /// The per-pair miss probability a bulk run allows itself at the threshold.
 pub const BULK_MISS: f64 = 1e-9;
@@ -48,13 +48,14 @@ pub fn plan(theta: f64) -> Option<Plan> {
 
 /// A shingle hash in the sketches' order, as one number: frequent shingles last (the top
 /// bit), then by hash (its other 63 bits).
-fn ranked(h: u64) -> u64 {
-    let (frequent, _) = rank(h, &KeyParams::default());
+fn ranked(h: u64, v: Version) -> u64 {
+    let (frequent, _) = rank(h, &KeyParams::of(v));
     (u64::from(frequent) << 63) | (h >> 1)
 }
 
 /// The texts of a bulk run: ids, kept characters, set sizes and sketches.
 pub struct TextRows {
+    pub(super) version: Version,
     pub(super) ids: Vec<i64>,
     kept: String,
     /// `kept[ends[i - 1]..ends[i]]` is text i's.
@@ -68,9 +69,10 @@ pub struct TextRows {
 }
 
 impl TextRows {
-    /// No text yet, for a run at `theta`.
-    pub fn new(theta: f64) -> TextRows {
+    /// No text yet, for a run at `theta` under version `v`.
+    pub fn new(theta: f64, v: Version) -> TextRows {
         TextRows {
+            version: v,
             ids: Vec::new(),
             kept: String::new(),
             ends: Vec::new(),
@@ -94,7 +96,7 @@ impl TextRows {
         let mut window = Window::default();
         let mut hashes = Vec::new();
         let kept = &mut self.kept;
-        for_each_char(doc, tick, |c| {
+        for_each_char(doc, self.version, tick, |c| {
             kept.push(c);
             if let Some(h) = window.push(c) {
                 hashes.push(h);
@@ -107,7 +109,7 @@ impl TextRows {
         self.ends.push(self.kept.len());
         self.sizes.push(hashes.len() as u32);
         if let Some(p) = self.plan {
-            let mut keys: Vec<u64> = hashes.iter().map(|&h| ranked(h)).collect();
+            let mut keys: Vec<u64> = hashes.iter().map(|&h| ranked(h, self.version)).collect();
             keys.sort_unstable();
             keys.dedup();
             keys.truncate(p.sketch);

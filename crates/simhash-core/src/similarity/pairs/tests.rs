@@ -4,10 +4,13 @@ use super::*;
 use crate::similarity::exact::exact_pairs;
 use crate::similarity::keys::K;
 use crate::similarity::measure::shingle_set;
+use crate::similarity::Version;
 use proptest::prelude::*;
 
+const V: Version = Version::M2;
+
 fn run(texts: &[String], theta: f64) -> Vec<(i64, i64, f64)> {
-    let mut rows = TextRows::new(theta);
+    let mut rows = TextRows::new(theta, V);
     for (i, t) in texts.iter().enumerate() {
         rows.push(i as i64, t, &mut || ());
     }
@@ -21,7 +24,7 @@ fn run(texts: &[String], theta: f64) -> Vec<(i64, i64, f64)> {
 }
 
 fn brute(texts: &[String], theta: f64) -> Vec<(i64, i64, f64)> {
-    let sets: Vec<Vec<u64>> = texts.iter().map(|t| shingle_set(t, &mut || ())).collect();
+    let sets: Vec<Vec<u64>> = texts.iter().map(|t| shingle_set(t, V, &mut || ())).collect();
     let mut out = Vec::new();
     for i in 0..sets.len() {
         for j in i + 1..sets.len() {
@@ -45,10 +48,10 @@ fn texts() -> impl Strategy<Value = Vec<String>> {
 /// Every shard's owned pairs over the copies routed to it (`shard::text_owners`), together.
 fn run_sharded(texts: &[String], theta: f64, shards: u32) -> Vec<(i64, i64, f64)> {
     let owners: Vec<Vec<u32>> =
-        texts.iter().map(|t| crate::similarity::shard::text_owners(t, shards, &mut || ())).collect();
+        texts.iter().map(|t| crate::similarity::shard::text_owners(t, V, shards, &mut || ())).collect();
     let mut out = Vec::new();
     for shard in 0..shards {
-        let mut rows = TextRows::new(theta);
+        let mut rows = TextRows::new(theta, V);
         for (i, t) in texts.iter().enumerate().filter(|(i, _)| owners[*i].contains(&shard)) {
             rows.push(i as i64, t, &mut || ());
         }
@@ -95,7 +98,7 @@ fn corpus_like_texts_match_prefix_filtering() {
             texts.push(t.repeat(3) + &cut.to_string());
         }
     }
-    let sets: Vec<Vec<u64>> = texts.iter().map(|t| shingle_set(t, &mut || ())).collect();
+    let sets: Vec<Vec<u64>> = texts.iter().map(|t| shingle_set(t, V, &mut || ())).collect();
     let want: Vec<(i64, i64, f64)> =
         exact_pairs(&sets, 0.5, 2.0).into_iter().map(|p| (p.i as i64, p.j as i64, p.similarity)).collect();
     assert!(want.len() > 20);
