@@ -1,17 +1,20 @@
 -- Why two texts are similar (src/similarity/explain.rs; docs/similarity.md): every distinct
--- shingle of either text, as the measure reads it (kept characters, digits as 0), and which
--- text has it, in order of first occurrence in a, then in b. On every row, the figures the
--- rows add up to, which are simhash_similarity(a, b), simhash_containment(a, b) and
--- simhash_containment(b, a):
---   similarity = count(*) FILTER (WHERE in_a AND in_b) / count(*)
---   a_in_b     = count(*) FILTER (WHERE in_a AND in_b) / count(*) FILTER (WHERE in_a)
--- Qualified names, as in simhash_segments_explain (sql/segments/explain.sql).
+-- shingle and figure of either text, as measure 2 reads them (kept characters, digits as
+-- written; each figure as normalized, with its inner "." or ","), and which text has it, in
+-- order of first occurrence in a, then in b. On every row, the figures the rows add up to,
+-- which are simhash_similarity(a, b), simhash_containment(a, b) and simhash_containment(b, a):
+--   shared(kind) = count(*) FILTER (WHERE kind = ... AND in_a AND in_b)
+--   similarity   = shared('shingle') / count('shingle')
+--                  * (shared('figure') + 1) / (least(figures of a, figures of b) + 1)
+--   a_in_b       = shared('shingle') / count('shingle' in a) * (shared('figure') + 1) / (figures of a + 1)
+-- Measure 1's, with its shingles only, is simhash_explain_m1 (m1.sql). Qualified names, as in
+-- simhash_segments_explain (sql/segments/explain.sql).
 CREATE FUNCTION simhash_explain(a text, b text)
-    RETURNS TABLE(shingle text, in_a boolean, in_b boolean, similarity float8, a_in_b float8, b_in_a float8)
+    RETURNS TABLE(kind text, item text, in_a boolean, in_b boolean, similarity float8, a_in_b float8, b_in_a float8)
     STABLE STRICT PARALLEL SAFE
     LANGUAGE sql
-    AS $$ SELECT pg_catalog.convert_from(e.shingle, 'UTF8'), e.in_a, e.in_b, e.similarity, e.a_in_b, e.b_in_a
-          FROM @extschema@.simhash_explain_shingles_utf8(pg_catalog.convert_to(a, 'UTF8'),
-                                                         pg_catalog.convert_to(b, 'UTF8')) AS e $$;
+    AS $$ SELECT e.kind, pg_catalog.convert_from(e.item, 'UTF8'), e.in_a, e.in_b, e.similarity, e.a_in_b, e.b_in_a
+          FROM @extschema@.simhash_explain_items_utf8(pg_catalog.convert_to(a, 'UTF8'),
+                                                      pg_catalog.convert_to(b, 'UTF8')) AS e $$;
 COMMENT ON FUNCTION simhash_explain(text, text) IS
-    'Every distinct shingle of a and of b, and which has it; similarity, a_in_b and b_in_a are what the rows add up to: simhash_similarity(a, b), simhash_containment(a, b) and simhash_containment(b, a)';
+    'Every distinct shingle and figure (kind) of a and of b, and which has it; similarity, a_in_b and b_in_a are what the rows add up to: simhash_similarity(a, b), simhash_containment(a, b) and simhash_containment(b, a)';

@@ -2,7 +2,8 @@
 -- index"): `CREATE INDEX ON news USING gin (body simhash_ops)`. Its keys are a sample of each
 -- text's shingles (a bottom-k sketch and winnowed shingles, int4); a lookup is a
 -- simhash_query, and its operator @% the exact recheck. The planner builds both from
--- `simhash_similarity(body, $1) >= 0.6` and the other predicates (similarity.sql).
+-- `simhash_similarity(body, $1) >= 0.6` and the other predicates (similarity.sql). Measure
+-- 2's; measure 1's simhash_ops_m1, with its own simhash_query_m1 and @%, is in m1.sql.
 
 CREATE TYPE simhash_query AS (query text, measure text, threshold float8);
 COMMENT ON TYPE simhash_query IS
@@ -16,7 +17,7 @@ COMMENT ON FUNCTION simhash_query(text, text, float8) IS
 
 CREATE FUNCTION simhash_query_match(doc text, q simhash_query) RETURNS boolean
     IMMUTABLE STRICT PARALLEL SAFE COST 1000
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_query_match';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_query_match_m2';
 COMMENT ON FUNCTION simhash_query_match(text, simhash_query) IS
     'doc @% q: doc reaches q''s measure at q''s threshold, exactly';
 
@@ -27,16 +28,16 @@ COMMENT ON OPERATOR @% (text, simhash_query) IS
 
 CREATE FUNCTION simhash_keys(doc text) RETURNS int4[]
     IMMUTABLE STRICT PARALLEL SAFE
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_keys';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_keys_m2';
 COMMENT ON FUNCTION simhash_keys(text) IS
     'The keys a simhash_ops index holds for a text (its bottom-k sketch and winnowed shingles), ascending';
 
 CREATE FUNCTION simhash_gin_extract_value(text, internal, internal) RETURNS internal
     IMMUTABLE STRICT PARALLEL SAFE
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_gin_extract_value';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_gin_extract_value_m2';
 CREATE FUNCTION simhash_gin_extract_query(simhash_query, internal, int2, internal, internal, internal, internal)
     RETURNS internal IMMUTABLE STRICT PARALLEL SAFE
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_gin_extract_query';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_gin_extract_query_m2';
 CREATE FUNCTION simhash_gin_consistent(internal, int2, simhash_query, int4, internal, internal, internal, internal)
     RETURNS boolean IMMUTABLE STRICT PARALLEL SAFE
     LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_gin_consistent';

@@ -9,11 +9,26 @@
 -- keys (simhash_similarity_owners), so any two texts one of which a lookup finds from the
 -- other have copies on one shard, whose own trigger sees both under its own locks, and
 -- decides on the whole texts as one node does.
+--
+-- The PL/pgSQL functions take the measure (2, or 1 for a deployment made under 4.x, whose
+-- copies are routed by measure 1's keys) as their last argument; 4.x's objects, renamed with
+-- the suffix _m1 by the update to 5.0.0, are wrappers that pass 1 (at the end of this file).
 
 COMMENT ON FUNCTION simhash_similarity_key_owner(int, int) IS
     'The shard (0 <= result < shards) owning a simhash_ops index key: xxh3_64 of ("SMSH", key >> 1) mod shards, a contract like the fingerprint';
 COMMENT ON FUNCTION simhash_similarity_owners(text, int) IS
-    'The shards a copy of a text goes to, ascending and distinct: the owners of its index keys, or every shard for a text of fewer than 48 shingles';
+    'The shards a copy of a text goes to, ascending and distinct: the owners of its simhash_ops index keys, or every shard for a text of fewer than 48 shingles';
+COMMENT ON FUNCTION simhash_similarity_owners_m1(text, int) IS
+    'simhash_similarity_owners of 4.x (measure 1): the owners of a text''s simhash_ops_m1 index keys, or every shard for a text of fewer than 48 shingles';
+
+-- The owners of a text's keys, and the similarity, under a measure (1 or 2).
+CREATE FUNCTION simhash_similarity_measure_owners(body text, shards int, measure int) RETURNS int[]
+    IMMUTABLE STRICT PARALLEL SAFE
+    LANGUAGE sql
+    AS $$ SELECT CASE measure WHEN 1 THEN @extschema@.simhash_similarity_owners_m1(body, shards)
+                              ELSE @extschema@.simhash_similarity_owners(body, shards) END $$;
+COMMENT ON FUNCTION simhash_similarity_measure_owners(text, int, int) IS
+    'simhash_similarity_owners (measure 2) or simhash_similarity_owners_m1 (measure 1)';
 
 -- Writes the copies of one document (id, body) into key_table on the coordinator: a row
 -- (shard, id, body) for each shard of simhash_similarity_owners(body, shards), in ascending
@@ -23,7 +38,7 @@ COMMENT ON FUNCTION simhash_similarity_owners(text, int) IS
 -- smaller id (one node's rule), with its similarity, or NULLs. The copies are written
 -- whatever it finds: the caller decides.
 CREATE FUNCTION simhash_similarity_shard_write_keys(key_table regclass, id bigint, body text, shards int,
-                                                    OUT dup_of bigint, OUT similarity float8)
+                                                    measure int DEFAULT 2, OUT dup_of bigint, OUT similarity float8)
     LANGUAGE plpgsql
     SET search_path = pg_catalog, pg_temp
     AS $$
@@ -35,20 +50,21 @@ DECLARE
     ins text := format('INSERT INTO %s (shard, id, body) VALUES ($1, $2, $3) RETURNING dup_of', key_table);
     get text := format('SELECT body FROM %s WHERE shard = $1 AND id = $2', key_table);
 BEGIN
-    FOREACH o IN ARRAY @extschema@.simhash_similarity_owners(body, shards) LOOP
+    FOREACH o IN ARRAY @extschema@.simhash_similarity_measure_owners(body, shards, measure) LOOP
         EXECUTE ins INTO dup USING o, id, body;
         CONTINUE WHEN dup IS NULL OR dup = dup_of;
         -- The shard saw the twin in this transaction's snapshot: its copy is readable here.
         EXECUTE get INTO other USING o, dup;
-        s := @extschema@.simhash_similarity(body, other);
+        s := CASE measure WHEN 1 THEN @extschema@.simhash_similarity_m1(body, other)
+                          ELSE @extschema@.simhash_similarity(body, other) END;
         IF dup_of IS NULL OR s > similarity OR (s = similarity AND dup < dup_of) THEN
             dup_of := dup;
             similarity := s;
         END IF;
     END LOOP;
 END $$;
-COMMENT ON FUNCTION simhash_similarity_shard_write_keys(regclass, bigint, text, int) IS
-    'Writes a document''s copies (shard, id, body) to the shards that own its index keys; returns the most similar near-duplicate the shards found (dup_of, similarity), or NULLs';
+COMMENT ON FUNCTION simhash_similarity_shard_write_keys(regclass, bigint, text, int, int) IS
+    'Writes a document''s copies (shard, id, body) to the shards that own its index keys under the measure (2, or 1 for a 4.x deployment); returns the most similar near-duplicate the shards found (dup_of, similarity), or NULLs';
 
 -- The coordinator's BEFORE INSERT, UPDATE or DELETE row trigger on the document table,
 -- arguments (id_column, text_column, key_table, shards, reject|skip|link [, link_column]).
@@ -60,12 +76,16 @@ COMMENT ON FUNCTION simhash_similarity_shard_write_keys(regclass, bigint, text, 
 -- On DELETE it deletes the row's copies; on an UPDATE that changes the id or the text, both.
 -- A NULL text has no copies. Plain PL/pgSQL, run with the inserter's rights: the inserter
 -- needs INSERT, SELECT and DELETE on the key table. search_path is pinned, so key_table must
--- be schema-qualified.
-CREATE FUNCTION simhash_similarity_shard_trigger() RETURNS trigger
+-- be schema-qualified. The trigger functions check how they fire and hand the row to
+-- simhash_similarity_shard_fire with their measure and arguments (as an array from 1).
+CREATE FUNCTION simhash_similarity_shard_fire(measure int, op text, args text[], relid oid, trigger_name name,
+                                              old_row anyelement, new_row anyelement)
+    RETURNS anyelement
     LANGUAGE plpgsql
     SET search_path = pg_catalog, pg_temp
     AS $$
 DECLARE
+    f text := CASE measure WHEN 1 THEN 'simhash_similarity_shard_trigger_m1' ELSE 'simhash_similarity_shard_trigger' END;
     keys regclass;
     shards int;
     act text;
@@ -77,37 +97,33 @@ DECLARE
     hit record;
     root regclass;
 BEGIN
-    IF TG_WHEN <> 'BEFORE' OR TG_LEVEL <> 'ROW' THEN
-        RAISE EXCEPTION 'simhash_similarity_shard_trigger: must be fired BEFORE INSERT, UPDATE or DELETE FOR EACH ROW'
+    IF cardinality(args) NOT IN (5, 6) THEN
+        RAISE EXCEPTION '%: expected 5 or 6 arguments (id_column, text_column, key_table, shards, action [, link_column]), got %', f, cardinality(args)
             USING ERRCODE = '39P01';
     END IF;
-    IF TG_NARGS NOT IN (5, 6) THEN
-        RAISE EXCEPTION 'simhash_similarity_shard_trigger: expected 5 or 6 arguments (id_column, text_column, key_table, shards, action [, link_column]), got %', TG_NARGS
-            USING ERRCODE = '39P01';
-    END IF;
-    keys := TG_ARGV[2]::regclass;
-    shards := TG_ARGV[3]::int;
-    act := lower(TG_ARGV[4]);
-    IF act NOT IN ('reject', 'skip', 'link') OR (act = 'link') <> (TG_NARGS = 6) THEN
-        RAISE EXCEPTION 'simhash_similarity_shard_trigger: action must be reject, skip, or link followed by the link column, got %', array_to_string(TG_ARGV[4:], ', ')
+    keys := args[3]::regclass;
+    shards := args[4]::int;
+    act := lower(args[5]);
+    IF act NOT IN ('reject', 'skip', 'link') OR (act = 'link') <> (cardinality(args) = 6) THEN
+        RAISE EXCEPTION '%: action must be reject, skip, or link followed by the link column, got %', f, array_to_string(args[5:], ', ')
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
     drop_old := format('DELETE FROM %s WHERE shard = ANY ($1) AND id = $2', keys);
-    IF TG_OP <> 'INSERT' THEN
-        EXECUTE format('SELECT ($1).%I::pg_catalog.int8, ($1).%I::pg_catalog.text', TG_ARGV[0], TG_ARGV[1])
-            INTO old_id, old_body USING OLD;
+    IF op <> 'INSERT' THEN
+        EXECUTE format('SELECT ($1).%I::pg_catalog.int8, ($1).%I::pg_catalog.text', args[1], args[2])
+            INTO old_id, old_body USING old_row;
     END IF;
-    IF TG_OP = 'DELETE' THEN
+    IF op = 'DELETE' THEN
         IF old_body IS NOT NULL THEN
-            EXECUTE drop_old USING @extschema@.simhash_similarity_owners(old_body, shards), old_id;
+            EXECUTE drop_old USING @extschema@.simhash_similarity_measure_owners(old_body, shards, measure), old_id;
         END IF;
-        RETURN OLD;
+        RETURN old_row;
     END IF;
-    EXECUTE format('SELECT ($1).%I::pg_catalog.int8, ($1).%I::pg_catalog.text', TG_ARGV[0], TG_ARGV[1])
-        INTO v_id, v_body USING NEW;
-    IF TG_OP = 'UPDATE' THEN
+    EXECUTE format('SELECT ($1).%I::pg_catalog.int8, ($1).%I::pg_catalog.text', args[1], args[2])
+        INTO v_id, v_body USING new_row;
+    IF op = 'UPDATE' THEN
         IF v_id IS NOT DISTINCT FROM old_id AND v_body IS NOT DISTINCT FROM old_body THEN
-            RETURN NEW;  -- checked when the row got this text
+            RETURN new_row;  -- checked when the row got this text
         END IF;
     ELSE
         old_body := NULL;
@@ -117,10 +133,10 @@ BEGIN
         -- undo the copies already written on the other shards.
         BEGIN
             IF old_body IS NOT NULL THEN
-                EXECUTE drop_old USING @extschema@.simhash_similarity_owners(old_body, shards), old_id;
+                EXECUTE drop_old USING @extschema@.simhash_similarity_measure_owners(old_body, shards, measure), old_id;
             END IF;
             IF v_body IS NOT NULL THEN
-                hit := @extschema@.simhash_similarity_shard_write_keys(keys, v_id, v_body, shards);
+                hit := @extschema@.simhash_similarity_shard_write_keys(keys, v_id, v_body, shards, measure);
                 IF hit.dup_of IS NOT NULL THEN
                     RAISE EXCEPTION USING ERRCODE = 'SH001';
                 END IF;
@@ -128,29 +144,44 @@ BEGIN
         EXCEPTION WHEN SQLSTATE 'SH001' THEN
             RETURN NULL;
         END;
-        RETURN NEW;
+        RETURN new_row;
     END IF;
     IF old_body IS NOT NULL THEN
-        EXECUTE drop_old USING @extschema@.simhash_similarity_owners(old_body, shards), old_id;
+        EXECUTE drop_old USING @extschema@.simhash_similarity_measure_owners(old_body, shards, measure), old_id;
     END IF;
     IF v_body IS NULL THEN
-        RETURN NEW;
+        RETURN new_row;
     END IF;
-    hit := @extschema@.simhash_similarity_shard_write_keys(keys, v_id, v_body, shards);
+    hit := @extschema@.simhash_similarity_shard_write_keys(keys, v_id, v_body, shards, measure);
     IF act = 'link' THEN
-        RETURN pg_catalog.jsonb_populate_record(NEW, pg_catalog.jsonb_build_object(TG_ARGV[5], hit.dup_of));
+        RETURN pg_catalog.jsonb_populate_record(new_row, pg_catalog.jsonb_build_object(args[6], hit.dup_of));
     END IF;
     IF hit.dup_of IS NOT NULL THEN
         -- The trigger fires on the partition; messages name the partitioned table.
-        root := COALESCE(pg_catalog.pg_partition_root(TG_RELID), TG_RELID::regclass);
+        root := COALESCE(pg_catalog.pg_partition_root(relid), relid::regclass);
         RAISE EXCEPTION 'new row for relation "%" is a near-duplicate of an existing row (trigger "%")',
-                        (SELECT c.relname FROM pg_catalog.pg_class c WHERE c.oid = root), TG_NAME
+                        (SELECT c.relname FROM pg_catalog.pg_class c WHERE c.oid = root), trigger_name
             USING ERRCODE = 'unique_violation',
                   DETAIL = CASE WHEN pg_catalog.has_table_privilege(root, 'SELECT')
-                                THEN format('Key (%s)=(%s) has similarity %s with it.', TG_ARGV[0], hit.dup_of, round(hit.similarity::numeric, 3))
+                                THEN format('Key (%s)=(%s) has similarity %s with it.', args[1], hit.dup_of, round(hit.similarity::numeric, 3))
                                 ELSE format('An existing row has similarity %s with it.', round(hit.similarity::numeric, 3)) END;
     END IF;
-    RETURN NEW;
+    RETURN new_row;
+END $$;
+COMMENT ON FUNCTION simhash_similarity_shard_fire(int, text, text[], oid, name, anyelement, anyelement) IS
+    'The body of simhash_similarity_shard_trigger and simhash_similarity_shard_trigger_m1: the row, the trigger''s operation, arguments, table and name, and the measure (2, or 1)';
+
+CREATE FUNCTION simhash_similarity_shard_trigger() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    IF TG_WHEN <> 'BEFORE' OR TG_LEVEL <> 'ROW' THEN
+        RAISE EXCEPTION 'simhash_similarity_shard_trigger: must be fired BEFORE INSERT, UPDATE or DELETE FOR EACH ROW'
+            USING ERRCODE = '39P01';
+    END IF;
+    RETURN @extschema@.simhash_similarity_shard_fire(2, TG_OP, COALESCE(TG_ARGV[0:TG_NARGS - 1], '{}'), TG_RELID,
+                                                     TG_NAME, OLD, NEW);
 END $$;
 COMMENT ON FUNCTION simhash_similarity_shard_trigger() IS
     'Coordinator BEFORE INSERT, UPDATE or DELETE row trigger, arguments (id_column, text_column, key_table, shards, reject|skip|link [, link_column]): keeps the row''s copies on the shards that own its index keys, and rejects, skips or links near-duplicates their triggers found';
@@ -162,7 +193,7 @@ COMMENT ON FUNCTION simhash_similarity_shard_trigger() IS
 -- 'near-duplicate' with that twin's id; it is left for the caller. Run it with no writer
 -- active. It reads every document's text and every copy, through the coordinator.
 CREATE FUNCTION simhash_similarity_shard_repair(docs regclass, id_column name, text_column name, key_table regclass,
-                                                shards int)
+                                                shards int, measure int DEFAULT 2)
     RETURNS TABLE(action text, shard int, id bigint, dup_of bigint)
     LANGUAGE plpgsql
     SET search_path = pg_catalog, pg_temp
@@ -170,9 +201,9 @@ CREATE FUNCTION simhash_similarity_shard_repair(docs regclass, id_column name, t
 DECLARE
     expected text := format(
         'SELECT o AS shard, d.%1$I::pg_catalog.int8 AS id, d.%2$I::pg_catalog.text AS body FROM %3$s d,
-                pg_catalog.unnest(@extschema@.simhash_similarity_owners(d.%2$I::pg_catalog.text, %4$s)) o
+                pg_catalog.unnest(@extschema@.simhash_similarity_measure_owners(d.%2$I::pg_catalog.text, %4$s, %5$s)) o
           WHERE d.%2$I IS NOT NULL',
-        id_column, text_column, docs, shards);
+        id_column, text_column, docs, shards, measure);
 BEGIN
     CREATE TEMP TABLE simhash_expected_copies ON COMMIT DROP AS SELECT 0 AS shard, 0::pg_catalog.int8 AS id, ''::pg_catalog.text AS body WITH NO DATA;
     EXECUTE format('INSERT INTO simhash_expected_copies %s', expected);
@@ -193,8 +224,8 @@ BEGIN
         key_table);
     DROP TABLE pg_temp.simhash_expected_copies;
 END $$;
-COMMENT ON FUNCTION simhash_similarity_shard_repair(regclass, name, name, regclass, int) IS
-    'After a crash between shard commits: deletes copies no document accounts for and writes missing ones; reports each, and documents whose restored copies met a near-duplicate';
+COMMENT ON FUNCTION simhash_similarity_shard_repair(regclass, name, name, regclass, int, int) IS
+    'After a crash between shard commits: deletes copies no document accounts for and writes missing ones, routed under the measure (2, or 1 for a 4.x deployment); reports each, and documents whose restored copies met a near-duplicate';
 
 -- simhash_similarity_owned_pairs: an inlinable SQL function around the value-per-call C
 -- function, as simhash_similarity_pairs (sql/similarity/pairs.sql), so that LIMIT stops it.
@@ -210,7 +241,8 @@ COMMENT ON FUNCTION simhash_similarity_owned_pairs(text, float8, int, int) IS
 -- Run on a shard, over its copy table (which holds one shard number): the pairs at
 -- min_similarity or more among its copies that this shard reports, so that the union over
 -- all shards holds every pair once.
-CREATE FUNCTION simhash_similarity_shard_pairs(key_table regclass, min_similarity float8, shards int)
+CREATE FUNCTION simhash_similarity_shard_pairs(key_table regclass, min_similarity float8, shards int,
+                                               measure int DEFAULT 2)
     RETURNS TABLE(id1 bigint, id2 bigint, similarity float8)
     LANGUAGE plpgsql
     SET search_path = pg_catalog, pg_temp
@@ -222,8 +254,60 @@ BEGIN
     IF shard IS NULL THEN
         RETURN;  -- no copies
     END IF;
-    RETURN QUERY SELECT * FROM @extschema@.simhash_similarity_owned_pairs(
-        format('SELECT id, body FROM %s', key_table), min_similarity, shard, shards);
+    IF measure = 1 THEN
+        RETURN QUERY SELECT * FROM @extschema@.simhash_similarity_owned_pairs_m1(
+            format('SELECT id, body FROM %s', key_table), min_similarity, shard, shards);
+    ELSE
+        RETURN QUERY SELECT * FROM @extschema@.simhash_similarity_owned_pairs(
+            format('SELECT id, body FROM %s', key_table), min_similarity, shard, shards);
+    END IF;
 END $$;
-COMMENT ON FUNCTION simhash_similarity_shard_pairs(regclass, float8, int) IS
-    'On a shard: the pairs at min_similarity or more among its copies (shard, id, body) that it reports, so every pair is reported by exactly one shard';
+COMMENT ON FUNCTION simhash_similarity_shard_pairs(regclass, float8, int, int) IS
+    'On a shard: the pairs at min_similarity or more under the measure (2, or 1 for a 4.x deployment) among its copies (shard, id, body) that it reports, so every pair is reported by exactly one shard';
+
+-- Measure 1's (4.x's objects, renamed by the update to 5.0.0): the same, with measure 1.
+CREATE FUNCTION simhash_similarity_shard_write_keys_m1(key_table regclass, id bigint, body text, shards int,
+                                                       OUT dup_of bigint, OUT similarity float8)
+    LANGUAGE sql
+    AS $$ SELECT * FROM @extschema@.simhash_similarity_shard_write_keys(key_table, id, body, shards, 1) $$;
+COMMENT ON FUNCTION simhash_similarity_shard_write_keys_m1(regclass, bigint, text, int) IS
+    'simhash_similarity_shard_write_keys of 4.x: simhash_similarity_shard_write_keys(key_table, id, body, shards, 1)';
+
+CREATE FUNCTION simhash_similarity_shard_trigger_m1() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    IF TG_WHEN <> 'BEFORE' OR TG_LEVEL <> 'ROW' THEN
+        RAISE EXCEPTION 'simhash_similarity_shard_trigger_m1: must be fired BEFORE INSERT, UPDATE or DELETE FOR EACH ROW'
+            USING ERRCODE = '39P01';
+    END IF;
+    RETURN @extschema@.simhash_similarity_shard_fire(1, TG_OP, COALESCE(TG_ARGV[0:TG_NARGS - 1], '{}'), TG_RELID,
+                                                     TG_NAME, OLD, NEW);
+END $$;
+COMMENT ON FUNCTION simhash_similarity_shard_trigger_m1() IS
+    'simhash_similarity_shard_trigger of 4.x (measure 1): copies routed by simhash_ops_m1 keys, for shards whose copy tables have simhash_similarity_dedup_trigger_m1';
+
+CREATE FUNCTION simhash_similarity_shard_repair_m1(docs regclass, id_column name, text_column name, key_table regclass,
+                                                   shards int)
+    RETURNS TABLE(action text, shard int, id bigint, dup_of bigint)
+    LANGUAGE sql
+    AS $$ SELECT * FROM @extschema@.simhash_similarity_shard_repair(docs, id_column, text_column, key_table, shards, 1) $$;
+COMMENT ON FUNCTION simhash_similarity_shard_repair_m1(regclass, name, name, regclass, int) IS
+    'simhash_similarity_shard_repair of 4.x: simhash_similarity_shard_repair(docs, id_column, text_column, key_table, shards, 1)';
+
+CREATE FUNCTION simhash_similarity_owned_pairs_m1(query text, min_similarity float8, shard int, shards int)
+    RETURNS TABLE(id1 bigint, id2 bigint, similarity float8)
+    STABLE PARALLEL UNSAFE
+    LANGUAGE sql
+    AS $$ SELECT (p).id1, (p).id2, (p).similarity
+          FROM (SELECT @extschema@.simhash_similarity_owned_pairs_stream_m1(query, min_similarity, shard, shards) AS p OFFSET 0) s $$;
+COMMENT ON FUNCTION simhash_similarity_owned_pairs_m1(text, float8, int, int) IS
+    'simhash_similarity_owned_pairs of 4.x (measure 1): the pairs of simhash_similarity_pairs_m1 that shard reports in a bulk run over shards';
+
+CREATE FUNCTION simhash_similarity_shard_pairs_m1(key_table regclass, min_similarity float8, shards int)
+    RETURNS TABLE(id1 bigint, id2 bigint, similarity float8)
+    LANGUAGE sql
+    AS $$ SELECT * FROM @extschema@.simhash_similarity_shard_pairs(key_table, min_similarity, shards, 1) $$;
+COMMENT ON FUNCTION simhash_similarity_shard_pairs_m1(regclass, float8, int) IS
+    'simhash_similarity_shard_pairs of 4.x: simhash_similarity_shard_pairs(key_table, min_similarity, shards, 1)';

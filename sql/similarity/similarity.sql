@@ -1,7 +1,9 @@
 -- Exact text similarity (src/similarity/; docs/similarity.md): two measures on the texts'
 -- shingle sets, a GIN operator class that finds candidates for them, and a planner support
 -- function that turns `simhash_similarity(body, $1) >= 0.6` into a GIN index scan whose
--- recheck is the exact measure.
+-- recheck is the exact measure. These are measure 2's (5.0.0: digits as written); measure
+-- 1's, 4.x's, are in m1.sql, named with the suffix _m1. The score type, its comparisons and
+-- the support function serve both.
 --
 -- The measures return the domain simhash_score (a float8 to every client: a domain goes out
 -- as its base type), so that `simhash_similarity(a, b) >= 0.6` resolves to this extension's
@@ -13,31 +15,32 @@ COMMENT ON DOMAIN simhash_score IS
 
 CREATE FUNCTION simhash_similarity(a text, b text) RETURNS simhash_score
     IMMUTABLE STRICT PARALLEL SAFE COST 1000
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_m1';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_m2';
 COMMENT ON FUNCTION simhash_similarity(text, text) IS
-    'Jaccard index of the two texts'' shingle sets (measure 1: NFKC, lowercase, traditional folded, letters and digits only, digits as 0; shingles of 3 CJK or 5 other characters); 0 when either has no letter or digit';
+    'Jaccard index of the two texts'' shingle sets times the agreement of their figures (measure 2: NFKC, lowercase, traditional folded, letters and digits as written; shingles of 3 CJK or 5 other characters; (shared figures + 1) / (figures of the text with fewer + 1)); 0 when either has no letter or digit';
 
 CREATE FUNCTION simhash_containment(a text, b text) RETURNS simhash_score
     IMMUTABLE STRICT PARALLEL SAFE COST 1000
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_containment_m1';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_containment_m2';
 COMMENT ON FUNCTION simhash_containment(text, text) IS
-    'Share of the first text''s shingles found in the second (measure 1); 0 when the first has no letter or digit';
+    'Share of the first text''s shingles found in the second, times (its figures found in the second + 1) / (its figures + 1) (measure 2); 0 when the first has no letter or digit';
 
 -- The predicates the comparisons become (support function below), each exactly
 -- `measure(a, b) >= threshold` (`>` for the _above forms), answered from a simhash_ops index
--- on either argument.
+-- on either argument. Measure 1's (m1.sql) share the support function: it keeps a rewrite
+-- within one measure's objects.
 CREATE FUNCTION simhash_similarity_at_least(a text, b text, threshold float8) RETURNS boolean
     IMMUTABLE STRICT PARALLEL SAFE COST 1000
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_at_least_m1';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_at_least_m2';
 CREATE FUNCTION simhash_similarity_above(a text, b text, threshold float8) RETURNS boolean
     IMMUTABLE STRICT PARALLEL SAFE COST 1000
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_above_m1';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_above_m2';
 CREATE FUNCTION simhash_containment_at_least(a text, b text, threshold float8) RETURNS boolean
     IMMUTABLE STRICT PARALLEL SAFE COST 1000
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_containment_at_least_m1';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_containment_at_least_m2';
 CREATE FUNCTION simhash_containment_above(a text, b text, threshold float8) RETURNS boolean
     IMMUTABLE STRICT PARALLEL SAFE COST 1000
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_containment_above_m1';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_containment_above_m2';
 COMMENT ON FUNCTION simhash_similarity_at_least(text, text, float8) IS
     'simhash_similarity(a, b) >= threshold, what that comparison is planned as: from a simhash_ops index on a or b when there is one';
 COMMENT ON FUNCTION simhash_similarity_above(text, text, float8) IS

@@ -1,10 +1,13 @@
 //! `simhash_explain(a text, b text)` (sql/similarity/explain.sql, since 4.0.0): every distinct
-//! shingle of either text, as the measure reads it, and which text has it; the similarity and
-//! both containments they add up to are given on every row, and equal `simhash_similarity` and
-//! `simhash_containment` of the two texts (the core's `explain`). The segments' explanation of
-//! 3.x is `simhash_segments_explain` (sql/segments/explain.sql).
+//! shingle and figure of either text, as the measure reads it, and which text has it; the
+//! similarity and both containments they add up to are given on every row, and equal
+//! `simhash_similarity` and `simhash_containment` of the two texts (the core's `explain`). The segments' explanation of
+//! 3.x is `simhash_segments_explain` (sql/segments/explain.sql). Measure 1's is
+//! `simhash_explain_m1` (4.0.0's `simhash_explain`), on 4.x's symbol.
 
 use pgrx::prelude::*;
+use simhash_core::similarity::explain::explain;
+use simhash_core::similarity::Version;
 
 use super::tick;
 
@@ -22,11 +25,11 @@ fn utf8(doc: &[u8]) -> &str {
     })
 }
 
-/// The rows of `simhash_explain(a, b)`, each shingle as UTF-8 (the SQL wrapper converts it
-/// to the server encoding).
+/// The rows of `simhash_explain_m1(a, b)`, measure 1 (4.0.0's symbol): each shingle as UTF-8
+/// (the SQL wrapper converts it to the server encoding).
 // pgrx reads the column names from the signature itself: no type alias can stand for them.
 #[allow(clippy::type_complexity)]
-#[pg_extern(immutable, strict, parallel_safe)]
+#[pg_extern(name = "simhash_explain_shingles_utf8_m1", immutable, strict, parallel_safe)]
 fn simhash_explain_shingles_utf8(
     a: &[u8],
     b: &[u8],
@@ -41,12 +44,34 @@ fn simhash_explain_shingles_utf8(
         name!(b_in_a, f64),
     ),
 > {
-    let (rows, s, ab, ba) = simhash_core::similarity::explain::explain(utf8(a), utf8(b), &mut tick);
+    let (rows, s, ab, ba) = explain(utf8(a), utf8(b), Version::M1, &mut tick);
     TableIterator::new(rows.into_iter().map(move |r| (r.text.into_bytes(), r.in_a, r.in_b, s, ab, ba)))
+}
+
+/// The rows of `simhash_explain(a, b)`, measure 2: each shingle and figure, its kind, as UTF-8.
+#[allow(clippy::type_complexity)]
+#[pg_extern(name = "simhash_explain_items_utf8", immutable, strict, parallel_safe)]
+fn simhash_explain_items_utf8(
+    a: &[u8],
+    b: &[u8],
+) -> TableIterator<
+    'static,
+    (
+        name!(kind, &'static str),
+        name!(item, Vec<u8>),
+        name!(in_a, bool),
+        name!(in_b, bool),
+        name!(similarity, f64),
+        name!(a_in_b, f64),
+        name!(b_in_a, f64),
+    ),
+> {
+    let (rows, s, ab, ba) = explain(utf8(a), utf8(b), Version::M2, &mut tick);
+    TableIterator::new(rows.into_iter().map(move |r| (r.kind.name(), r.text.into_bytes(), r.in_a, r.in_b, s, ab, ba)))
 }
 
 pgrx::extension_sql_file!(
     "../../sql/similarity/explain.sql",
     name = "similarity_explain",
-    requires = [simhash_explain_shingles_utf8, "explain"]
+    requires = [simhash_explain_shingles_utf8, simhash_explain_items_utf8, "explain"]
 );

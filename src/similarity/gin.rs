@@ -9,11 +9,15 @@
 //!   reads every row (GIN_SEARCH_MODE_ALL).
 //! - consistent / triConsistent: at least that many keys present (or possibly present);
 //!   always with a recheck, the exact `@%` (query.rs).
+//!
+//! `simhash_ops` is measure 2's; measure 1's `simhash_ops_m1` (4.x's `simhash_ops`, renamed)
+//! keeps 4.x's symbols for its extractValue, extractQuery and `simhash_keys_m1`; consistent
+//! and triConsistent only count keys, and serve both.
 
 use std::ffi::c_void;
 
 use pgrx::prelude::*;
-use simhash_core::similarity::{index_keys, lookup, sample, KeyParams};
+use simhash_core::similarity::{index_keys, lookup, sample, KeyParams, Version};
 
 use super::query::Query;
 use super::{text_arg, tick};
@@ -38,25 +42,50 @@ unsafe fn key_datums(keys: &[i32], n: *mut i32) -> pg_sys::Datum {
     }
 }
 
-/// The index keys of a text.
-fn keys_of(text: &str) -> Vec<i32> {
-    let p = KeyParams::default();
+/// The index keys of a text under version `v`.
+fn keys_of(text: &str, v: Version) -> Vec<i32> {
+    let p = KeyParams::of(v);
     index_keys(&sample(text, &p, &mut tick), &p)
 }
 
-function_info_v1!(pg_finfo_simhash_gin_extract_value);
+/// A V1 function `$name` (and its record `$finfo`) calling `$body(fcinfo, $v)`, for one
+/// version of the measure.
+macro_rules! versioned {
+    ($(#[$doc:meta])* $finfo:ident, $name:ident => $body:ident($v:expr)) => {
+        function_info_v1!($finfo);
+        $(#[$doc])*
+        #[unsafe(no_mangle)]
+        #[pg_guard]
+        pub unsafe extern "C-unwind" fn $name(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+            // SAFETY: GIN (or the fmgr) calls it with the arguments the SQL declaration
+            // gives it (sql/similarity/gin.sql, m1.sql), as `$body` requires.
+            unsafe { $body(fcinfo, $v) }
+        }
+    };
+}
+
 /// `extractValue(text, internal nkeys, internal nullFlags) → internal`.
-#[unsafe(no_mangle)]
-#[pg_guard]
-pub unsafe extern "C-unwind" fn simhash_gin_extract_value(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: GIN calls it with a non-NULL text item and a pointer to the key count
-    // (gin.sql declares the signature); nullFlags may stay NULL (no key is NULL).
+///
+/// # Safety
+/// GIN calls it with a non-NULL text item and a pointer to the key count; nullFlags may stay
+/// NULL (no key is NULL).
+unsafe fn extract_value(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys::Datum {
+    // SAFETY: forwarded from the caller.
     unsafe {
         let text = text_arg(fcinfo, 0);
         let n = pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 1).cast_mut_ptr::<i32>();
-        key_datums(&keys_of(&text), n)
+        key_datums(&keys_of(&text, v), n)
     }
 }
+
+versioned!(
+    /// extractValue of `simhash_ops_m1` (4.x's symbol).
+    pg_finfo_simhash_gin_extract_value, simhash_gin_extract_value => extract_value(Version::M1)
+);
+versioned!(
+    /// extractValue of `simhash_ops`.
+    pg_finfo_simhash_gin_extract_value_m2, simhash_gin_extract_value_m2 => extract_value(Version::M2)
+);
 
 /// What consistent needs of a lookup, kept in `extra_data[0]`.
 #[repr(C)]
@@ -64,15 +93,15 @@ struct Need {
     required: i32,
 }
 
-function_info_v1!(pg_finfo_simhash_gin_extract_query);
 /// `extractQuery(simhash_query, internal nkeys, int2 strategy, internal pmatch, internal
 /// extra_data, internal nullFlags, internal searchMode) → internal`.
-#[unsafe(no_mangle)]
-#[pg_guard]
-pub unsafe extern "C-unwind" fn simhash_gin_extract_query(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: GIN calls it with a non-NULL simhash_query (strategy 1, the only one) and
-    // writable pointers for the key count, the extra data array and the search mode; the
-    // extra data array is palloc'd here with one slot per key.
+///
+/// # Safety
+/// GIN calls it with a non-NULL simhash_query (strategy 1, the only one) and writable
+/// pointers for the key count, the extra data array and the search mode.
+unsafe fn extract_query(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys::Datum {
+    // SAFETY: forwarded from the caller; the extra data array is palloc'd here with one slot
+    // per key.
     unsafe {
         let arg = |i| pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, i);
         let n = arg(1).cast_mut_ptr::<i32>();
@@ -82,7 +111,7 @@ pub unsafe extern "C-unwind" fn simhash_gin_extract_query(fcinfo: pg_sys::Functi
             *n = 0;
             return pg_sys::Datum::from(0usize);
         };
-        let l = lookup(&q.text, q.measure, q.threshold, &mut tick);
+        let l = lookup(&q.text, v, q.measure, q.threshold, &mut tick);
         if l.scan_all {
             *mode = pg_sys::GIN_SEARCH_MODE_ALL as i32;
             *n = 0;
@@ -99,6 +128,15 @@ pub unsafe extern "C-unwind" fn simhash_gin_extract_query(fcinfo: pg_sys::Functi
         keys
     }
 }
+
+versioned!(
+    /// extractQuery of `simhash_ops_m1` (4.x's symbol).
+    pg_finfo_simhash_gin_extract_query, simhash_gin_extract_query => extract_query(Version::M1)
+);
+versioned!(
+    /// extractQuery of `simhash_ops`.
+    pg_finfo_simhash_gin_extract_query_m2, simhash_gin_extract_query_m2 => extract_query(Version::M2)
+);
 
 /// The keys a row must have, from consistent's `extra_data`; 0 when the lookup has no key
 /// (it reads every row).
@@ -153,12 +191,21 @@ pub unsafe extern "C-unwind" fn simhash_gin_triconsistent(fcinfo: pg_sys::Functi
     }
 }
 
-function_info_v1!(pg_finfo_simhash_keys);
 /// `simhash_keys(doc text) → int4[]` (STRICT): the keys a `simhash_ops` index holds for a
 /// text, ascending (as pg_trgm's `show_trgm` shows its trigrams).
-#[unsafe(no_mangle)]
-#[pg_guard]
-pub unsafe extern "C-unwind" fn simhash_keys(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: declared STRICT (text) in sql/similarity/gin.sql.
-    unsafe { keys_of(&text_arg(fcinfo, 0)).into_datum().expect("an array datum") }
+///
+/// # Safety
+/// `fcinfo` must be that of a STRICT (text) function.
+unsafe fn keys(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys::Datum {
+    // SAFETY: forwarded from the caller.
+    unsafe { keys_of(&text_arg(fcinfo, 0), v).into_datum().expect("an array datum") }
 }
+
+versioned!(
+    /// `simhash_keys_m1(doc)` (4.x's `simhash_keys` symbol): what a `simhash_ops_m1` index holds.
+    pg_finfo_simhash_keys, simhash_keys => keys(Version::M1)
+);
+versioned!(
+    /// `simhash_keys(doc)`: what a `simhash_ops` index holds.
+    pg_finfo_simhash_keys_m2, simhash_keys_m2 => keys(Version::M2)
+);

@@ -1,6 +1,11 @@
-//! `simhash_similarity(a, b)` and `simhash_containment(a, b)` (measure 1), the predicates the
-//! planner makes of their comparisons (`simhash_similarity_at_least(a, b, t)` and kin), and
-//! the comparison operators of `simhash_score` with a threshold.
+//! `simhash_similarity(a, b)` and `simhash_containment(a, b)` (measure 2; measure 1's are
+//! `simhash_similarity_m1` and `simhash_containment_m1`), the predicates the planner makes of
+//! their comparisons (`simhash_similarity_at_least(a, b, t)` and kin), and the comparison
+//! operators of `simhash_score` with a threshold.
+//!
+//! Every function of a measure has one C symbol per version, suffixed `_m1` or `_m2`; 4.x's
+//! symbols are measure 1's and keep its behaviour, so that the objects a 4.x catalog made go
+//! on computing it.
 //!
 //! A text argument's shingle set is kept in the call's `fn_extra` ([`Cache`]) while the argument
 //! stays the same: a constant or a query parameter (`get_fn_expr_arg_stable`), computed once
@@ -12,32 +17,37 @@ use std::borrow::Cow;
 
 use pgrx::prelude::*;
 use pgrx::PgMemoryContexts;
-use simhash_core::similarity::{self as core, Decide, Measure};
+use simhash_core::similarity::{self as core, Decide, Measure, Sets, Version};
 
 use super::{check_threshold, text_arg, tick};
 
-/// Texts longer than this are not kept as a set across calls (8 bytes a shingle: at most 32 MB).
+/// Texts longer than this are not kept as sets across calls (8 bytes a shingle or figure: at
+/// most 32 MB).
 const CACHED_BYTES: usize = 4 << 20;
 
-/// The shingle sets of a function's text arguments that are the same for every call.
-#[derive(Default)]
+/// The shingle sets of a function's text arguments that are the same for every call (a call
+/// site is one function, so one version of the measure).
 pub(crate) struct Cache {
-    /// Per argument (0 and 1): the text's bytes and its set.
-    slots: [Option<(Vec<u8>, Vec<u64>)>; 2],
+    version: Version,
+    /// Per argument (0 and 1): the text's bytes and its sets.
+    slots: [Option<(Vec<u8>, Sets)>; 2],
 }
 
 impl Cache {
-    /// The cache of this call site, made on the first call in the function's memory context.
+    /// The cache of this call site, made on the first call in the function's memory context,
+    /// for version `v` of the measure.
     ///
     /// # Safety
-    /// `fcinfo` must be a valid call info whose `fn_extra` only this module's functions use.
-    pub(crate) unsafe fn of<'a>(fcinfo: pg_sys::FunctionCallInfo) -> &'a mut Cache {
+    /// `fcinfo` must be a valid call info whose `fn_extra` only this module's functions use,
+    /// always with the same `v`.
+    pub(crate) unsafe fn of<'a>(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> &'a mut Cache {
         // SAFETY: flinfo is valid for the call (caller); fn_extra is NULL until set here, and
         // then points at a Cache leaked into fn_mcxt, dropped when that context is deleted.
         unsafe {
             let flinfo = (*fcinfo).flinfo;
             if (*flinfo).fn_extra.is_null() {
-                let ptr = PgMemoryContexts::For((*flinfo).fn_mcxt).leak_and_drop_on_delete(Cache::default());
+                let cache = Cache { version: v, slots: [None, None] };
+                let ptr = PgMemoryContexts::For((*flinfo).fn_mcxt).leak_and_drop_on_delete(cache);
                 (*flinfo).fn_extra = ptr.cast();
             }
             &mut *(*flinfo).fn_extra.cast::<Cache>()
@@ -47,24 +57,24 @@ impl Cache {
     /// Keeps the set of `text`, argument `arg`, unless it is too long (or kept already).
     pub(crate) fn fill(&mut self, arg: usize, text: &str) {
         if text.len() <= CACHED_BYTES && self.get(arg, text).is_none() {
-            let set = core::shingle_set(text, &mut tick);
-            self.slots[arg] = Some((text.as_bytes().to_vec(), set));
+            let sets = Sets::of(text, self.version, &mut tick);
+            self.slots[arg] = Some((text.as_bytes().to_vec(), sets));
         }
     }
 
-    /// The set of argument `arg` if it is cached for these bytes.
-    pub(crate) fn get(&self, arg: usize, text: &str) -> Option<&[u64]> {
+    /// The sets of argument `arg` if they are cached for these bytes.
+    pub(crate) fn get(&self, arg: usize, text: &str) -> Option<&Sets> {
         match &self.slots[arg] {
-            Some((bytes, set)) if bytes.as_slice() == text.as_bytes() => Some(set),
+            Some((bytes, sets)) if bytes.as_slice() == text.as_bytes() => Some(sets),
             _ => None,
         }
     }
 
-    /// The set of argument `arg`: the cached one, or computed.
-    pub(crate) fn set(&self, arg: usize, text: &str) -> Cow<'_, [u64]> {
+    /// The sets of argument `arg`: the cached ones, or computed.
+    pub(crate) fn set(&self, arg: usize, text: &str) -> Cow<'_, Sets> {
         match self.get(arg, text) {
-            Some(set) => Cow::Borrowed(set),
-            None => Cow::Owned(core::shingle_set(text, &mut tick)),
+            Some(sets) => Cow::Borrowed(sets),
+            None => Cow::Owned(Sets::of(text, self.version, &mut tick)),
         }
     }
 }
@@ -78,15 +88,15 @@ pub(crate) unsafe fn stable(fcinfo: pg_sys::FunctionCallInfo, arg: i32) -> bool 
     unsafe { pg_sys::get_fn_expr_arg_stable((*fcinfo).flinfo, arg) }
 }
 
-/// `measure(a, b)` for the (text, text) arguments of this call, from both sets.
+/// `measure(a, b)` for the (text, text) arguments of this call, from both texts' sets.
 ///
 /// # Safety
 /// `fcinfo` must be that of a STRICT (text, text, ...) function.
-unsafe fn value(fcinfo: pg_sys::FunctionCallInfo, measure: Measure) -> f64 {
+unsafe fn value(fcinfo: pg_sys::FunctionCallInfo, v: Version, measure: Measure) -> f64 {
     // SAFETY: forwarded from the caller.
     unsafe {
         let (a, b) = (text_arg(fcinfo, 0), text_arg(fcinfo, 1));
-        let cache = Cache::of(fcinfo);
+        let cache = Cache::of(fcinfo, v);
         cache.fill(0, &a);
         cache.fill(1, &b);
         let (set_a, set_b) = (cache.set(0, &a), cache.set(1, &b));
@@ -102,13 +112,19 @@ unsafe fn value(fcinfo: pg_sys::FunctionCallInfo, measure: Measure) -> f64 {
 ///
 /// # Safety
 /// `fcinfo` must be that of a STRICT (text, text, float8) function.
-pub(crate) unsafe fn decide(fcinfo: pg_sys::FunctionCallInfo, measure: Measure, strict: bool, func: &str) -> bool {
+pub(crate) unsafe fn decide(
+    fcinfo: pg_sys::FunctionCallInfo,
+    v: Version,
+    measure: Measure,
+    strict: bool,
+    func: &str,
+) -> bool {
     // SAFETY: forwarded from the caller.
     unsafe {
         let threshold = check_threshold(pgrx::fcinfo::pg_getarg::<f64>(fcinfo, 2).unwrap_or(f64::NAN), func);
         let (a, b) = (text_arg(fcinfo, 0), text_arg(fcinfo, 1));
         let (sa, sb) = (stable(fcinfo, 0), stable(fcinfo, 1));
-        decide_texts(Cache::of(fcinfo), &a, &b, [sa, sb], measure, threshold, strict)
+        decide_texts(Cache::of(fcinfo, v), &a, &b, [sa, sb], measure, threshold, strict)
     }
 }
 
@@ -140,7 +156,8 @@ pub(crate) fn decide_texts(
     cache.fill(held_arg, held_text);
     let held = cache.set(held_arg, held_text);
     // The query of Decide is argument a: `measure(a, b)`.
-    Decide { measure, threshold: t, held: &held, held_is_query: hold_a }.at_least(streamed, &mut tick)
+    Decide { version: cache.version, measure, threshold: t, held: &held, held_is_query: hold_a }
+        .at_least(streamed, &mut tick)
 }
 
 /// A V1 C function `$name` (with its `PG_FUNCTION_INFO_V1` record `$finfo`) returning
@@ -161,44 +178,59 @@ macro_rules! v1 {
 }
 
 /// [`value`] as a datum.
-unsafe fn value_datum(fcinfo: pg_sys::FunctionCallInfo, measure: Measure) -> pg_sys::Datum {
+unsafe fn value_datum(fcinfo: pg_sys::FunctionCallInfo, v: Version, measure: Measure) -> pg_sys::Datum {
     // SAFETY: forwarded from the caller.
-    unsafe { value(fcinfo, measure).into_datum().expect("a float8 datum") }
+    unsafe { value(fcinfo, v, measure).into_datum().expect("a float8 datum") }
 }
 
 /// [`decide`] as a datum.
-unsafe fn decide_datum(fcinfo: pg_sys::FunctionCallInfo, measure: Measure, strict: bool, func: &str) -> pg_sys::Datum {
+unsafe fn decide_datum(
+    fcinfo: pg_sys::FunctionCallInfo,
+    v: Version,
+    measure: Measure,
+    strict: bool,
+    func: &str,
+) -> pg_sys::Datum {
     // SAFETY: forwarded from the caller.
-    unsafe { decide(fcinfo, measure, strict, func).into() }
+    unsafe { decide(fcinfo, v, measure, strict, func).into() }
 }
 
-v1!(
-    /// `simhash_similarity(a text, b text) → simhash_score`.
-    pg_finfo_simhash_similarity_m1, simhash_similarity_m1 => value_datum(Measure::Similarity)
-);
-v1!(
-    /// `simhash_containment(a text, b text) → simhash_score`: the share of a's shingles in b.
-    pg_finfo_simhash_containment_m1, simhash_containment_m1 => value_datum(Measure::QueryInRow)
-);
-v1!(
-    /// `simhash_similarity_at_least(a, b, threshold) → bool`.
+/// The six functions of a version of the measure (`$v`): `simhash_similarity`,
+/// `simhash_containment` and their four predicates, each's symbol suffixed with the version.
+macro_rules! measure_functions {
+    ($v:expr, $($finfo:ident, $name:ident => $body:ident($($arg:expr),*);)*) => {
+        $(v1!(
+            /// A function of one version of the measure (the macro's docs).
+            $finfo, $name => $body($v, $($arg),*)
+        );)*
+    };
+}
+
+measure_functions!(
+    Version::M1,
+    pg_finfo_simhash_similarity_m1, simhash_similarity_m1 => value_datum(Measure::Similarity);
+    pg_finfo_simhash_containment_m1, simhash_containment_m1 => value_datum(Measure::QueryInRow);
     pg_finfo_simhash_similarity_at_least_m1,
-    simhash_similarity_at_least_m1 => decide_datum(Measure::Similarity, false, "simhash_similarity")
-);
-v1!(
-    /// `simhash_similarity_above(a, b, threshold) → bool`.
+    simhash_similarity_at_least_m1 => decide_datum(Measure::Similarity, false, "simhash_similarity_m1");
     pg_finfo_simhash_similarity_above_m1,
-    simhash_similarity_above_m1 => decide_datum(Measure::Similarity, true, "simhash_similarity")
-);
-v1!(
-    /// `simhash_containment_at_least(a, b, threshold) → bool`.
+    simhash_similarity_above_m1 => decide_datum(Measure::Similarity, true, "simhash_similarity_m1");
     pg_finfo_simhash_containment_at_least_m1,
-    simhash_containment_at_least_m1 => decide_datum(Measure::QueryInRow, false, "simhash_containment")
-);
-v1!(
-    /// `simhash_containment_above(a, b, threshold) → bool`.
+    simhash_containment_at_least_m1 => decide_datum(Measure::QueryInRow, false, "simhash_containment_m1");
     pg_finfo_simhash_containment_above_m1,
-    simhash_containment_above_m1 => decide_datum(Measure::QueryInRow, true, "simhash_containment")
+    simhash_containment_above_m1 => decide_datum(Measure::QueryInRow, true, "simhash_containment_m1");
+);
+measure_functions!(
+    Version::M2,
+    pg_finfo_simhash_similarity_m2, simhash_similarity_m2 => value_datum(Measure::Similarity);
+    pg_finfo_simhash_containment_m2, simhash_containment_m2 => value_datum(Measure::QueryInRow);
+    pg_finfo_simhash_similarity_at_least_m2,
+    simhash_similarity_at_least_m2 => decide_datum(Measure::Similarity, false, "simhash_similarity");
+    pg_finfo_simhash_similarity_above_m2,
+    simhash_similarity_above_m2 => decide_datum(Measure::Similarity, true, "simhash_similarity");
+    pg_finfo_simhash_containment_at_least_m2,
+    simhash_containment_at_least_m2 => decide_datum(Measure::QueryInRow, false, "simhash_containment");
+    pg_finfo_simhash_containment_above_m2,
+    simhash_containment_above_m2 => decide_datum(Measure::QueryInRow, true, "simhash_containment");
 );
 
 /// Argument `i` of a call as a float8: a float8 (or `simhash_score`) datum, or a numeric one.

@@ -19,7 +19,7 @@ mod query;
 mod shard;
 mod support;
 
-pub(crate) use support::match_operator;
+pub(crate) use support::{match_operator, sql_suffix};
 
 use std::borrow::Cow;
 
@@ -57,3 +57,8 @@ pub(crate) fn check_threshold(threshold: f64, func: &str) -> f64 {
 
 pgrx::extension_sql_file!("../../sql/similarity/similarity.sql", name = "similarity");
 pgrx::extension_sql_file!("../../sql/similarity/gin.sql", name = "similarity_gin", requires = ["similarity"]);
+pgrx::extension_sql_file!(
+    "../../sql/similarity/m1.sql",
+    name = "similarity_m1",
+    requires = ["similarity_gin", "similarity_pairs", "similarity_explain"]
+);

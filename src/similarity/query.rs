@@ -4,11 +4,13 @@
 //! `simhash_containment(q.query, row) >= q.threshold` (`query_in_row`) or
 //! `simhash_containment(row, q.query) >= q.threshold` (`row_in_query`). The planner builds
 //! these from the predicates (support.rs); the index finds candidates and `@%` rechecks them.
+//! Measure 1 has its own type, `simhash_query_m1`, and its own `@%` (`simhash_query_match`,
+//! 4.x's symbol), so that a query of one version never reaches another's index.
 
 use std::borrow::Cow;
 
 use pgrx::prelude::*;
-use simhash_core::similarity::Measure;
+use simhash_core::similarity::{Measure, Version};
 
 use super::measure::{decide_texts, Cache};
 use super::{check_threshold, text_arg};
@@ -84,25 +86,44 @@ impl Query<'_> {
     }
 }
 
-function_info_v1!(pg_finfo_simhash_query_match);
-/// `row text @% q simhash_query → bool` (STRICT).
-#[unsafe(no_mangle)]
-#[pg_guard]
-pub unsafe extern "C-unwind" fn simhash_query_match(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: declared STRICT (text, simhash_query) in sql/similarity/gin.sql.
+/// `row @% q` under version `v`.
+///
+/// # Safety
+/// `fcinfo` must be that of a STRICT (text, simhash_query) function.
+unsafe fn query_match(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys::Datum {
+    // SAFETY: forwarded from the caller.
     unsafe {
         let Some(q) = Query::from_datum(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 1)) else {
             return false.into();
         };
         let row = text_arg(fcinfo, 0);
-        q.matches(Cache::of(fcinfo), &row).into()
+        q.matches(Cache::of(fcinfo, v), &row).into()
     }
+}
+
+function_info_v1!(pg_finfo_simhash_query_match);
+/// `row text @% q simhash_query_m1 → bool` (STRICT), measure 1 (4.x's symbol).
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_query_match(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: declared STRICT (text, simhash_query_m1) in sql/similarity/m1.sql.
+    unsafe { query_match(fcinfo, Version::M1) }
+}
+
+function_info_v1!(pg_finfo_simhash_query_match_m2);
+/// `row text @% q simhash_query → bool` (STRICT), measure 2.
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_query_match_m2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: declared STRICT (text, simhash_query) in sql/similarity/gin.sql.
+    unsafe { query_match(fcinfo, Version::M2) }
 }
 
 /// A `simhash_query` datum of type `typid` with these fields.
 ///
 /// # Safety
-/// `typid` must be the composite type `simhash_query` (text, text, float8); `text` a text
+/// `typid` must be a composite type `simhash_query` or `simhash_query_m1` (text, text,
+/// float8); `text` a text
 /// datum; must run inside a transaction.
 pub(crate) unsafe fn query_datum(
     typid: pg_sys::Oid,
@@ -130,8 +151,8 @@ function_info_v1!(pg_finfo_simhash_query_make);
 #[unsafe(no_mangle)]
 #[pg_guard]
 pub unsafe extern "C-unwind" fn simhash_query_make(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: declared STRICT (text, text, float8) returning simhash_query in
-    // sql/similarity/gin.sql, so the call's result type is that composite.
+    // SAFETY: declared STRICT (text, text, float8) returning simhash_query (or
+    // simhash_query_m1) in sql/similarity/, so the call's result type is that composite.
     unsafe {
         let measure = parse_measure(&text_arg(fcinfo, 1));
         let threshold = check_threshold(pgrx::fcinfo::pg_getarg::<f64>(fcinfo, 2).unwrap_or(f64::NAN), "simhash_query");

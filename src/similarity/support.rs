@@ -15,13 +15,18 @@
 //!   index only bounds. The other argument and the threshold must not depend on the
 //!   indexed table (they may on an outer one: a join then probes the index per outer row).
 //! - **SupportRequestSelectivity**: 0.001, as for `@%` (contsel): a near-duplicate is rare.
+//!
+//! Each version of the measure has its own objects, named with its suffix (`simhash_similarity`
+//! and `simhash_ops` for measure 2, `simhash_similarity_m1` and `simhash_m1_ops` for measure 1:
+//! [`sql_suffix`]); a rewrite stays within one version's objects, so a measure-1 predicate is
+//! answered only from a `simhash_m1_ops` index, and a measure-2 one only from `simhash_ops`.
 
 use std::ffi::{c_void, CString};
 use std::ptr;
 
 use pgrx::pg_sys;
 use pgrx::prelude::*;
-use simhash_core::similarity::Measure;
+use simhash_core::similarity::{Measure, Version};
 
 use super::query::{measure_name, query_datum};
 use crate::nodes::{func_call as call, is_a, list_ptrs, make_list};
@@ -44,10 +49,49 @@ struct Objects {
     match_func: pg_sys::Oid,
 }
 
+/// What the SQL names of version `v`'s objects in `schema` end with: `""` for measure 2,
+/// `"_m1"` for measure 1; but `""` for measure 1 too in a 4.x catalog (the 5.x library
+/// installed, `ALTER EXTENSION simhash UPDATE` not run yet), whose unsuffixed objects are
+/// measure 1's.
+///
+/// # Safety
+/// Must run inside a transaction (catalog lookups).
+pub(crate) unsafe fn sql_suffix(schema: pg_sys::Oid, v: Version) -> &'static str {
+    if v == Version::M2 {
+        return "";
+    }
+    // SAFETY: forwarded from the caller.
+    let m1 = unsafe { Objects::func(schema, "simhash_similarity_m1", &[pg_sys::TEXTOID, pg_sys::TEXTOID]) };
+    if m1 == pg_sys::InvalidOid {
+        ""
+    } else {
+        "_m1"
+    }
+}
+
 impl Objects {
+    /// The function `name(args)` of `schema`, or InvalidOid.
+    ///
     /// # Safety
     /// Must run inside a transaction (catalog lookups).
-    unsafe fn lookup(schema: pg_sys::Oid) -> Option<Objects> {
+    unsafe fn func(schema: pg_sys::Oid, name: &str, args: &[pg_sys::Oid]) -> pg_sys::Oid {
+        // SAFETY: catalog lookups in a transaction; names are NUL-terminated palloc'd copies.
+        unsafe {
+            let nsp = pg_sys::get_namespace_name(schema);
+            if nsp.is_null() {
+                return pg_sys::InvalidOid;
+            }
+            let name = CString::new(name).expect("no NUL in names");
+            let qualified = make_list(&[pg_sys::makeString(nsp), pg_sys::makeString(pg_sys::pstrdup(name.as_ptr()))]);
+            pg_sys::LookupFuncName(qualified, args.len() as i32, args.as_ptr(), true)
+        }
+    }
+
+    /// The objects of the version whose SQL names end with `suffix` ([`sql_suffix`]).
+    ///
+    /// # Safety
+    /// Must run inside a transaction (catalog lookups).
+    unsafe fn lookup(schema: pg_sys::Oid, suffix: &str) -> Option<Objects> {
         // SAFETY: catalog lookups in a transaction; names are NUL-terminated palloc'd copies.
         unsafe {
             let nsp = pg_sys::get_namespace_name(schema);
@@ -55,19 +99,18 @@ impl Objects {
                 return None;
             }
             let qualified = |name: &str| {
-                let name = CString::new(name).expect("no NUL in names");
+                let name = CString::new(format!("{name}{suffix}")).expect("no NUL in names");
                 make_list(&[pg_sys::makeString(nsp), pg_sys::makeString(pg_sys::pstrdup(name.as_ptr()))])
             };
-            let func = |name: &str, args: &[pg_sys::Oid]| {
-                pg_sys::LookupFuncName(qualified(name), args.len() as i32, args.as_ptr(), true)
-            };
+            let func = |name: &str, args: &[pg_sys::Oid]| Objects::func(schema, &format!("{name}{suffix}"), args);
             let query_type = pg_sys::LookupTypeNameOid(
                 ptr::null_mut(),
                 pg_sys::makeTypeNameFromNameList(qualified("simhash_query")),
                 true,
             );
             let (t, f8) = (pg_sys::TEXTOID, pg_sys::FLOAT8OID);
-            let match_op = pg_sys::OpernameGetOprid(qualified("@%"), t, query_type);
+            let op = make_list(&[pg_sys::makeString(nsp), pg_sys::makeString(pg_sys::pstrdup(c"@%".as_ptr()))]);
+            let match_op = pg_sys::OpernameGetOprid(op, t, query_type);
             let o = Objects {
                 similarity: func("simhash_similarity", &[t, t]),
                 containment: func("simhash_containment", &[t, t]),
@@ -114,15 +157,31 @@ impl Objects {
     }
 }
 
-/// The operator `@%` (text, simhash_query) of the extension in `schema`, the one a
-/// `simhash_ops` index's operator family holds (how the similarity dedup trigger finds its
-/// index); None when an object of the rewrites is missing.
+/// The operator `@%` (text, simhash_query) of version `v` of the extension in `schema`, the
+/// one a `simhash_ops` (or `simhash_m1_ops`) index's operator family holds (how the
+/// similarity dedup trigger finds its index); None when an object of the rewrites is missing.
 ///
 /// # Safety
 /// Must run inside a transaction (catalog lookups).
-pub(crate) unsafe fn match_operator(schema: pg_sys::Oid) -> Option<pg_sys::Oid> {
+pub(crate) unsafe fn match_operator(schema: pg_sys::Oid, v: Version) -> Option<pg_sys::Oid> {
     // SAFETY: forwarded from the caller.
-    unsafe { Objects::lookup(schema) }.map(|o| o.match_op)
+    unsafe { Objects::lookup(schema, sql_suffix(schema, v)) }.map(|o| o.match_op)
+}
+
+/// The objects of either version that `found` finds something in (measure 2's first).
+///
+/// # Safety
+/// Must run inside a transaction (catalog lookups).
+unsafe fn either<T>(schema: pg_sys::Oid, mut found: impl FnMut(&Objects) -> Option<T>) -> Option<(Objects, T)> {
+    for suffix in ["", "_m1"] {
+        // SAFETY: forwarded from the caller.
+        if let Some(o) = unsafe { Objects::lookup(schema, suffix) } {
+            if let Some(t) = found(&o) {
+                return Some((o, t));
+            }
+        }
+    }
+    None
 }
 
 function_info_v1!(pg_finfo_simhash_similarity_support);
@@ -215,14 +274,14 @@ unsafe fn simplify(req: *mut pg_sys::SupportRequestSimplify) -> Option<*mut pg_s
             return None;
         }
         let measure_call = score.cast::<pg_sys::FuncExpr>();
-        let o = Objects::lookup(pg_sys::get_func_namespace((*fcall).funcid))?;
-        let predicate = match ((*measure_call).funcid, strict) {
-            (f, false) if f == o.similarity => o.similarity_at_least,
-            (f, true) if f == o.similarity => o.similarity_above,
-            (f, false) if f == o.containment => o.containment_at_least,
-            (f, true) if f == o.containment => o.containment_above,
-            _ => return None,
-        };
+        let (_, predicate) =
+            either(pg_sys::get_func_namespace((*fcall).funcid), |o| match ((*measure_call).funcid, strict) {
+                (f, false) if f == o.similarity => Some(o.similarity_at_least),
+                (f, true) if f == o.similarity => Some(o.similarity_above),
+                (f, false) if f == o.containment => Some(o.containment_at_least),
+                (f, true) if f == o.containment => Some(o.containment_above),
+                _ => None,
+            })?;
         let ab = list_ptrs((*measure_call).args);
         Some(call(predicate, pg_sys::BOOLOID, &[ab[0].cast(), ab[1].cast(), as_float8(threshold.cast())]))
     }
@@ -254,8 +313,8 @@ unsafe fn index_condition(req: *mut pg_sys::SupportRequestIndexCondition) -> Opt
             return None;
         }
         let fexpr = node.cast::<pg_sys::FuncExpr>();
-        let o = Objects::lookup(pg_sys::get_func_namespace((*fexpr).funcid))?;
-        let (measure, strict) = o.predicate((*fexpr).funcid)?;
+        let (o, (measure, strict)) =
+            either(pg_sys::get_func_namespace((*fexpr).funcid), |o| o.predicate((*fexpr).funcid))?;
         if !pg_sys::op_in_opfamily(o.match_op, (*req).opfamily) {
             return None;
         }

@@ -19,8 +19,9 @@ pub(super) enum Kind {
     FpOnly,
     /// `simhash_segments_dedup_trigger`: segments, by resemblance.
     Segments,
-    /// `simhash_similarity_dedup_trigger`: texts, by similarity or containment.
-    Similarity,
+    /// `simhash_similarity_dedup_trigger` (`_m1`): texts, by similarity or containment under
+    /// a version of the measure.
+    Similarity(simhash_core::similarity::Version),
 }
 
 /// A backend's cached state of one dedup trigger.
@@ -45,6 +46,19 @@ thread_local! {
     /// all). Written by the invalidation callback, which may run inside any PostgreSQL call.
     static STALE: RefCell<Vec<pg_sys::Oid>> = const { RefCell::new(Vec::new()) };
     static CALLBACK_REGISTERED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Syscache invalidation callback on functions: forget every trigger. A similarity trigger's
+/// check query names functions, which `ALTER EXTENSION simhash UPDATE` renames (5.0.0 gives
+/// measure 1's objects their `_m1` names, src/similarity/support.rs `sql_suffix`): the query
+/// is written again, and no kept plan re-resolves an old name to another function.
+#[pg_guard]
+unsafe extern "C-unwind" fn functions_invalidated(_arg: pg_sys::Datum, _cacheid: i32, _hash: u32) {
+    STALE.with(|s| {
+        let mut s = s.borrow_mut();
+        s.clear();
+        s.push(pg_sys::InvalidOid);
+    });
 }
 
 /// Relcache invalidation callback: remember the relation; the cache is pruned on next use.
@@ -75,8 +89,16 @@ pub(super) unsafe fn entry(
     build: impl FnOnce() -> Config,
 ) -> (std::rc::Rc<Config>, [pg_sys::SPIPlanPtr; 2]) {
     if !CALLBACK_REGISTERED.get() {
-        // SAFETY: registers a plain function once per backend (PostgreSQL allows 10).
-        unsafe { pg_sys::CacheRegisterRelcacheCallback(Some(relcache_invalidated), pg_sys::Datum::from(0usize)) };
+        // SAFETY: registers plain functions once per backend (PostgreSQL allows 10 relcache
+        // and 64 syscache callbacks).
+        unsafe {
+            pg_sys::CacheRegisterRelcacheCallback(Some(relcache_invalidated), pg_sys::Datum::from(0usize));
+            pg_sys::CacheRegisterSyscacheCallback(
+                pg_sys::SysCacheIdentifier::PROCOID as i32,
+                Some(functions_invalidated),
+                pg_sys::Datum::from(0usize),
+            );
+        }
         CALLBACK_REGISTERED.set(true);
     }
     // SAFETY: `td` is valid for the call (caller).

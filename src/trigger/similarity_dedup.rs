@@ -36,11 +36,14 @@
 //!   measure of 0 with every text), is never a duplicate: no lock, no check.
 //! - An UPDATE is compared with every row but itself; one that keeps the text is not checked.
 //!
-//! One C symbol each, suffixed with the measure's version (`_m1`), as `simhash_similarity`'s
-//! (src/similarity/measure.rs), so that a later measure can keep this one's behaviour.
+//! One C symbol each per version of the measure, suffixed `_m1` or `_m2`, as
+//! `simhash_similarity`'s (src/similarity/measure.rs): measure 1's trigger (4.x's, renamed
+//! `simhash_similarity_dedup_trigger_m1` by the update to 5.0.0) keeps its behaviour, its
+//! queries name measure 1's functions and its candidates come from a `simhash_ops_m1` index.
 
 use pgrx::prelude::*;
 use simhash_core::similarity::lookup::{MIN_CONTAINMENT, MIN_SIMILARITY};
+use simhash_core::similarity::Version;
 use simhash_core::trigger::{self as dedup, QueryTarget, SimilarityCheckQuery};
 use simhash_core::{Definition, Options};
 
@@ -53,14 +56,20 @@ use super::segments_precheck::{gin_index, relation_name};
 use super::{dedup_query, firing, value_of, Firing};
 use crate::fingerprint::text_datum_to_utf8;
 
-const F: &str = "simhash_similarity_dedup_trigger";
+/// The trigger's name under version `v`.
+fn trigger_name(v: Version) -> &'static str {
+    match v {
+        Version::M1 => "simhash_similarity_dedup_trigger_m1",
+        Version::M2 => "simhash_similarity_dedup_trigger",
+    }
+}
 
-/// Checks the trigger's arguments against its table, finds its `simhash_ops` index and builds
-/// its check queries.
+/// Checks the trigger's arguments against its table, finds its `simhash_ops` index (of version
+/// `v`) and builds its check queries.
 ///
 /// # Safety
 /// `rel` must be an open relation; must run inside a transaction.
-unsafe fn config(rel: pg_sys::Relation, args: &[String], ext_schema: pg_sys::Oid, func: &str) -> Config {
+unsafe fn config(rel: pg_sys::Relation, args: &[String], ext_schema: pg_sys::Oid, v: Version, func: &str) -> Config {
     let parsed = dedup::parse_similarity_dedup_args(args).unwrap_or_else(|e| bad_args(e, func));
     // SAFETY: forwarded from the caller; the relation is locked by the statement (trigger)
     // or by dedup_query, as gin_index needs.
@@ -68,11 +77,13 @@ unsafe fn config(rel: pg_sys::Relation, args: &[String], ext_schema: pg_sys::Oid
         let text = text_column(rel, &parsed.text_column, func);
         let target = target(rel, parsed.link_column.as_deref(), ext_schema, func);
         let with_containment = parsed.min_containment.is_some();
+        let suffix = crate::similarity::sql_suffix(ext_schema, v);
         let query = |target: QueryTarget<'_>| {
-            dedup::similarity_check_query(&SimilarityCheckQuery { target, text: &text.sql, with_containment })
+            dedup::similarity_check_query(&SimilarityCheckQuery { target, text: &text.sql, with_containment, suffix })
         };
-        let index =
-            crate::similarity::match_operator(ext_schema).and_then(|op| gin_index(rel, text.attnum, op)).map(|i| i.0);
+        let index = crate::similarity::match_operator(ext_schema, v)
+            .and_then(|op| gin_index(rel, text.attnum, op))
+            .map(|i| i.0);
         let by_keys = index.is_some() && dedup::lookups_share_keys(parsed.min_similarity, parsed.min_containment);
         let similarity = Similarity {
             min_similarity: parsed.min_similarity,
@@ -125,18 +136,19 @@ fn what(m: &Match<Vec<f64>>, s: &Similarity) -> String {
     }
 }
 
-/// The trigger's body.
+/// The trigger's body under version `v`.
 ///
 /// # Safety
 /// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
-unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys::Datum {
+    let f = trigger_name(v);
     // SAFETY: called by the fmgr with a valid fcinfo (caller); `firing` checks it is a BEFORE
     // ROW INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid for the call;
     // the config checked that the text column is a text or varchar of the relation.
     unsafe {
         // The definition is unused (nothing is fingerprinted).
         let Firing { td, is_update, desc, tuple, config, plans } =
-            firing(fcinfo, F, Definition::V3, Kind::Similarity, |rel, args, schema| config(rel, args, schema, F));
+            firing(fcinfo, f, Definition::V3, Kind::Similarity(v), |rel, args, schema| config(rel, args, schema, v, f));
         let s = config.similarity.expect("the similarity trigger's config");
         let Some(datum) = value_of(tuple, desc, &config.fp) else {
             return unchecked(tuple, desc, &config, &[]);
@@ -148,7 +160,7 @@ unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
             return pg_sys::Datum::from(tuple);
         }
         let locks =
-            dedup::similarity_lock_keys(config.relid.to_u32(), config.fp.attnum, &doc, &mut crate::similarity::tick);
+            dedup::similarity_lock_keys(config.relid.to_u32(), config.fp.attnum, &doc, v, &mut crate::similarity::tick);
         if locks.keys.is_empty() {
             return unchecked(tuple, desc, &config, &[]);
         }
@@ -164,38 +176,68 @@ unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
             types.push(pg_sys::FLOAT8OID);
         }
         let found = query_as_owner::<Vec<f64>>(td, &config, plans, &types, params, exclude);
-        act(td, &config, F, found, tuple, &[], |m| what(m, &s))
+        act(td, &config, f, found, tuple, &[], |m| what(m, &s))
+    }
+}
+
+/// `simhash_similarity_dedup_query` under version `v` (below).
+///
+/// # Safety
+/// `fcinfo` must be that of a STRICT (regclass, text[]) function.
+unsafe fn query(fcinfo: pg_sys::FunctionCallInfo, v: Version, func: &str) -> pg_sys::Datum {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        dedup_query(fcinfo, |rel, args, ext_schema| {
+            let config = config(rel, args, ext_schema, v, func);
+            let s = config.similarity.expect("the similarity trigger's config");
+            let described = describe(&s, &config.fp.sql);
+            (config.query_insert, Some(described))
+        })
     }
 }
 
 function_info_v1!(pg_finfo_simhash_similarity_dedup_trigger_m1);
-/// `simhash_similarity_dedup_trigger()` (measure 1), used as `BEFORE INSERT OR UPDATE OF body
-/// ... FOR EACH ROW EXECUTE FUNCTION simhash_similarity_dedup_trigger('body', '0.6',
-/// 'reject' [, link_column] [, '{"min_containment": 0.8}'])`.
+/// `simhash_similarity_dedup_trigger_m1()`: measure 1's trigger (4.x's
+/// `simhash_similarity_dedup_trigger`).
 #[unsafe(no_mangle)]
 #[pg_guard]
 pub unsafe extern "C-unwind" fn simhash_similarity_dedup_trigger_m1(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
     // SAFETY: the fmgr calls it with a valid fcinfo, as the trigger function that
     // sql/trigger/trigger.sql declares.
-    unsafe { dedup_trigger(fcinfo) }
+    unsafe { dedup_trigger(fcinfo, Version::M1) }
+}
+
+function_info_v1!(pg_finfo_simhash_similarity_dedup_trigger_m2);
+/// `simhash_similarity_dedup_trigger()`, used as `BEFORE INSERT OR UPDATE OF body ... FOR EACH
+/// ROW EXECUTE FUNCTION simhash_similarity_dedup_trigger('body', '0.6', 'reject' [,
+/// link_column] [, '{"min_containment": 0.8}'])`.
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_similarity_dedup_trigger_m2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: the fmgr calls it with a valid fcinfo, as the trigger function that
+    // sql/trigger/trigger.sql declares.
+    unsafe { dedup_trigger(fcinfo, Version::M2) }
 }
 
 function_info_v1!(pg_finfo_simhash_similarity_dedup_query_m1);
+/// `simhash_similarity_dedup_query_m1(tbl, VARIADIC trigger_args)`: measure 1's (4.x's symbol).
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_similarity_dedup_query_m1(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of
+    // sql/trigger/trigger.sql.
+    unsafe { query(fcinfo, Version::M1, "simhash_similarity_dedup_query_m1") }
+}
+
+function_info_v1!(pg_finfo_simhash_similarity_dedup_query_m2);
 /// `simhash_similarity_dedup_query(tbl regclass, VARIADIC trigger_args text[]) → text`: the
 /// check query `simhash_similarity_dedup_trigger(trigger_args...)` runs on `tbl` for an
 /// INSERT (`$1` the new text, `$2` min_similarity, `$3` min_containment), after the same
 /// validation, with how it finds candidates and what it locks in a trailing comment.
 #[unsafe(no_mangle)]
 #[pg_guard]
-pub unsafe extern "C-unwind" fn simhash_similarity_dedup_query_m1(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+pub unsafe extern "C-unwind" fn simhash_similarity_dedup_query_m2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
     // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of
     // sql/trigger/trigger.sql.
-    unsafe {
-        dedup_query(fcinfo, |rel, args, ext_schema| {
-            let config = config(rel, args, ext_schema, "simhash_similarity_dedup_query");
-            let s = config.similarity.expect("the similarity trigger's config");
-            let described = describe(&s, &config.fp.sql);
-            (config.query_insert, Some(described))
-        })
-    }
+    unsafe { query(fcinfo, Version::M2, "simhash_similarity_dedup_query") }
 }

@@ -7,7 +7,9 @@
 # computes must not change with the update to 1.0.0: its triggers, generated columns and
 # expression indexes keep fingerprint definition 0 (sql/simhash--0.3.0--1.0.0.sql), while
 # simhash() called by name gives definition 1. Likewise from 1.x (definition 1) and 2.x
-# (definition 2, fingerprints and segments) to the current major. Run by
+# (definition 2, fingerprints and segments) to the current major, and from 4.x (measure 1 of
+# exact similarity: a generated column, a view answered from a simhash_ops index, a
+# similarity dedup trigger). Run by
 # tests/harness/run_tests.sh against its test cluster (PGHOST etc. exported).
 set -euo pipefail
 source "$(dirname "$0")/../harness/lib.sh"
@@ -60,6 +62,15 @@ before_update() { # DB VERSION
         psql -d "$1" -c "CREATE TABLE segs(id int PRIMARY KEY, body text, s bigint[],
                              s_gen bigint[] GENERATED ALWAYS AS (simhash_segments(body)) STORED)" \
              -c "CREATE TRIGGER s BEFORE INSERT ON segs FOR EACH ROW EXECUTE FUNCTION simhash_segments_trigger('s', 'body')"
+        if [ "${2%%.*}" -ge 4 ]; then
+            # Measure 1 reads every digit as 0: two invoices are one text to it.
+            psql -d "$1" -c "CREATE TABLE sim(id int PRIMARY KEY, body text,
+                                 s float8 GENERATED ALWAYS AS (simhash_similarity(body, 'Invoice 1041: total 250.00 EUR due 2024-03-01')) STORED)" \
+                 -c "CREATE INDEX sim_body ON sim USING gin (body simhash_ops)" \
+                 -c "CREATE VIEW sim_v AS SELECT id FROM sim WHERE simhash_similarity(body, 'Invoice 1041: total 250.00 EUR due 2024-03-01') >= 0.9" \
+                 -c "CREATE TABLE simdedup(id int PRIMARY KEY, body text)" \
+                 -c "CREATE TRIGGER d BEFORE INSERT ON simdedup FOR EACH ROW EXECUTE FUNCTION simhash_similarity_dedup_trigger('body', '0.5', 'reject')"
+        fi
         [ "${2%%.*}" = 2 ] || return 0
         # The 3.0 library under 2.x's SQL (before the update): still definition 2, which
         # gives this English text another fingerprint and other segments than definition 3.
@@ -110,7 +121,7 @@ after_update() { # DB VERSION
         local def=1 fn=simhash_v1 trig=simhash_update_trigger_v1 doc=$trad_doc
         case ${2%%.*} in
             2) def=2 fn=simhash_v2 trig=simhash_update_trigger_v2 doc=$english_doc ;;
-            3) def=3 fn=simhash trig=simhash_update_trigger doc=$english_doc ;;
+            3 | 4) def=3 fn=simhash trig=simhash_update_trigger doc=$english_doc ;;
         esac
         got=$(psql -d "$1" -At -v doc="$doc" -v def=$def -v fn=$fn -v trig=$trig <<'SQL'
 INSERT INTO docs1(id, body) VALUES (1, :'doc');
@@ -132,6 +143,28 @@ SELECT 'segments trigger calls ' || :'trig' || ': ' || (tgfoid::regproc::text = 
   FROM pg_trigger WHERE tgrelid = 'segs'::regclass;
 SQL
 ) || return 1
+        fi
+        if [ "${2%%.*}" = 4 ]; then
+            # Measure 1 kept: the invoice of other figures is 1 to it (measure 2: below 0.05).
+            got+=$'\n'$(psql -d "$1" -At <<'SQL'
+INSERT INTO sim VALUES (1, 'Invoice 7782: total 990.15 EUR due 2025-11-30');
+SELECT 'generated column keeps measure 1: ' || (s = 1 AND simhash_similarity(body, 'Invoice 1041: total 250.00 EUR due 2024-03-01') < 0.05) FROM sim;
+SET enable_seqscan = off;
+SELECT 'view keeps measure 1: ' || (count(*) = 1) FROM sim_v;
+CREATE FUNCTION pg_temp.plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$ BEGIN RETURN QUERY EXECUTE 'EXPLAIN ' || q; END $$;
+SELECT 'view answered from the simhash_ops_m1 index: ' || (count(*) = 1) FROM pg_temp.plan('SELECT * FROM sim_v') p
+ WHERE p LIKE '%Bitmap Index Scan on sim_body%';
+SELECT 'the index is simhash_ops_m1''s: ' || (opcname = 'simhash_ops_m1') FROM pg_index i JOIN pg_opclass o ON o.oid = i.indclass[0]
+ WHERE i.indexrelid = 'sim_body'::regclass;
+INSERT INTO simdedup VALUES (1, 'Invoice 1041: total 250.00 EUR due 2024-03-01');
+SQL
+) || return 1
+            if psql -d "$1" -c "INSERT INTO simdedup VALUES (2, 'Invoice 7782: total 990.15 EUR due 2025-11-30')" 2>/dev/null; then
+                got+=$'\n'"similarity dedup trigger keeps measure 1: false"
+            else
+                got+=$'\n'"similarity dedup trigger keeps measure 1: true"
+            fi
+            got+=$'\n'$(psql -d "$1" -At -c "SELECT 'similarity trigger calls simhash_similarity_dedup_trigger_m1: ' || (tgfoid::regproc::text = 'simhash_similarity_dedup_trigger_m1') FROM pg_trigger WHERE tgrelid = 'simdedup'::regclass")
         fi
         echo "$got" | sed "s/^/upgrade from $2: /"
         ! grep -qE ': (f|false)$' <<<"$got"

@@ -19,9 +19,9 @@ use std::io::{BufRead, Write};
 
 use simhash_core::similarity::exact::exact_pairs;
 use simhash_core::similarity::keys::{K, KEY_BITS, W};
-use simhash_core::similarity::measure::common;
 use simhash_core::similarity::{
-    index_keys, required, sample, shingle_set, similarity_keys, KeyParams, SimilarityPairs, TextRows, Version,
+    containment, index_keys, required, sample, similarity, similarity_keys, KeyParams, Sets, SimilarityPairs, TextRows,
+    Version,
 };
 
 /// The thresholds whose required keys `texts` gives ("m").
@@ -59,20 +59,17 @@ fn main() {
         Some("pairs") => {
             for v in lines() {
                 let (a, b) = (
-                    shingle_set(v[0].as_str().expect("a"), version, &mut || ()),
-                    shingle_set(v[1].as_str().expect("b"), version, &mut || ()),
+                    Sets::of(v[0].as_str().expect("a"), version, &mut || ()),
+                    Sets::of(v[1].as_str().expect("b"), version, &mut || ()),
                 );
-                let c = common(&a, &b);
-                let f = |x: usize, y: usize| if y == 0 { 0.0 } else { x as f64 / y as f64 };
-                let sim = if a.is_empty() || b.is_empty() { 0.0 } else { f(c, a.len() + b.len() - c) };
-                writeln!(out, "{sim} {} {}", f(c, a.len()), f(c, b.len())).expect("stdout");
+                writeln!(out, "{} {} {}", similarity(&a, &b), containment(&a, &b), containment(&b, &a))
+                    .expect("stdout");
             }
         }
         Some("allpairs") => {
             let theta: f64 = args[2].parse().expect("THETA");
             let gamma: f64 = args[3].parse().expect("GAMMA");
-            let sets: Vec<Vec<u64>> =
-                lines().map(|v| shingle_set(v.as_str().expect("a text"), version, &mut || ())).collect();
+            let sets: Vec<Sets> = lines().map(|v| Sets::of(v.as_str().expect("a text"), version, &mut || ())).collect();
             for p in exact_pairs(&sets, theta, gamma) {
                 writeln!(out, "{} {} {} {} {}", p.i, p.j, p.similarity, p.i_in_j, p.j_in_i).expect("stdout");
             }

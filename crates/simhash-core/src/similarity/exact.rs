@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 
-use super::measure::{common, jaccard, share};
+use super::measure::{containment, similarity, Sets};
 
 /// A pair of texts `(i, j)`, `i < j`, with its similarity and both containments.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -31,14 +31,16 @@ fn least_common(n: usize, t: f64) -> usize {
     ((t * n as f64 - 1e-9).ceil() as usize).max(1)
 }
 
-/// Every pair of `sets` (ascending hash sets) with similarity ≥ `theta` or either
-/// containment ≥ `gamma` (a threshold above 1 asks for none of its kind), ascending by
-/// `(i, j)`. Both thresholds must be above 0.
-pub fn exact_pairs(sets: &[Vec<u64>], theta: f64, gamma: f64) -> Vec<ExactPair> {
+/// Every pair of texts (their sets) with similarity ≥ `theta` or either containment ≥ `gamma`
+/// (a threshold above 1 asks for none of its kind), ascending by `(i, j)`. Both thresholds
+/// must be above 0. The prefixes are the shingles': the figures' agreement is at most 1, so a
+/// pair at θ has shingles at θ.
+pub fn exact_pairs(texts: &[Sets], theta: f64, gamma: f64) -> Vec<ExactPair> {
+    let sets: Vec<&Vec<u64>> = texts.iter().map(|t| &t.shingles).collect();
     assert!(theta > 0.0 && gamma > 0.0, "thresholds above 0");
     let mut df: HashMap<u64, u32> = HashMap::new();
-    for s in sets {
-        for &h in s {
+    for s in &sets {
+        for &h in s.iter() {
             *df.entry(h).or_default() += 1;
         }
     }
@@ -46,7 +48,7 @@ pub fn exact_pairs(sets: &[Vec<u64>], theta: f64, gamma: f64) -> Vec<ExactPair> 
     let ordered: Vec<Vec<u64>> = sets
         .iter()
         .map(|s| {
-            let mut o = s.clone();
+            let mut o = (*s).clone();
             o.sort_unstable_by_key(|h| (df[h], *h));
             o
         })
@@ -58,7 +60,7 @@ pub fn exact_pairs(sets: &[Vec<u64>], theta: f64, gamma: f64) -> Vec<ExactPair> 
     let mut full_index: HashMap<u64, Vec<u32>> = HashMap::new();
     if gamma <= 1.0 {
         for (j, s) in sets.iter().enumerate() {
-            for &h in s {
+            for &h in s.iter() {
                 full_index.entry(h).or_default().push(j as u32);
             }
         }
@@ -91,18 +93,16 @@ pub fn exact_pairs(sets: &[Vec<u64>], theta: f64, gamma: f64) -> Vec<ExactPair> 
     candidates
         .into_iter()
         .filter_map(|(i, j)| {
-            let (a, b) = (&sets[i as usize], &sets[j as usize]);
-            let c = common(a, b);
-            let p = ExactPair {
-                i,
-                j,
-                similarity: jaccard(c, a.len(), b.len()),
-                i_in_j: share(c, a.len()),
-                j_in_i: share(c, b.len()),
-            };
+            let p = pair(texts, i, j);
             (p.similarity >= theta || p.i_in_j >= gamma || p.j_in_i >= gamma).then_some(p)
         })
         .collect()
+}
+
+/// The pair of texts `i` and `j`, its measures.
+fn pair(texts: &[Sets], i: u32, j: u32) -> ExactPair {
+    let (a, b) = (&texts[i as usize], &texts[j as usize]);
+    ExactPair { i, j, similarity: similarity(a, b), i_in_j: containment(a, b), j_in_i: containment(b, a) }
 }
 
 #[cfg(test)]
@@ -110,19 +110,11 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn brute(sets: &[Vec<u64>], theta: f64, gamma: f64) -> Vec<ExactPair> {
+    fn brute(sets: &[Sets], theta: f64, gamma: f64) -> Vec<ExactPair> {
         let mut out = Vec::new();
         for i in 0..sets.len() {
             for j in i + 1..sets.len() {
-                let (a, b) = (&sets[i], &sets[j]);
-                let c = common(a, b);
-                let p = ExactPair {
-                    i: i as u32,
-                    j: j as u32,
-                    similarity: jaccard(c, a.len(), b.len()),
-                    i_in_j: share(c, a.len()),
-                    j_in_i: share(c, b.len()),
-                };
+                let p = pair(sets, i as u32, j as u32);
                 if p.similarity >= theta || p.i_in_j >= gamma || p.j_in_i >= gamma {
                     out.push(p);
                 }
@@ -136,10 +128,14 @@ mod tests {
         /// Prefix filtering finds exactly the pairs brute force finds, at any thresholds.
         #[test]
         fn exact_pairs_are_brute_force(
-            raw in prop::collection::vec(prop::collection::btree_set(0u64..40, 0..25), 2..30),
+            raw in prop::collection::vec(
+                (prop::collection::btree_set(0u64..40, 0..25), prop::collection::btree_set(0u64..6, 0..4)), 2..30),
             theta in 0.05f64..1.0, gamma in 0.05f64..1.6,
         ) {
-            let sets: Vec<Vec<u64>> = raw.into_iter().map(|s| s.into_iter().collect()).collect();
+            let sets: Vec<Sets> = raw
+                .into_iter()
+                .map(|(s, f)| Sets { shingles: s.into_iter().collect(), figures: f.into_iter().collect() })
+                .collect();
             prop_assert_eq!(exact_pairs(&sets, theta, gamma), brute(&sets, theta, gamma));
         }
     }

@@ -1,7 +1,8 @@
 //! Exact text similarity (docs/similarity.md): text → shingles → sets → measure, and the
 //! keys an index finds candidates by. One module per step:
 //! - [`shingles`]: normalization and the shingle stream;
-//! - [`measure`]: similarity and containment, exact, and bounded decisions;
+//! - [`measure`]: similarity and containment, exact on two texts' sets;
+//! - [`decide`]: a measure against a threshold, one text held and the other streamed;
 //! - [`frequent`]: the shingles that are no index keys;
 //! - [`keys`]: bottom-k and winnowed keys, and how many a lookup requires;
 //! - [`lookup`]: what an index lookup asks for, and what it guarantees;
@@ -10,6 +11,7 @@
 //! - [`explain`]: every shingle of two texts, and which has it;
 //! - [`exact`]: every pair at a threshold, by prefix filtering (the brute force of tests).
 
+pub mod decide;
 pub mod exact;
 pub mod explain;
 pub mod frequent;
@@ -20,8 +22,9 @@ pub mod pairs;
 pub mod shard;
 pub mod shingles;
 
+pub use decide::Decide;
 pub use keys::{index_keys, required, sample, similarity_keys, KeyParams, Sample};
 pub use lookup::{lookup, Lookup};
-pub use measure::{containment, shingle_set, similarity, Decide, Measure};
+pub use measure::{containment, shingle_set, similarity, Measure, Sets};
 pub use pairs::{similarity_clusters, SimilarityPair, SimilarityPairs, TextRows};
 pub use shingles::Version;

@@ -13,11 +13,17 @@
 //! A text whose kept characters are narrower than one shingle is one shingle, the whole;
 //! a text with none has none. A shingle's hash is xxh3_64 of its UTF-8 bytes.
 //!
+//! Measure 2 also reads a text's *figures* ([`Figures`]): each maximal run of digits in the
+//! normalized text, with a `.` or `,` between two digits kept inside (`1,234.5`, `3.6`,
+//! `2024`, `01` and `02` of `2024-01-02`), as the xxh3_64 of its UTF-8 bytes. How many of
+//! them two texts share scales the measure (measure.rs): rows that differ only in their
+//! figures are different rows, however much text they share.
+//!
 //! The text is read in pieces of about [`PIECE`] bytes, each cut before a character where
 //! neither NFKC nor lowercasing looks across (see [`is_cut`]), so that a long text never
 //! has a normalized copy of its own: memory is a piece, whatever the text's length.
 
-use xxhash_rust::xxh3::xxh3_64;
+use xxhash_rust::xxh3::{xxh3_64, Xxh3Default};
 
 use crate::fingerprint::normalize_folded;
 
@@ -154,10 +160,44 @@ pub(crate) fn pieces(doc: &str) -> impl Iterator<Item = &str> {
 /// Calls `each` with every kept character of `doc` under version `v` (module docs), in
 /// order; `tick` after each piece and every [`TICK`] kept characters.
 pub fn for_each_char(doc: &str, v: Version, tick: &mut dyn FnMut(), mut each: impl FnMut(char)) {
+    for_each_item(doc, v, tick, |item| {
+        if let Item::Char(c) = item {
+            each(c);
+        }
+    });
+}
+
+/// What [`for_each_item`] reads of a text: a kept character, or a figure's hash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Item {
+    Char(char),
+    Figure(u64),
+}
+
+/// As [`for_each_char`], and, when `v` reads figures (measure 2; module docs), the hash of
+/// each figure of `doc` as soon as it ends, in order, repeats included.
+pub fn for_each_item(doc: &str, v: Version, tick: &mut dyn FnMut(), mut each: impl FnMut(Item)) {
+    let mut figures = (v == Version::M2).then(Figures::default);
+    scan(doc, v, tick, figures.as_mut(), |item, _| each(item));
+}
+
+/// [`for_each_item`] with the figures read by `figures` (none: no figure), whose text, if it
+/// keeps it, comes with each ([`Figures::with_text`]; `""` with a character).
+pub fn scan(
+    doc: &str,
+    v: Version,
+    tick: &mut dyn FnMut(),
+    mut figures: Option<&mut Figures>,
+    mut each: impl FnMut(Item, &str),
+) {
     let mut n = 0u32;
     for piece in pieces(doc) {
-        for c in normalize_folded(piece).chars().filter_map(|c| v.kept(c)) {
-            each(c);
+        for c in normalize_folded(piece).chars() {
+            if let Some(f) = figures.as_deref_mut() {
+                f.push(c, &mut |h, text| each(Item::Figure(h), text));
+            }
+            let Some(c) = v.kept(c) else { continue };
+            each(Item::Char(c), "");
             n += 1;
             if n == TICK {
                 n = 0;
@@ -165,6 +205,62 @@ pub fn for_each_char(doc: &str, v: Version, tick: &mut dyn FnMut(), mut each: im
             }
         }
         tick();
+    }
+    if let Some(f) = figures {
+        f.finish(&mut |h, text| each(Item::Figure(h), text));
+    }
+}
+
+/// The figures of a stream of normalized characters (module docs): a digit is a character
+/// with `char::is_numeric`, as measure 1 reads digits; a `.` or `,` between two digits belongs
+/// to the figure. Each is hashed as it streams past (xxh3 of its UTF-8 bytes, computed
+/// incrementally), so that a text of a million digits takes no more memory than one of two;
+/// [`Figures::with_text`] also keeps each figure's text (`simhash_explain`).
+#[derive(Default)]
+pub struct Figures {
+    /// The figure being read, if any.
+    hash: Option<Xxh3Default>,
+    /// A `.` or `,` after the figure's last digit, kept only if a digit follows.
+    separator: Option<char>,
+    /// The figure's text, when kept.
+    text: Option<String>,
+}
+
+impl Figures {
+    /// A reader that also keeps each figure's text.
+    pub fn with_text() -> Figures {
+        Figures { text: Some(String::new()), ..Figures::default() }
+    }
+
+    /// Takes the next normalized character; calls `out` with a figure that ends before it.
+    #[inline]
+    pub fn push(&mut self, c: char, out: &mut impl FnMut(u64, &str)) {
+        let mut buf = [0u8; 4];
+        if c.is_numeric() {
+            let h = self.hash.get_or_insert_with(Xxh3Default::new);
+            for c in self.separator.take().into_iter().chain([c]) {
+                h.update(c.encode_utf8(&mut buf).as_bytes());
+                if let Some(t) = self.text.as_mut() {
+                    t.push(c);
+                }
+            }
+        } else if (c == '.' || c == ',') && self.hash.is_some() && self.separator.is_none() {
+            self.separator = Some(c);
+        } else {
+            self.finish(out);
+        }
+    }
+
+    /// Ends the figure being read, if any.
+    #[inline]
+    pub fn finish(&mut self, out: &mut impl FnMut(u64, &str)) {
+        self.separator = None;
+        if let Some(h) = self.hash.take() {
+            out(h.digest(), self.text.as_deref().unwrap_or(""));
+            if let Some(t) = self.text.as_mut() {
+                t.clear();
+            }
+        }
     }
 }
 
@@ -292,6 +388,32 @@ mod tests {
         let whole: String = normalize_folded(&doc).chars().filter_map(|c| Version::M2.kept(c)).collect();
         assert_eq!(kept, whole);
         assert!(pieces(&doc).count() > 2);
+    }
+
+    #[test]
+    fn figures() {
+        let figures = |doc: &str| {
+            let mut out = Vec::new();
+            for_each_item(doc, Version::M2, &mut || (), |i| {
+                if let Item::Figure(h) = i {
+                    out.push(h);
+                }
+            });
+            out
+        };
+        let h = |s: &str| xxh3_64(s.as_bytes());
+        // Separators inside a figure; a trailing one, a hyphen or a second one end it;
+        // full-width digits and stops are read as NFKC makes them.
+        assert_eq!(figures("total 1,234.50 EUR, due 2024-01-02."), [h("1,234.50"), h("2024"), h("01"), h("02")]);
+        assert_eq!(figures("上证指数１１３７．５３，version 3.6.. x"), [h("1137.53"), h("3.6")]);
+        assert_eq!(figures("1.2.3 4"), [h("1.2.3"), h("4")]);
+        assert!(figures("没有数字 no figures").is_empty());
+        // Measure 1 reads none; long runs of digits are one figure, whatever their length.
+        let mut none = 0;
+        for_each_item("2024", Version::M1, &mut || (), |i| none += usize::from(matches!(i, Item::Figure(_))));
+        assert_eq!(none, 0);
+        let long = "7".repeat(PIECE * 3);
+        assert_eq!(figures(&long), [h(&long)]);
     }
 
     #[test]

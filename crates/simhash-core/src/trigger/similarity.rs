@@ -133,6 +133,9 @@ pub struct SimilarityCheckQuery<'a> {
     pub text: &'a str,
     /// Whether containment either way at `$3` (float8) also makes a duplicate.
     pub with_containment: bool,
+    /// What the measure's SQL names end with: `""` for measure 2's `simhash_similarity`,
+    /// `"_m1"` for measure 1's `simhash_similarity_m1` (src/similarity/names.rs).
+    pub suffix: &'a str,
 }
 
 /// The check query: the existing row with the highest similarity to `$1` (the new text) among
@@ -151,13 +154,13 @@ pub fn similarity_check_query(q: &SimilarityCheckQuery<'_>) -> String {
     let t = &q.target;
     let keys = KeyExprs::of(t);
     let (key_text, link_value, order_cols, order) = (&keys.text, &keys.link, keys.named(), keys.names(""));
-    let (s, text) = (t.ext_schema, q.text);
+    let (s, text, v) = (t.ext_schema, q.text, q.suffix);
     let (doc, containments, containment_match) = if q.with_containment {
         (
             format!(", t.{text} AS doc"),
-            format!(", {s}.simhash_containment($1, s.doc), {s}.simhash_containment(s.doc, $1)"),
+            format!(", {s}.simhash_containment{v}($1, s.doc), {s}.simhash_containment{v}(s.doc, $1)"),
             format!(
-                " OR {s}.simhash_containment_at_least($1, t.{text}, $3) OR {s}.simhash_containment_at_least(t.{text}, $1, $3)"
+                " OR {s}.simhash_containment_at_least{v}($1, t.{text}, $3) OR {s}.simhash_containment_at_least{v}(t.{text}, $1, $3)"
             ),
         )
     } else {
@@ -171,9 +174,9 @@ pub fn similarity_check_query(q: &SimilarityCheckQuery<'_>) -> String {
     format!(
         "SELECT s.key, s.link, ARRAY[s.sim{containments}]::pg_catalog.float8[] FROM (\
          SELECT {key_text} AS key, {link_value} AS link, \
-         {s}.simhash_similarity(t.{text}, $1)::pg_catalog.float8 AS sim{doc}, {order_cols} \
+         {s}.simhash_similarity{v}(t.{text}, $1)::pg_catalog.float8 AS sim{doc}, {order_cols} \
          FROM ONLY {table} AS t \
-         WHERE ({s}.simhash_similarity_at_least(t.{text}, $1, $2){containment_match}){exclude} \
+         WHERE ({s}.simhash_similarity_at_least{v}(t.{text}, $1, $2){containment_match}){exclude} \
          ORDER BY sim DESC, {order} LIMIT 1) AS s",
         table = t.table,
     )
@@ -310,7 +313,7 @@ mod tests {
             with_link_value: true,
             exclude_ctid: false,
         };
-        let q = SimilarityCheckQuery { target, text: "body", with_containment: false };
+        let q = SimilarityCheckQuery { target, text: "body", with_containment: false, suffix: "" };
         assert_eq!(
             similarity_check_query(&q),
             "SELECT s.key, s.link, ARRAY[s.sim]::pg_catalog.float8[] FROM (SELECT t.id::pg_catalog.text AS key, \
@@ -333,6 +336,14 @@ mod tests {
         assert!(text.contains(
             "WHERE (public.simhash_similarity_at_least(t.body, $1, $2) OR public.simhash_containment_at_least($1, t.body, $3) \
              OR public.simhash_containment_at_least(t.body, $1, $3)) AND t.ctid OPERATOR(pg_catalog.<>) $4 ORDER BY"
+        ), "{text}");
+        // Measure 1's trigger names measure 1's functions.
+        let text = similarity_check_query(&SimilarityCheckQuery { suffix: "_m1", ..q });
+        assert!(text.contains("public.simhash_containment_m1(s.doc, $1)]"), "{text}");
+        assert!(text.contains("public.simhash_similarity_m1(t.body, $1)::pg_catalog.float8 AS sim"), "{text}");
+        assert!(text.contains(
+            "WHERE (public.simhash_similarity_at_least_m1(t.body, $1, $2) OR public.simhash_containment_at_least_m1($1, t.body, $3) \
+             OR public.simhash_containment_at_least_m1(t.body, $1, $3))"
         ), "{text}");
     }
 

@@ -214,7 +214,7 @@ impl SimilarityPairs {
                     if (sy.len() as f64) < self.theta * sx.len() as f64 - 1e-9 {
                         continue;
                     }
-                    let s = jaccard(common(sx, sy), sx.len(), sy.len());
+                    let s = jaccard(common(sx, sy), sx.len(), sy.len()) * self.rows.agreement(x, y);
                     let ours = self.owned.is_none_or(|o| o.owns_pair(sx, sy));
                     if s >= self.theta && self.rows.ids[x] != self.rows.ids[y] && ours {
                         self.chunk.push(self.pair(x, y, s));
@@ -319,7 +319,7 @@ impl SimilarityPairs {
         }
         let a = &self.set_a.as_ref().expect("set above").1;
         let b = self.rows.set(y);
-        let s = jaccard(common(a, &b), a.len(), b.len());
+        let s = jaccard(common(a, &b), a.len(), b.len()) * self.rows.agreement(x, y);
         (s >= self.theta).then_some(s)
     }
 }

@@ -2,7 +2,8 @@
 //! sketches the run's [`Plan`] asks for.
 
 use super::super::keys::{rank, KeyParams, K};
-use super::super::shingles::{for_each_char, Version, Window};
+use super::super::measure::{agreement, common};
+use super::super::shingles::{for_each_item, Item, Version, Window};
 
 /// The per-pair miss probability a bulk run allows itself at the threshold.
 pub const BULK_MISS: f64 = 1e-9;
@@ -65,6 +66,10 @@ pub struct TextRows {
     /// Text i's sketch is `sketch[starts[i]..starts[i + 1]]`, ascending.
     sketch: Vec<u64>,
     starts: Vec<usize>,
+    /// Text i's figures (measure 2) are `figures[figure_starts[i]..figure_starts[i + 1]]`,
+    /// ascending: the kept characters do not keep them (a figure's `.` is not kept).
+    figures: Vec<u64>,
+    figure_starts: Vec<usize>,
     pub(super) plan: Option<Plan>,
 }
 
@@ -79,6 +84,8 @@ impl TextRows {
             sizes: Vec::new(),
             sketch: Vec::new(),
             starts: vec![0],
+            figures: Vec::new(),
+            figure_starts: vec![0],
             plan: plan(theta),
         }
     }
@@ -96,12 +103,25 @@ impl TextRows {
         let mut window = Window::default();
         let mut hashes = Vec::new();
         let kept = &mut self.kept;
-        for_each_char(doc, self.version, tick, |c| {
-            kept.push(c);
-            if let Some(h) = window.push(c) {
-                hashes.push(h);
+        let figures_from = self.figures.len();
+        let figures = &mut self.figures;
+        for_each_item(doc, self.version, tick, |item| match item {
+            Item::Char(c) => {
+                kept.push(c);
+                if let Some(h) = window.push(c) {
+                    hashes.push(h);
+                }
             }
+            Item::Figure(h) => figures.push(h),
         });
+        self.figures[figures_from..].sort_unstable();
+        let distinct = {
+            let mut v = self.figures.split_off(figures_from);
+            v.dedup();
+            v
+        };
+        self.figures.extend(distinct);
+        self.figure_starts.push(self.figures.len());
         hashes.extend(window.finish());
         hashes.sort_unstable();
         hashes.dedup();
@@ -130,6 +150,13 @@ impl TextRows {
     /// Whether text i's sketch is its whole set.
     pub(super) fn whole(&self, i: usize, p: &Plan) -> bool {
         self.sizes[i] as usize <= p.sketch
+    }
+
+    /// The figures' agreement of texts i and j (measure.rs): 1 under measure 1.
+    pub(super) fn agreement(&self, i: usize, j: usize) -> f64 {
+        let f = |i: usize| &self.figures[self.figure_starts[i]..self.figure_starts[i + 1]];
+        let (a, b) = (f(i), f(j));
+        agreement(common(a, b), a.len().min(b.len()))
     }
 
     /// Text i's shingle set, from its kept characters.

@@ -3,7 +3,7 @@
 use super::*;
 use crate::similarity::exact::exact_pairs;
 use crate::similarity::keys::K;
-use crate::similarity::measure::shingle_set;
+use crate::similarity::measure::{similarity, Sets};
 use crate::similarity::Version;
 use proptest::prelude::*;
 
@@ -24,11 +24,11 @@ fn run(texts: &[String], theta: f64) -> Vec<(i64, i64, f64)> {
 }
 
 fn brute(texts: &[String], theta: f64) -> Vec<(i64, i64, f64)> {
-    let sets: Vec<Vec<u64>> = texts.iter().map(|t| shingle_set(t, V, &mut || ())).collect();
+    let sets: Vec<Sets> = texts.iter().map(|t| Sets::of(t, V, &mut || ())).collect();
     let mut out = Vec::new();
     for i in 0..sets.len() {
         for j in i + 1..sets.len() {
-            let s = jaccard(common(&sets[i], &sets[j]), sets[i].len(), sets[j].len());
+            let s = similarity(&sets[i], &sets[j]);
             if s >= theta {
                 out.push((i as i64, j as i64, s));
             }
@@ -40,8 +40,9 @@ fn brute(texts: &[String], theta: f64) -> Vec<(i64, i64, f64)> {
 /// Texts made of words from a small vocabulary: many overlaps, some near-duplicates, short
 /// texts (whole-set sketches) and long ones.
 fn texts() -> impl Strategy<Value = Vec<String>> {
-    let words =
-        prop::sample::select(vec!["中国", "经济", "发展", "alpha", "beta", "新闻", "gamma", "报道", "delta", "。"]);
+    let words = prop::sample::select(vec![
+        "中国", "经济", "发展", "alpha", "beta", "新闻", "gamma", "报道", "delta", "。", " 12", "3.5",
+    ]);
     prop::collection::vec(prop::collection::vec(words, 0..60).prop_map(|w| w.concat()), 2..40)
 }
 
@@ -98,7 +99,7 @@ fn corpus_like_texts_match_prefix_filtering() {
             texts.push(t.repeat(3) + &cut.to_string());
         }
     }
-    let sets: Vec<Vec<u64>> = texts.iter().map(|t| shingle_set(t, V, &mut || ())).collect();
+    let sets: Vec<Sets> = texts.iter().map(|t| Sets::of(t, V, &mut || ())).collect();
     let want: Vec<(i64, i64, f64)> =
         exact_pairs(&sets, 0.5, 2.0).into_iter().map(|p| (p.i as i64, p.j as i64, p.similarity)).collect();
     assert!(want.len() > 20);

@@ -1,0 +1,576 @@
+-- simhash 4.0.0 → 5.0.0 (CHANGELOG.md; docs/similarity.md, "Measures"; issue 38). Measure 2
+-- becomes the measure of simhash_similarity, simhash_containment, their predicates, the GIN
+-- operator class simhash_ops, simhash_keys, simhash_explain, the bulk pairs and clusters, the
+-- similarity dedup trigger and the similarity shard functions: digits are read as written,
+-- and two texts' shingle similarity is scaled by the agreement of their figures, so that rows
+-- that differ only in their figures (invoices, quotes, statistics rows) are different rows.
+-- 4.0.0's objects keep their OIDs and C symbols under names ending in _m1 (the operator class
+-- simhash_ops_m1, the type simhash_query_m1), so that every index, trigger, view and
+-- generated column made under 4.x goes on computing measure 1; called by name, the functions
+-- now give measure 2. A simhash_ops index made under 4.x is now a simhash_ops_m1 index: it
+-- answers measure 1's functions only, and measure 2's queries need a new simhash_ops index
+-- (docs/similarity.md, "Upgrading from 4.x").
+\echo Use "ALTER EXTENSION simhash UPDATE TO '5.0.0'" to load this file. \quit
+
+-- Measure 1: 4.0.0's objects, renamed.
+ALTER FUNCTION @extschema@.simhash_similarity(text, text) RENAME TO simhash_similarity_m1;
+ALTER FUNCTION @extschema@.simhash_containment(text, text) RENAME TO simhash_containment_m1;
+ALTER FUNCTION @extschema@.simhash_similarity_at_least(text, text, float8) RENAME TO simhash_similarity_at_least_m1;
+ALTER FUNCTION @extschema@.simhash_similarity_above(text, text, float8) RENAME TO simhash_similarity_above_m1;
+ALTER FUNCTION @extschema@.simhash_containment_at_least(text, text, float8) RENAME TO simhash_containment_at_least_m1;
+ALTER FUNCTION @extschema@.simhash_containment_above(text, text, float8) RENAME TO simhash_containment_above_m1;
+ALTER TYPE @extschema@.simhash_query RENAME TO simhash_query_m1;
+ALTER FUNCTION @extschema@.simhash_query(text, text, float8) RENAME TO simhash_query_m1;
+ALTER FUNCTION @extschema@.simhash_query_match(text, simhash_query_m1) RENAME TO simhash_query_match_m1;
+ALTER FUNCTION @extschema@.simhash_keys(text) RENAME TO simhash_keys_m1;
+ALTER FUNCTION @extschema@.simhash_gin_extract_value(text, internal, internal) RENAME TO simhash_gin_extract_value_m1;
+ALTER FUNCTION @extschema@.simhash_gin_extract_query(simhash_query_m1, internal, int2, internal, internal, internal, internal) RENAME TO simhash_gin_extract_query_m1;
+ALTER FUNCTION @extschema@.simhash_gin_consistent(internal, int2, simhash_query_m1, int4, internal, internal, internal, internal) RENAME TO simhash_gin_consistent_m1;
+ALTER FUNCTION @extschema@.simhash_gin_triconsistent(internal, int2, simhash_query_m1, int4, internal, internal, internal) RENAME TO simhash_gin_triconsistent_m1;
+ALTER OPERATOR CLASS @extschema@.simhash_ops USING gin RENAME TO simhash_ops_m1;
+ALTER OPERATOR FAMILY @extschema@.simhash_ops USING gin RENAME TO simhash_ops_m1;
+ALTER FUNCTION @extschema@.simhash_explain_shingles_utf8(bytea, bytea) RENAME TO simhash_explain_shingles_utf8_m1;
+ALTER FUNCTION @extschema@.simhash_explain(text, text) RENAME TO simhash_explain_m1;
+ALTER FUNCTION @extschema@.simhash_similarity_pairs_stream(text, float8) RENAME TO simhash_similarity_pairs_stream_m1;
+ALTER FUNCTION @extschema@.simhash_similarity_pairs(text, float8) RENAME TO simhash_similarity_pairs_m1;
+ALTER FUNCTION @extschema@.simhash_similarity_clusters(text, float8) RENAME TO simhash_similarity_clusters_m1;
+ALTER FUNCTION @extschema@.simhash_similarity_dedup_trigger() RENAME TO simhash_similarity_dedup_trigger_m1;
+ALTER FUNCTION @extschema@.simhash_similarity_dedup_query(regclass, text[]) RENAME TO simhash_similarity_dedup_query_m1;
+ALTER FUNCTION @extschema@.simhash_similarity_owners(text, int) RENAME TO simhash_similarity_owners_m1;
+ALTER FUNCTION @extschema@.simhash_similarity_owned_pairs_stream(text, float8, int, int) RENAME TO simhash_similarity_owned_pairs_stream_m1;
+ALTER FUNCTION @extschema@.simhash_similarity_owned_pairs(text, float8, int, int) RENAME TO simhash_similarity_owned_pairs_m1;
+ALTER FUNCTION @extschema@.simhash_similarity_shard_write_keys(regclass, bigint, text, int) RENAME TO simhash_similarity_shard_write_keys_m1;
+ALTER FUNCTION @extschema@.simhash_similarity_shard_trigger() RENAME TO simhash_similarity_shard_trigger_m1;
+ALTER FUNCTION @extschema@.simhash_similarity_shard_repair(regclass, name, name, regclass, int) RENAME TO simhash_similarity_shard_repair_m1;
+ALTER FUNCTION @extschema@.simhash_similarity_shard_pairs(regclass, float8, int) RENAME TO simhash_similarity_shard_pairs_m1;
+
+-- Their comments, as a fresh install has them (sql/similarity/m1.sql, trigger.sql, shard.sql).
+COMMENT ON FUNCTION simhash_similarity_m1(text, text) IS
+    'simhash_similarity of 4.x (measure 1): the Jaccard index of the shingle sets with every digit read as 0, so that texts differing only in their figures score 1';
+COMMENT ON FUNCTION simhash_containment_m1(text, text) IS
+    'simhash_containment of 4.x (measure 1): the share of the first text''s shingles found in the second, digits read as 0';
+COMMENT ON FUNCTION simhash_similarity_at_least_m1(text, text, float8) IS
+    'simhash_similarity_m1(a, b) >= threshold, what that comparison is planned as: from a simhash_ops_m1 index on a or b when there is one';
+COMMENT ON FUNCTION simhash_similarity_above_m1(text, text, float8) IS
+    'simhash_similarity_m1(a, b) > threshold, what that comparison is planned as: from a simhash_ops_m1 index on a or b when there is one';
+COMMENT ON FUNCTION simhash_containment_at_least_m1(text, text, float8) IS
+    'simhash_containment_m1(a, b) >= threshold, what that comparison is planned as: from a simhash_ops_m1 index on a or b when there is one';
+COMMENT ON FUNCTION simhash_containment_above_m1(text, text, float8) IS
+    'simhash_containment_m1(a, b) > threshold, what that comparison is planned as: from a simhash_ops_m1 index on a or b when there is one';
+COMMENT ON TYPE simhash_query_m1 IS
+    'A simhash_ops_m1 index lookup (measure 1): rows r with simhash_similarity_m1(query, r) (measure similarity), simhash_containment_m1(query, r) (query_in_row) or simhash_containment_m1(r, query) (row_in_query) at least threshold';
+COMMENT ON FUNCTION simhash_query_m1(text, text, float8) IS
+    'A simhash_query_m1 (measure 1), its measure (similarity, query_in_row, row_in_query) and threshold (0 to 1) checked';
+COMMENT ON FUNCTION simhash_query_match_m1(text, simhash_query_m1) IS
+    'doc @% q: doc reaches q''s measure (measure 1) at q''s threshold, exactly';
+COMMENT ON OPERATOR @% (text, simhash_query_m1) IS
+    'The text reaches the query''s measure (measure 1) at its threshold (a simhash_ops_m1 index lookup, rechecked exactly)';
+COMMENT ON FUNCTION simhash_keys_m1(text) IS
+    'The keys a simhash_ops_m1 index (measure 1) holds for a text, ascending';
+COMMENT ON OPERATOR CLASS simhash_ops_m1 USING gin IS
+    'simhash_ops of 4.x (measure 1): simhash_similarity_m1(col, q) >= t, simhash_containment_m1(q, col) >= t and simhash_containment_m1(col, q) >= t through a GIN index';
+COMMENT ON FUNCTION simhash_similarity_clusters_m1(text, float8) IS
+    'simhash_similarity_clusters of 4.x (measure 1): connected components of simhash_similarity_pairs_m1, (id, cluster_id), cluster_id the smallest id of its component';
+COMMENT ON FUNCTION simhash_similarity_dedup_trigger_m1() IS
+    'simhash_similarity_dedup_trigger of 4.x (measure 1, digits read as 0): the same arguments; candidates come through a simhash_ops_m1 index';
+COMMENT ON FUNCTION simhash_similarity_dedup_query_m1(regclass, text[]) IS
+    'The check query simhash_similarity_dedup_trigger_m1(trigger_args) runs on tbl for an INSERT, as simhash_similarity_dedup_query';
+COMMENT ON FUNCTION simhash_similarity_owners_m1(text, int) IS
+    'simhash_similarity_owners of 4.x (measure 1): the owners of a text''s simhash_ops_m1 index keys, or every shard for a text of fewer than 48 shingles';
+
+-- Measure 2 (sql/similarity/similarity.sql, gin.sql, explain.sql, pairs.sql; trigger.sql).
+CREATE FUNCTION simhash_similarity(a text, b text) RETURNS simhash_score
+    IMMUTABLE STRICT PARALLEL SAFE COST 1000
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_m2';
+COMMENT ON FUNCTION simhash_similarity(text, text) IS
+    'Jaccard index of the two texts'' shingle sets times the agreement of their figures (measure 2: NFKC, lowercase, traditional folded, letters and digits as written; shingles of 3 CJK or 5 other characters; (shared figures + 1) / (figures of the text with fewer + 1)); 0 when either has no letter or digit';
+
+CREATE FUNCTION simhash_containment(a text, b text) RETURNS simhash_score
+    IMMUTABLE STRICT PARALLEL SAFE COST 1000
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_containment_m2';
+COMMENT ON FUNCTION simhash_containment(text, text) IS
+    'Share of the first text''s shingles found in the second, times (its figures found in the second + 1) / (its figures + 1) (measure 2); 0 when the first has no letter or digit';
+
+-- The predicates the comparisons become (support function below), each exactly
+-- `measure(a, b) >= threshold` (`>` for the _above forms), answered from a simhash_ops index
+-- on either argument. Measure 1's (m1.sql) share the support function: it keeps a rewrite
+-- within one measure's objects.
+CREATE FUNCTION simhash_similarity_at_least(a text, b text, threshold float8) RETURNS boolean
+    IMMUTABLE STRICT PARALLEL SAFE COST 1000
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_at_least_m2';
+CREATE FUNCTION simhash_similarity_above(a text, b text, threshold float8) RETURNS boolean
+    IMMUTABLE STRICT PARALLEL SAFE COST 1000
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_above_m2';
+CREATE FUNCTION simhash_containment_at_least(a text, b text, threshold float8) RETURNS boolean
+    IMMUTABLE STRICT PARALLEL SAFE COST 1000
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_containment_at_least_m2';
+CREATE FUNCTION simhash_containment_above(a text, b text, threshold float8) RETURNS boolean
+    IMMUTABLE STRICT PARALLEL SAFE COST 1000
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_containment_above_m2';
+COMMENT ON FUNCTION simhash_similarity_at_least(text, text, float8) IS
+    'simhash_similarity(a, b) >= threshold, what that comparison is planned as: from a simhash_ops index on a or b when there is one';
+COMMENT ON FUNCTION simhash_similarity_above(text, text, float8) IS
+    'simhash_similarity(a, b) > threshold, what that comparison is planned as: from a simhash_ops index on a or b when there is one';
+COMMENT ON FUNCTION simhash_containment_at_least(text, text, float8) IS
+    'simhash_containment(a, b) >= threshold, what that comparison is planned as: from a simhash_ops index on a or b when there is one';
+COMMENT ON FUNCTION simhash_containment_above(text, text, float8) IS
+    'simhash_containment(a, b) > threshold, what that comparison is planned as: from a simhash_ops index on a or b when there is one';
+
+ALTER FUNCTION simhash_similarity_at_least(text, text, float8) SUPPORT simhash_similarity_support;
+ALTER FUNCTION simhash_similarity_above(text, text, float8) SUPPORT simhash_similarity_support;
+ALTER FUNCTION simhash_containment_at_least(text, text, float8) SUPPORT simhash_similarity_support;
+ALTER FUNCTION simhash_containment_above(text, text, float8) SUPPORT simhash_similarity_support;
+
+CREATE TYPE simhash_query AS (query text, measure text, threshold float8);
+COMMENT ON TYPE simhash_query IS
+    'A simhash_ops index lookup: rows r with simhash_similarity(query, r) (measure similarity), simhash_containment(query, r) (query_in_row) or simhash_containment(r, query) (row_in_query) at least threshold';
+
+CREATE FUNCTION simhash_query(query text, measure text, threshold float8) RETURNS simhash_query
+    IMMUTABLE STRICT PARALLEL SAFE
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_query_make';
+COMMENT ON FUNCTION simhash_query(text, text, float8) IS
+    'A simhash_query, its measure (similarity, query_in_row, row_in_query) and threshold (0 to 1) checked';
+
+CREATE FUNCTION simhash_query_match(doc text, q simhash_query) RETURNS boolean
+    IMMUTABLE STRICT PARALLEL SAFE COST 1000
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_query_match_m2';
+COMMENT ON FUNCTION simhash_query_match(text, simhash_query) IS
+    'doc @% q: doc reaches q''s measure at q''s threshold, exactly';
+
+CREATE OPERATOR @% (LEFTARG = text, RIGHTARG = simhash_query, FUNCTION = simhash_query_match,
+                    RESTRICT = contsel, JOIN = contjoinsel);
+COMMENT ON OPERATOR @% (text, simhash_query) IS
+    'The text reaches the query''s measure at its threshold (a simhash_ops index lookup, rechecked exactly)';
+
+CREATE FUNCTION simhash_keys(doc text) RETURNS int4[]
+    IMMUTABLE STRICT PARALLEL SAFE
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_keys_m2';
+COMMENT ON FUNCTION simhash_keys(text) IS
+    'The keys a simhash_ops index holds for a text (its bottom-k sketch and winnowed shingles), ascending';
+
+CREATE FUNCTION simhash_gin_extract_value(text, internal, internal) RETURNS internal
+    IMMUTABLE STRICT PARALLEL SAFE
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_gin_extract_value_m2';
+CREATE FUNCTION simhash_gin_extract_query(simhash_query, internal, int2, internal, internal, internal, internal)
+    RETURNS internal IMMUTABLE STRICT PARALLEL SAFE
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_gin_extract_query_m2';
+CREATE FUNCTION simhash_gin_consistent(internal, int2, simhash_query, int4, internal, internal, internal, internal)
+    RETURNS boolean IMMUTABLE STRICT PARALLEL SAFE
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_gin_consistent';
+CREATE FUNCTION simhash_gin_triconsistent(internal, int2, simhash_query, int4, internal, internal, internal)
+    RETURNS "char" IMMUTABLE STRICT PARALLEL SAFE
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_gin_triconsistent';
+
+CREATE OPERATOR CLASS simhash_ops FOR TYPE text USING gin AS
+    OPERATOR 1 @% (text, simhash_query),
+    FUNCTION 1 btint4cmp(int4, int4),
+    FUNCTION 2 simhash_gin_extract_value(text, internal, internal),
+    FUNCTION 3 simhash_gin_extract_query(simhash_query, internal, int2, internal, internal, internal, internal),
+    FUNCTION 4 simhash_gin_consistent(internal, int2, simhash_query, int4, internal, internal, internal, internal),
+    FUNCTION 6 simhash_gin_triconsistent(internal, int2, simhash_query, int4, internal, internal, internal),
+    STORAGE int4;
+COMMENT ON OPERATOR CLASS simhash_ops USING gin IS
+    'Exact text similarity and containment through a GIN index: simhash_similarity(col, q) >= t, simhash_containment(q, col) >= t and simhash_containment(col, q) >= t';
+
+CREATE  FUNCTION "simhash_explain_items_utf8"(
+	"a" bytea, /* & [u8] */
+	"b" bytea /* & [u8] */
+) RETURNS TABLE (
+	"kind" TEXT,  /* & '_ str */
+	"item" bytea,  /* Vec < u8 > */
+	"in_a" bool,  /* bool */
+	"in_b" bool,  /* bool */
+	"similarity" double precision,  /* f64 */
+	"a_in_b" double precision,  /* f64 */
+	"b_in_a" double precision  /* f64 */
+)
+IMMUTABLE STRICT PARALLEL SAFE 
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'simhash_explain_items_utf8_wrapper';
+
+CREATE FUNCTION simhash_explain(a text, b text)
+    RETURNS TABLE(kind text, item text, in_a boolean, in_b boolean, similarity float8, a_in_b float8, b_in_a float8)
+    STABLE STRICT PARALLEL SAFE
+    LANGUAGE sql
+    AS $$ SELECT e.kind, pg_catalog.convert_from(e.item, 'UTF8'), e.in_a, e.in_b, e.similarity, e.a_in_b, e.b_in_a
+          FROM @extschema@.simhash_explain_items_utf8(pg_catalog.convert_to(a, 'UTF8'),
+                                                      pg_catalog.convert_to(b, 'UTF8')) AS e $$;
+COMMENT ON FUNCTION simhash_explain(text, text) IS
+    'Every distinct shingle and figure (kind) of a and of b, and which has it; similarity, a_in_b and b_in_a are what the rows add up to: simhash_similarity(a, b), simhash_containment(a, b) and simhash_containment(b, a)';
+
+CREATE  FUNCTION "simhash_similarity_pairs_stream"(
+	"query" TEXT, /* & str */
+	"min_similarity" double precision /* f64 */
+) RETURNS TABLE (
+	"id1" bigint,  /* i64 */
+	"id2" bigint,  /* i64 */
+	"similarity" double precision  /* f64 */
+)
+STRICT VOLATILE PARALLEL UNSAFE 
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'simhash_similarity_pairs_m2_wrapper';
+
+CREATE  FUNCTION "simhash_similarity_clusters"(
+	"query" TEXT, /* & str */
+	"min_similarity" double precision /* f64 */
+) RETURNS TABLE (
+	"id" bigint,  /* i64 */
+	"cluster_id" bigint  /* i64 */
+)
+STRICT VOLATILE PARALLEL UNSAFE 
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'simhash_similarity_clusters_m2_wrapper';
+
+CREATE FUNCTION simhash_similarity_pairs(query text, min_similarity float8)
+    RETURNS TABLE(id1 bigint, id2 bigint, similarity float8)
+    STABLE PARALLEL UNSAFE
+    LANGUAGE sql
+    AS $$ SELECT (p).id1, (p).id2, (p).similarity
+          FROM (SELECT @extschema@.simhash_similarity_pairs_stream(query, min_similarity) AS p OFFSET 0) s $$;
+COMMENT ON FUNCTION simhash_similarity_pairs(text, float8) IS
+    'Every pair of rows of a query returning (id bigint, body text) with simhash_similarity >= min_similarity (0 to 1), once, id1 < id2, with its similarity; streamed, in no particular order';
+COMMENT ON FUNCTION simhash_similarity_clusters(text, float8) IS
+    'Connected components of simhash_similarity_pairs: (id, cluster_id) for every row in a pair, cluster_id the smallest id of its component, sorted by (cluster_id, id)';
+
+CREATE FUNCTION simhash_similarity_dedup_trigger() RETURNS trigger
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_dedup_trigger_m2';
+COMMENT ON FUNCTION simhash_similarity_dedup_trigger() IS
+    'BEFORE INSERT OR UPDATE row trigger, arguments (text_column, min_similarity, reject|skip|link [, link_column] [, options]): acts on an existing row with simhash_similarity(existing, new) >= min_similarity (0 < min_similarity <= 1), or, with options ''{"min_containment": g}'', whose text contains the new one or is contained in it at g or more (simhash_containment either way). The match is the most similar such row. Candidates come through a simhash_ops GIN index on the text column; without one the check scans the table and inserts run one at a time. A NULL text or one without a letter or digit is never a duplicate';
+
+CREATE FUNCTION simhash_similarity_dedup_query(tbl regclass, VARIADIC trigger_args text[]) RETURNS text
+    STABLE STRICT
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_dedup_query_m2';
+COMMENT ON FUNCTION simhash_similarity_dedup_query(regclass, text[]) IS
+    'The check query simhash_similarity_dedup_trigger(trigger_args) runs on tbl for an INSERT ($1 = the new text, $2 = min_similarity, $3 = min_containment), with how it finds candidates and what it locks in a trailing comment';
+
+-- Shards (sql/similarity/shard.sql): the PL/pgSQL functions take the measure, 4.0.0's are
+-- wrappers that pass 1.
+CREATE  FUNCTION "simhash_similarity_owners"(
+	"body" TEXT, /* & str */
+	"shards" INT /* i32 */
+) RETURNS INT[] /* Vec < i32 > */
+IMMUTABLE STRICT PARALLEL SAFE 
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'simhash_similarity_owners_m2_wrapper';
+
+CREATE  FUNCTION "simhash_similarity_owned_pairs_stream"(
+	"query" TEXT, /* & str */
+	"min_similarity" double precision, /* f64 */
+	"shard" INT, /* i32 */
+	"shards" INT /* i32 */
+) RETURNS TABLE (
+	"id1" bigint,  /* i64 */
+	"id2" bigint,  /* i64 */
+	"similarity" double precision  /* f64 */
+)
+STRICT VOLATILE PARALLEL UNSAFE 
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'simhash_similarity_owned_pairs_m2_wrapper';
+
+COMMENT ON FUNCTION simhash_similarity_owners(text, int) IS
+    'The shards a copy of a text goes to, ascending and distinct: the owners of its simhash_ops index keys, or every shard for a text of fewer than 48 shingles';
+
+-- The owners of a text's keys, and the similarity, under a measure (1 or 2).
+CREATE FUNCTION simhash_similarity_measure_owners(body text, shards int, measure int) RETURNS int[]
+    IMMUTABLE STRICT PARALLEL SAFE
+    LANGUAGE sql
+    AS $$ SELECT CASE measure WHEN 1 THEN @extschema@.simhash_similarity_owners_m1(body, shards)
+                              ELSE @extschema@.simhash_similarity_owners(body, shards) END $$;
+COMMENT ON FUNCTION simhash_similarity_measure_owners(text, int, int) IS
+    'simhash_similarity_owners (measure 2) or simhash_similarity_owners_m1 (measure 1)';
+
+-- Writes the copies of one document (id, body) into key_table on the coordinator: a row
+-- (shard, id, body) for each shard of simhash_similarity_owners(body, shards), in ascending
+-- shard order, so that single-row inserters take their shard locks in one global order.
+-- Each shard's simhash_similarity_dedup_trigger (action link) sets dup_of to the most
+-- similar matching row it holds; the result is the most similar over all shards, ties by the
+-- smaller id (one node's rule), with its similarity, or NULLs. The copies are written
+-- whatever it finds: the caller decides.
+CREATE FUNCTION simhash_similarity_shard_write_keys(key_table regclass, id bigint, body text, shards int,
+                                                    measure int DEFAULT 2, OUT dup_of bigint, OUT similarity float8)
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    o int;
+    dup bigint;
+    s float8;
+    other text;
+    ins text := format('INSERT INTO %s (shard, id, body) VALUES ($1, $2, $3) RETURNING dup_of', key_table);
+    get text := format('SELECT body FROM %s WHERE shard = $1 AND id = $2', key_table);
+BEGIN
+    FOREACH o IN ARRAY @extschema@.simhash_similarity_measure_owners(body, shards, measure) LOOP
+        EXECUTE ins INTO dup USING o, id, body;
+        CONTINUE WHEN dup IS NULL OR dup = dup_of;
+        -- The shard saw the twin in this transaction's snapshot: its copy is readable here.
+        EXECUTE get INTO other USING o, dup;
+        s := CASE measure WHEN 1 THEN @extschema@.simhash_similarity_m1(body, other)
+                          ELSE @extschema@.simhash_similarity(body, other) END;
+        IF dup_of IS NULL OR s > similarity OR (s = similarity AND dup < dup_of) THEN
+            dup_of := dup;
+            similarity := s;
+        END IF;
+    END LOOP;
+END $$;
+COMMENT ON FUNCTION simhash_similarity_shard_write_keys(regclass, bigint, text, int, int) IS
+    'Writes a document''s copies (shard, id, body) to the shards that own its index keys under the measure (2, or 1 for a 4.x deployment); returns the most similar near-duplicate the shards found (dup_of, similarity), or NULLs';
+
+-- The coordinator's BEFORE INSERT, UPDATE or DELETE row trigger on the document table,
+-- arguments (id_column, text_column, key_table, shards, reject|skip|link [, link_column]).
+-- The thresholds are the shards' triggers'. On INSERT it writes the row's copies
+-- (simhash_similarity_shard_write_keys) and acts on what the shards found:
+--   reject: ERROR 23505 when some shard found a near-duplicate;
+--   skip:   the row and its copies are not written (a subtransaction is rolled back);
+--   link:   link_column gets the most similar near-duplicate's id, ties by the smaller id.
+-- On DELETE it deletes the row's copies; on an UPDATE that changes the id or the text, both.
+-- A NULL text has no copies. Plain PL/pgSQL, run with the inserter's rights: the inserter
+-- needs INSERT, SELECT and DELETE on the key table. search_path is pinned, so key_table must
+-- be schema-qualified. The trigger functions check how they fire and hand the row to
+-- simhash_similarity_shard_fire with their measure and arguments (as an array from 1).
+CREATE FUNCTION simhash_similarity_shard_fire(measure int, op text, args text[], relid oid, trigger_name name,
+                                              old_row anyelement, new_row anyelement)
+    RETURNS anyelement
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    f text := CASE measure WHEN 1 THEN 'simhash_similarity_shard_trigger_m1' ELSE 'simhash_similarity_shard_trigger' END;
+    keys regclass;
+    shards int;
+    act text;
+    v_id bigint;
+    v_body text;
+    old_id bigint;
+    old_body text;
+    drop_old text;
+    hit record;
+    root regclass;
+BEGIN
+    IF cardinality(args) NOT IN (5, 6) THEN
+        RAISE EXCEPTION '%: expected 5 or 6 arguments (id_column, text_column, key_table, shards, action [, link_column]), got %', f, cardinality(args)
+            USING ERRCODE = '39P01';
+    END IF;
+    keys := args[3]::regclass;
+    shards := args[4]::int;
+    act := lower(args[5]);
+    IF act NOT IN ('reject', 'skip', 'link') OR (act = 'link') <> (cardinality(args) = 6) THEN
+        RAISE EXCEPTION '%: action must be reject, skip, or link followed by the link column, got %', f, array_to_string(args[5:], ', ')
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    drop_old := format('DELETE FROM %s WHERE shard = ANY ($1) AND id = $2', keys);
+    IF op <> 'INSERT' THEN
+        EXECUTE format('SELECT ($1).%I::pg_catalog.int8, ($1).%I::pg_catalog.text', args[1], args[2])
+            INTO old_id, old_body USING old_row;
+    END IF;
+    IF op = 'DELETE' THEN
+        IF old_body IS NOT NULL THEN
+            EXECUTE drop_old USING @extschema@.simhash_similarity_measure_owners(old_body, shards, measure), old_id;
+        END IF;
+        RETURN old_row;
+    END IF;
+    EXECUTE format('SELECT ($1).%I::pg_catalog.int8, ($1).%I::pg_catalog.text', args[1], args[2])
+        INTO v_id, v_body USING new_row;
+    IF op = 'UPDATE' THEN
+        IF v_id IS NOT DISTINCT FROM old_id AND v_body IS NOT DISTINCT FROM old_body THEN
+            RETURN new_row;  -- checked when the row got this text
+        END IF;
+    ELSE
+        old_body := NULL;
+    END IF;
+    IF act = 'skip' THEN
+        -- Only skip pays for a subtransaction (and a remote SAVEPOINT per shard): it must
+        -- undo the copies already written on the other shards.
+        BEGIN
+            IF old_body IS NOT NULL THEN
+                EXECUTE drop_old USING @extschema@.simhash_similarity_measure_owners(old_body, shards, measure), old_id;
+            END IF;
+            IF v_body IS NOT NULL THEN
+                hit := @extschema@.simhash_similarity_shard_write_keys(keys, v_id, v_body, shards, measure);
+                IF hit.dup_of IS NOT NULL THEN
+                    RAISE EXCEPTION USING ERRCODE = 'SH001';
+                END IF;
+            END IF;
+        EXCEPTION WHEN SQLSTATE 'SH001' THEN
+            RETURN NULL;
+        END;
+        RETURN new_row;
+    END IF;
+    IF old_body IS NOT NULL THEN
+        EXECUTE drop_old USING @extschema@.simhash_similarity_measure_owners(old_body, shards, measure), old_id;
+    END IF;
+    IF v_body IS NULL THEN
+        RETURN new_row;
+    END IF;
+    hit := @extschema@.simhash_similarity_shard_write_keys(keys, v_id, v_body, shards, measure);
+    IF act = 'link' THEN
+        RETURN pg_catalog.jsonb_populate_record(new_row, pg_catalog.jsonb_build_object(args[6], hit.dup_of));
+    END IF;
+    IF hit.dup_of IS NOT NULL THEN
+        -- The trigger fires on the partition; messages name the partitioned table.
+        root := COALESCE(pg_catalog.pg_partition_root(relid), relid::regclass);
+        RAISE EXCEPTION 'new row for relation "%" is a near-duplicate of an existing row (trigger "%")',
+                        (SELECT c.relname FROM pg_catalog.pg_class c WHERE c.oid = root), trigger_name
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = CASE WHEN pg_catalog.has_table_privilege(root, 'SELECT')
+                                THEN format('Key (%s)=(%s) has similarity %s with it.', args[1], hit.dup_of, round(hit.similarity::numeric, 3))
+                                ELSE format('An existing row has similarity %s with it.', round(hit.similarity::numeric, 3)) END;
+    END IF;
+    RETURN new_row;
+END $$;
+COMMENT ON FUNCTION simhash_similarity_shard_fire(int, text, text[], oid, name, anyelement, anyelement) IS
+    'The body of simhash_similarity_shard_trigger and simhash_similarity_shard_trigger_m1: the row, the trigger''s operation, arguments, table and name, and the measure (2, or 1)';
+
+CREATE FUNCTION simhash_similarity_shard_trigger() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    IF TG_WHEN <> 'BEFORE' OR TG_LEVEL <> 'ROW' THEN
+        RAISE EXCEPTION 'simhash_similarity_shard_trigger: must be fired BEFORE INSERT, UPDATE or DELETE FOR EACH ROW'
+            USING ERRCODE = '39P01';
+    END IF;
+    RETURN @extschema@.simhash_similarity_shard_fire(2, TG_OP, COALESCE(TG_ARGV[0:TG_NARGS - 1], '{}'), TG_RELID,
+                                                     TG_NAME, OLD, NEW);
+END $$;
+COMMENT ON FUNCTION simhash_similarity_shard_trigger() IS
+    'Coordinator BEFORE INSERT, UPDATE or DELETE row trigger, arguments (id_column, text_column, key_table, shards, reject|skip|link [, link_column]): keeps the row''s copies on the shards that own its index keys, and rejects, skips or links near-duplicates their triggers found';
+
+-- Repairs the copies after a crash between shard commits (there is no two-phase commit):
+-- deletes copies that no document accounts for (wrong shard, id or text), and writes the
+-- missing copies of every document, each reported as a row. A document whose restored copy
+-- found a near-duplicate (one written while the copy was missing) is reported as
+-- 'near-duplicate' with that twin's id; it is left for the caller. Run it with no writer
+-- active. It reads every document's text and every copy, through the coordinator.
+CREATE FUNCTION simhash_similarity_shard_repair(docs regclass, id_column name, text_column name, key_table regclass,
+                                                shards int, measure int DEFAULT 2)
+    RETURNS TABLE(action text, shard int, id bigint, dup_of bigint)
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    expected text := format(
+        'SELECT o AS shard, d.%1$I::pg_catalog.int8 AS id, d.%2$I::pg_catalog.text AS body FROM %3$s d,
+                pg_catalog.unnest(@extschema@.simhash_similarity_measure_owners(d.%2$I::pg_catalog.text, %4$s, %5$s)) o
+          WHERE d.%2$I IS NOT NULL',
+        id_column, text_column, docs, shards, measure);
+BEGIN
+    CREATE TEMP TABLE simhash_expected_copies ON COMMIT DROP AS SELECT 0 AS shard, 0::pg_catalog.int8 AS id, ''::pg_catalog.text AS body WITH NO DATA;
+    EXECUTE format('INSERT INTO simhash_expected_copies %s', expected);
+    RETURN QUERY EXECUTE format(
+        'DELETE FROM %1$s k WHERE NOT EXISTS (SELECT FROM pg_temp.simhash_expected_copies e
+                                               WHERE e.shard = k.shard AND e.id = k.id AND e.body = k.body)
+         RETURNING ''deleted''::pg_catalog.text, k.shard, k.id, NULL::pg_catalog.int8',
+        key_table);
+    RETURN QUERY EXECUTE format(
+        'WITH ins AS (
+             INSERT INTO %1$s (shard, id, body)
+             SELECT e.shard, e.id, e.body FROM pg_temp.simhash_expected_copies e
+              WHERE NOT EXISTS (SELECT FROM %1$s k WHERE k.shard = e.shard AND k.id = e.id)
+             RETURNING shard, id, dup_of)
+         SELECT ''inserted''::pg_catalog.text, shard, id, NULL::pg_catalog.int8 FROM ins
+         UNION ALL
+         SELECT ''near-duplicate''::pg_catalog.text, shard, id, dup_of FROM ins WHERE dup_of IS NOT NULL',
+        key_table);
+    DROP TABLE pg_temp.simhash_expected_copies;
+END $$;
+COMMENT ON FUNCTION simhash_similarity_shard_repair(regclass, name, name, regclass, int, int) IS
+    'After a crash between shard commits: deletes copies no document accounts for and writes missing ones, routed under the measure (2, or 1 for a 4.x deployment); reports each, and documents whose restored copies met a near-duplicate';
+
+-- simhash_similarity_owned_pairs: an inlinable SQL function around the value-per-call C
+-- function, as simhash_similarity_pairs (sql/similarity/pairs.sql), so that LIMIT stops it.
+CREATE FUNCTION simhash_similarity_owned_pairs(query text, min_similarity float8, shard int, shards int)
+    RETURNS TABLE(id1 bigint, id2 bigint, similarity float8)
+    STABLE PARALLEL UNSAFE
+    LANGUAGE sql
+    AS $$ SELECT (p).id1, (p).id2, (p).similarity
+          FROM (SELECT @extschema@.simhash_similarity_owned_pairs_stream(query, min_similarity, shard, shards) AS p OFFSET 0) s $$;
+COMMENT ON FUNCTION simhash_similarity_owned_pairs(text, float8, int, int) IS
+    'The pairs of simhash_similarity_pairs(query, min_similarity) that shard reports in a bulk run over shards: those whose first shared key among the first 24 of both sketches it owns';
+
+-- Run on a shard, over its copy table (which holds one shard number): the pairs at
+-- min_similarity or more among its copies that this shard reports, so that the union over
+-- all shards holds every pair once.
+CREATE FUNCTION simhash_similarity_shard_pairs(key_table regclass, min_similarity float8, shards int,
+                                               measure int DEFAULT 2)
+    RETURNS TABLE(id1 bigint, id2 bigint, similarity float8)
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    shard int;
+BEGIN
+    EXECUTE format('SELECT shard FROM %s LIMIT 1', key_table) INTO shard;
+    IF shard IS NULL THEN
+        RETURN;  -- no copies
+    END IF;
+    IF measure = 1 THEN
+        RETURN QUERY SELECT * FROM @extschema@.simhash_similarity_owned_pairs_m1(
+            format('SELECT id, body FROM %s', key_table), min_similarity, shard, shards);
+    ELSE
+        RETURN QUERY SELECT * FROM @extschema@.simhash_similarity_owned_pairs(
+            format('SELECT id, body FROM %s', key_table), min_similarity, shard, shards);
+    END IF;
+END $$;
+COMMENT ON FUNCTION simhash_similarity_shard_pairs(regclass, float8, int, int) IS
+    'On a shard: the pairs at min_similarity or more under the measure (2, or 1 for a 4.x deployment) among its copies (shard, id, body) that it reports, so every pair is reported by exactly one shard';
+
+-- Measure 1's SQL and PL/pgSQL functions, whose bodies name functions: measure 1's (m1.sql,
+-- shard.sql), not the measure-2 functions that now have their old names.
+CREATE OR REPLACE FUNCTION simhash_explain_m1(a text, b text)
+    RETURNS TABLE(shingle text, in_a boolean, in_b boolean, similarity float8, a_in_b float8, b_in_a float8)
+    STABLE STRICT PARALLEL SAFE
+    LANGUAGE sql
+    AS $$ SELECT pg_catalog.convert_from(e.shingle, 'UTF8'), e.in_a, e.in_b, e.similarity, e.a_in_b, e.b_in_a
+          FROM @extschema@.simhash_explain_shingles_utf8_m1(pg_catalog.convert_to(a, 'UTF8'),
+                                                            pg_catalog.convert_to(b, 'UTF8')) AS e $$;
+COMMENT ON FUNCTION simhash_explain_m1(text, text) IS
+    'simhash_explain(a, b) of 4.x (measure 1): every distinct shingle of a and of b (digits as 0), and which has it, with simhash_similarity_m1 and both simhash_containment_m1';
+CREATE OR REPLACE FUNCTION simhash_similarity_pairs_m1(query text, min_similarity float8)
+    RETURNS TABLE(id1 bigint, id2 bigint, similarity float8)
+    STABLE PARALLEL UNSAFE
+    LANGUAGE sql
+    AS $$ SELECT (p).id1, (p).id2, (p).similarity
+          FROM (SELECT @extschema@.simhash_similarity_pairs_stream_m1(query, min_similarity) AS p OFFSET 0) s $$;
+COMMENT ON FUNCTION simhash_similarity_pairs_m1(text, float8) IS
+    'simhash_similarity_pairs of 4.x (measure 1): every pair of rows of a query returning (id bigint, body text) with simhash_similarity_m1 >= min_similarity, once, id1 < id2, with its similarity';
+CREATE OR REPLACE FUNCTION simhash_similarity_shard_write_keys_m1(key_table regclass, id bigint, body text, shards int,
+                                                       OUT dup_of bigint, OUT similarity float8)
+    LANGUAGE sql
+    AS $$ SELECT * FROM @extschema@.simhash_similarity_shard_write_keys(key_table, id, body, shards, 1) $$;
+COMMENT ON FUNCTION simhash_similarity_shard_write_keys_m1(regclass, bigint, text, int) IS
+    'simhash_similarity_shard_write_keys of 4.x: simhash_similarity_shard_write_keys(key_table, id, body, shards, 1)';
+CREATE OR REPLACE FUNCTION simhash_similarity_shard_trigger_m1() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    IF TG_WHEN <> 'BEFORE' OR TG_LEVEL <> 'ROW' THEN
+        RAISE EXCEPTION 'simhash_similarity_shard_trigger_m1: must be fired BEFORE INSERT, UPDATE or DELETE FOR EACH ROW'
+            USING ERRCODE = '39P01';
+    END IF;
+    RETURN @extschema@.simhash_similarity_shard_fire(1, TG_OP, COALESCE(TG_ARGV[0:TG_NARGS - 1], '{}'), TG_RELID,
+                                                     TG_NAME, OLD, NEW);
+END $$;
+COMMENT ON FUNCTION simhash_similarity_shard_trigger_m1() IS
+    'simhash_similarity_shard_trigger of 4.x (measure 1): copies routed by simhash_ops_m1 keys, for shards whose copy tables have simhash_similarity_dedup_trigger_m1';
+CREATE OR REPLACE FUNCTION simhash_similarity_shard_repair_m1(docs regclass, id_column name, text_column name, key_table regclass,
+                                                   shards int)
+    RETURNS TABLE(action text, shard int, id bigint, dup_of bigint)
+    LANGUAGE sql
+    AS $$ SELECT * FROM @extschema@.simhash_similarity_shard_repair(docs, id_column, text_column, key_table, shards, 1) $$;
+COMMENT ON FUNCTION simhash_similarity_shard_repair_m1(regclass, name, name, regclass, int) IS
+    'simhash_similarity_shard_repair of 4.x: simhash_similarity_shard_repair(docs, id_column, text_column, key_table, shards, 1)';
+CREATE OR REPLACE FUNCTION simhash_similarity_owned_pairs_m1(query text, min_similarity float8, shard int, shards int)
+    RETURNS TABLE(id1 bigint, id2 bigint, similarity float8)
+    STABLE PARALLEL UNSAFE
+    LANGUAGE sql
+    AS $$ SELECT (p).id1, (p).id2, (p).similarity
+          FROM (SELECT @extschema@.simhash_similarity_owned_pairs_stream_m1(query, min_similarity, shard, shards) AS p OFFSET 0) s $$;
+COMMENT ON FUNCTION simhash_similarity_owned_pairs_m1(text, float8, int, int) IS
+    'simhash_similarity_owned_pairs of 4.x (measure 1): the pairs of simhash_similarity_pairs_m1 that shard reports in a bulk run over shards';
+CREATE OR REPLACE FUNCTION simhash_similarity_shard_pairs_m1(key_table regclass, min_similarity float8, shards int)
+    RETURNS TABLE(id1 bigint, id2 bigint, similarity float8)
+    LANGUAGE sql
+    AS $$ SELECT * FROM @extschema@.simhash_similarity_shard_pairs(key_table, min_similarity, shards, 1) $$;
+COMMENT ON FUNCTION simhash_similarity_shard_pairs_m1(regclass, float8, int) IS
+    'simhash_similarity_shard_pairs of 4.x: simhash_similarity_shard_pairs(key_table, min_similarity, shards, 1)';
