@@ -17,7 +17,7 @@
 //! | 4·b | band keys |
 //! | 32 | 128 two-bit codes, 4 u64 |
 //!
-//! (46 + 4·b bytes: 258 at θ = 0.5.) Two runs exchange rows only under the same plan (θ
+//! (46 + 4·b bytes: 270 at θ = 0.5.) Two runs exchange rows only under the same plan (θ
 //! gives it) and version.
 
 use super::plan::{plan, Plan, CODES};

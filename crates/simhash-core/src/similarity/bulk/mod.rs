@@ -11,17 +11,23 @@
 //! θ, and is then measured: `jaccard(common, |A|, |B|)` on both sets re-made from the file,
 //! bit for bit the value of `measure::similarity`. Bands run on the workers, any order.
 //!
-//! **The plan** (`plan.rs`) at θ: `(r, b)` = (2, 75) at 0.3, (3, 53) at 0.5, (3, 27) at
-//! 0.6, (3, 17) at 0.7, (4, 14) at 0.8, (9, 15) at 0.9, (20, 16) at 0.95 ([`plan::plan`]).
-//! **Miss bound:** a pair at similarity exactly θ is no candidate with probability at most
-//! `(1 − θ^r)^b + 10⁻⁵` (no band, or the code filter) ≤ 9.1·10⁻⁴; at higher similarity less
-//! (`tests.rs` checks the formula against a simulation). Below θ = 0.3 there is no plan: the
-//! run is [`SimilarityPairs`]' (sketch groups, every text's kept characters in memory), and
-//! its phase says so.
+//! **The plan** (`plan.rs`) at θ, `(r, b)` and bytes per row held: 0.3 (2, 79) 380, 0.4
+//! (3, 113) 516, 0.5 (3, 56) 288, 0.6 (3, 31) 188, 0.7 (3, 18) 136, 0.8 (4, 15) 124, 0.85
+//! (6, 16) 128, 0.9 (9, 16) 128, 0.95 (19, 16) 128 ([`plan::plan`]). **Miss bound:** a pair at
+//! similarity exactly θ is no candidate with probability `(1 − θ^r)^b + 10⁻⁵` (no band, or the
+//! code filter drops it) ≤ 6.1·10⁻⁴ for every plan, when the pair's shingles fall in distinct
+//! bins of the 2,048; the smallest sets miss more, and the plan leaves room for it: over
+//! 100,000 pairs each at θ = 0.5, sets of 3 (union 4) missed 8.0·10⁻⁴, of 6 7.5·10⁻⁴, of 12
+//! 5.0·10⁻⁴, of 30 5.6·10⁻⁴, of 150 6.5·10⁻⁴ (formula 5.7·10⁻⁴): at most 10⁻³ in all. At
+//! higher similarity less. Below θ = 0.3 there is no plan: the run is [`SimilarityPairs`]'
+//! (sketch groups, every text's kept characters in memory), and its phase says so. Below
+//! about 0.45 the plan costs more than 400 bytes a row (`r = 3`) or, below 0.38 (`r = 2`),
+//! collisions grow with the square of the rows on a bounded vocabulary (`E[J²] = 8.7·10⁻⁶`
+//! over random pairs of the Markov corpus: about 3·10⁸ collisions at 1M rows at 0.3).
 //!
 //! **Memory per row**, held until the end: id 8, set size 4, place in the file 12, band keys
-//! `4·b` (212 at 0.5), codes 32, group link 4, representative list 4: `64 + 4·b` bytes (276
-//! at 0.5, 124 at 0.9; [`bytes_per_row`]); while reading, 8 more (the set hash), and while
+//! `4·b` (224 at 0.5), codes 32, group link 4, representative list 4: `64 + 4·b` bytes (288
+//! at 0.5, 128 at 0.9; [`bytes_per_row`]); while reading, 8 more (the set hash), and while
 //! the bands run, 16 per row per worker (one band's sorted entries and their sort's scratch).
 //! The texts are in the file (their kept characters, at most their UTF-8 bytes), and in
 //! memory only a chunk at a time (1,024 rows or 1 MB, a few chunks per worker in flight).
