@@ -221,7 +221,10 @@ impl Lsh {
         }
         let n_local = self.ids.len();
         let w = CODES / 32;
-        for f in std::mem::take(&mut self.foreign) {
+        for (i, f) in std::mem::take(&mut self.foreign).into_iter().enumerate() {
+            if i % (1 << 14) == 0 {
+                cb(Progress::Tick);
+            }
             self.ids.push(f.id);
             let r = &mut self.rows;
             r.sizes.push(f.size);

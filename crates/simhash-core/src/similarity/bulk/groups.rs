@@ -51,8 +51,8 @@ pub(super) fn runs(rows: &Rows, hashes: &[u64], ctx: &Ctx<Msg>) -> (Vec<u32>, Ve
     (members, ends)
 }
 
-/// The `(representative, member)` links of the groups `members[starts.0..]` ending at `ends`
-/// whose sets are confirmed equal to their first row's.
+/// The `(representative, member)` links of the groups of `members` from `from` on, ending at
+/// `ends` (indices into `members`), whose sets are confirmed equal to their first row's.
 pub(super) fn confirm(rows: &Rows, members: &[u32], ends: &[u32], from: u32, ctx: &Ctx<Msg>) -> Vec<(u32, u32)> {
     let mut links = Vec::new();
     let mut buf = Vec::new();
@@ -62,11 +62,11 @@ pub(super) fn confirm(rows: &Rows, members: &[u32], ends: &[u32], from: u32, ctx
         let rep = group[0];
         let set = rows.set(rep as usize, &mut buf, ctx);
         for &m in &group[1..] {
+            ctx.check();
             if rows.sizes[m as usize] == rows.sizes[rep as usize] && rows.set(m as usize, &mut buf, ctx) == set {
                 links.push((rep, m));
             }
         }
-        ctx.check();
         s = e as usize;
     }
     links

@@ -115,6 +115,13 @@ fn pairs_are_brute_forces() {
 }
 
 #[test]
+fn no_rows_or_no_shingles_no_pairs() {
+    assert_eq!(run(&[], &[], 0.5, Version::M2, 2), vec![]);
+    let texts = vec!["，。".to_string(), String::new(), "！".to_string()];
+    assert_eq!(run(&texts, &[1, 2, 3], 0.5, Version::M2, 1), vec![]);
+}
+
+#[test]
 fn many_copies_are_one_group() {
     // 300 copies, 2 near copies and 100 empty texts: every pair of copies at 1, in linear work.
     let base = "新华社北京一月一日电，今天是新年第一天，首都各界群众举行了丰富多彩的庆祝活动。";
