@@ -35,6 +35,15 @@ fn peak_rss_mb() -> f64 {
     kb.unwrap_or(0.0) / 1024.0
 }
 
+/// CPU seconds of this process so far (user and system, all threads), from /proc/self/stat:
+/// figures that a busy shared machine does not inflate as it does wall seconds.
+fn cpu_s() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (ticks(11) + ticks(12)) / 100.0
+}
+
 /// Calls `each(id, text)` for the run's N texts (module docs), ids from 1.
 fn for_each_text(file: &str, n: usize, mut each: impl FnMut(i64, &str)) {
     let fresh = n - n / 10;
@@ -82,7 +91,7 @@ fn main() {
             let counters = run.counters();
             let mut cb = |p: Progress| {
                 if let Progress::Phase(m) = p {
-                    phases.push((m, t0.elapsed().as_secs_f64()));
+                    phases.push((format!("{m} (cpu {:.1} s)", cpu_s()), t0.elapsed().as_secs_f64()));
                 }
             };
             let mut in_push = 0.0;
@@ -115,6 +124,7 @@ fn main() {
             println!("spilled_mb {}", g(&counters.spilled) >> 20);
             println!("seconds_read_and_sketch {read:.1}");
             println!("seconds_total {total:.1}");
+            println!("cpu_seconds_total {:.1}", cpu_s());
             println!("bytes_per_row_held {}", plan.map_or(0, |p| bytes_per_row(&p)));
         }
         "old" => {
