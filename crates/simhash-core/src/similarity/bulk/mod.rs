@@ -47,7 +47,10 @@
 //! frequency order (AllPairs/PPJoin, `exact.rs`) draws candidates with the square of the rows,
 //! 7.6·10⁷ at 100k (511 s) and 4.8·10⁸ at 250k, for 9,930 and 24,860 pairs; the sketch-group
 //! engine took 89 s at 100k. Banding: 0.50M collisions and 9,868 candidates at 100k (4.4 s),
-//! 7.5M and 98,920 at 1M (30 s, peak RSS 319 MB), the same pairs as `exact_pairs` at 20k.
+//! 7.5M and 98,920 at 1M (30 s, 46 CPU s, peak RSS 319 MB), 317M and 1.0M at 10M (491 CPU
+//! s: 388 reading and sketching, 102 in the bands; peak RSS 3,081 MB), the same pairs as
+//! `exact_pairs` at 20k. The bands grow faster than the rows (7.5 CPU s at 1M, 102 at 10M):
+//! collisions of random pairs (`E[J³] = 6.7·10⁻⁸`) go with their square.
 //!
 //! **Shards** (`exchange.rs`): [`row_keys`] makes a text's band keys, codes and set size into
 //! bytes; [`BulkPairs::push_foreign`] takes such a row from another shard, and its

@@ -115,6 +115,22 @@ fn pairs_are_brute_forces() {
 }
 
 #[test]
+fn clusters_are_the_sketch_group_engines() {
+    for seed in 0..30u64 {
+        let texts = corpus(seed);
+        let ids = ids(texts.len(), seed);
+        let mut e = BulkPairs::new(&config(0.5, Version::M2, 2)).expect("a run");
+        let mut rows = TextRows::new(0.5, Version::M2);
+        for (t, &id) in texts.iter().zip(&ids) {
+            e.push(id, t, &mut |_| ());
+            rows.push(id, t, &mut || ());
+        }
+        let want = crate::similarity::similarity_clusters(rows, 0.5, &mut |_| ());
+        assert_eq!(clusters(e, &mut |_| ()), want, "seed {seed}");
+    }
+}
+
+#[test]
 fn no_rows_or_no_shingles_no_pairs() {
     assert_eq!(run(&[], &[], 0.5, Version::M2, 2), vec![]);
     let texts = vec!["，。".to_string(), String::new(), "！".to_string()];
