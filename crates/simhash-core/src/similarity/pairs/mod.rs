@@ -327,12 +327,21 @@ impl SimilarityPairs {
 /// The connected components of the pairs of [`SimilarityPairs`]: `(id, cluster_id)` for every
 /// text in a pair, `cluster_id` the smallest id of its component, sorted by `(cluster_id, id)`.
 pub fn similarity_clusters(rows: TextRows, theta: f64, cb: &mut dyn FnMut(Progress)) -> Vec<(i64, i64)> {
+    let mut pairs = SimilarityPairs::new(rows, theta, cb);
+    clusters_of(&mut |cb| pairs.next_pair(cb), cb)
+}
+
+/// A source of pairs, called with the caller's progress callback.
+pub(crate) type NextPair<'a> = dyn FnMut(&mut dyn FnMut(Progress)) -> Option<SimilarityPair> + 'a;
+
+/// The connected components of the pairs `next` hands out, as [`similarity_clusters`] makes
+/// them (for the bulk engines, `super::bulk::clusters` too).
+pub(crate) fn clusters_of(next: &mut NextPair, cb: &mut dyn FnMut(Progress)) -> Vec<(i64, i64)> {
     // A node per id met in a pair.
     let mut index: std::collections::HashMap<i64, u32> = std::collections::HashMap::new();
     let mut ids: Vec<i64> = Vec::new();
     let mut uf = UnionFind::new(0);
-    let mut pairs = SimilarityPairs::new(rows, theta, cb);
-    while let Some(p) = pairs.next_pair(cb) {
+    while let Some(p) = next(cb) {
         let mut node = |id: i64| {
             *index.entry(id).or_insert_with(|| {
                 ids.push(id);

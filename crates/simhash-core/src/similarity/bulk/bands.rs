@@ -1,0 +1,215 @@
+//! The candidates of one band and their measures (`super`), on a worker thread.
+//!
+//! Band `j`'s entries are `(key, row)` packed in a u64 for every representative row (one per
+//! set of identical shingle sets), sorted on the key by a stable radix sort (3 passes of 11
+//! bits; rows stay ascending within a key). Each pair of rows of a run of equal keys is a
+//! collision; it becomes a candidate if
+//! 1. its two-bit codes agree in at least [`Plan::codes_needed`] places (`plan.rs`),
+//! 2. no band before `j` has equal keys for both (it was met there: each pair is taken up in
+//!    its first band, without a set of the pairs seen), and
+//! 3. the length bound holds: `J ≤ min/max` of the set sizes, in the measure's own division.
+//!
+//! A candidate of two local rows is measured exactly: both shingle sets re-made from their
+//! kept characters (the spill file), the first row's kept while its candidates follow one
+//! another. A candidate with a foreign row (`exchange.rs`) is handed back unmeasured.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use super::pool::Ctx;
+use super::sketch::sets_of_record;
+use super::{Msg, Rows};
+use crate::similarity::measure::{jaccard, similarity, Sets};
+
+/// Pairs per message back to the caller.
+const BATCH: usize = 4096;
+/// Collisions between two checks of the stop flag (and flushes of the counters).
+const CHECK: u32 = 1 << 12;
+
+/// Sorts `v` on its upper 32 bits, stably, with `scratch` of the same length; `check` between
+/// blocks of 2^16 entries.
+pub(super) fn sort_high(v: &mut Vec<u64>, scratch: &mut Vec<u64>, check: &mut dyn FnMut()) {
+    const BITS: [(u32, u32); 3] = [(32, 11), (43, 11), (54, 10)];
+    scratch.clear();
+    scratch.resize(v.len(), 0);
+    for (shift, bits) in BITS {
+        let mask = (1u64 << bits) - 1;
+        let mut count = vec![0usize; 1 << bits];
+        for &x in v.iter() {
+            count[((x >> shift) & mask) as usize] += 1;
+        }
+        let mut sum = 0;
+        for c in count.iter_mut() {
+            let n = *c;
+            *c = sum;
+            sum += n;
+        }
+        for block in v.chunks(1 << 16) {
+            for &x in block {
+                let d = ((x >> shift) & mask) as usize;
+                scratch[count[d]] = x;
+                count[d] += 1;
+            }
+            check();
+        }
+        std::mem::swap(v, scratch);
+    }
+}
+
+/// Whether two rows' codes agree in at least `needed` of their two-bit places.
+#[inline]
+fn codes_agree(a: &[u64], b: &[u64], needed: u32) -> bool {
+    let differ: u32 = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| {
+            let d = x ^ y;
+            ((d | (d >> 1)) & 0x5555_5555_5555_5555).count_ones()
+        })
+        .sum();
+    (32 * a.len() as u32).saturating_sub(differ) >= needed
+}
+
+/// Finds, measures and sends band `j`'s candidates (module docs), then [`Msg::BandDone`].
+pub(super) fn band(rows: &Rows, reps: &Arc<Vec<u32>>, j: usize, ctx: &Ctx<Msg>) {
+    let b = rows.plan.b;
+    let mut entries: Vec<u64> = Vec::with_capacity(reps.len());
+    for block in reps.chunks(1 << 16) {
+        entries.extend(block.iter().map(|&x| (u64::from(rows.keys[x as usize * b + j]) << 32) | u64::from(x)));
+        ctx.check();
+    }
+    let mut scratch = Vec::new();
+    sort_high(&mut entries, &mut scratch, &mut || ctx.check());
+    drop(scratch);
+    let mut m =
+        Measurer { rows, ctx, x: u32::MAX, set_x: Sets::default(), buf: Vec::new(), pairs: Vec::new(), foreign: Vec::new() };
+    let (mut collisions, mut candidates, mut work) = (0u64, 0u64, 0u32);
+    let mut s = 0;
+    while s < entries.len() {
+        let key = entries[s] >> 32;
+        let e = s + entries[s..].iter().take_while(|&&v| v >> 32 == key).count();
+        for a in s..e {
+            let x = entries[a] as u32;
+            for &ey in &entries[a + 1..e] {
+                let y = ey as u32;
+                collisions += 1;
+                work += 1;
+                if work == CHECK {
+                    work = 0;
+                    ctx.check();
+                    rows.counters.collisions.fetch_add(collisions, Ordering::Relaxed);
+                    collisions = 0;
+                }
+                if rows.candidate(x as usize, y as usize, j) {
+                    candidates += 1;
+                    m.take(x, y);
+                }
+            }
+        }
+        s = e;
+    }
+    rows.counters.collisions.fetch_add(collisions, Ordering::Relaxed);
+    rows.counters.candidates.fetch_add(candidates, Ordering::Relaxed);
+    m.flush();
+    rows.counters.bands_done.fetch_add(1, Ordering::Relaxed);
+    ctx.send(Msg::BandDone);
+}
+
+impl Rows {
+    /// Whether a collision of rows `x < y` in band `j` is a candidate (module docs).
+    #[inline]
+    fn candidate(&self, x: usize, y: usize, j: usize) -> bool {
+        if x >= self.n_local && y >= self.n_local {
+            return false;
+        }
+        let w = super::plan::CODES / 32;
+        if !codes_agree(&self.codes[x * w..x * w + w], &self.codes[y * w..y * w + w], self.plan.codes_needed) {
+            return false;
+        }
+        let b = self.plan.b;
+        let (kx, ky) = (&self.keys[x * b..x * b + j], &self.keys[y * b..y * b + j]);
+        if kx.iter().zip(ky).any(|(p, q)| p == q) {
+            return false;
+        }
+        let (nx, ny) = (self.sizes[x] as usize, self.sizes[y] as usize);
+        jaccard(nx.min(ny), nx.min(ny), nx.max(ny)) >= self.theta
+    }
+}
+
+/// Measures one band's candidates and batches what it finds.
+struct Measurer<'a> {
+    rows: &'a Rows,
+    ctx: &'a Ctx<Msg>,
+    /// The row whose sets `set_x` are.
+    x: u32,
+    set_x: Sets,
+    buf: Vec<u8>,
+    pairs: Vec<(u32, u32, f64)>,
+    foreign: Vec<(u32, u32)>,
+}
+
+impl Measurer<'_> {
+    fn take(&mut self, x: u32, y: u32) {
+        let rows = self.rows;
+        if y as usize >= rows.n_local {
+            self.foreign.push((x, y));
+        } else {
+            if self.x != x {
+                self.set_x = rows.set(x as usize, &mut self.buf, self.ctx);
+                self.x = x;
+            }
+            let set_y = rows.set(y as usize, &mut self.buf, self.ctx);
+            let s = similarity(&self.set_x, &set_y);
+            if s >= rows.theta {
+                self.pairs.push((x, y, s));
+            }
+        }
+        if self.pairs.len() >= BATCH || self.foreign.len() >= BATCH {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if !self.pairs.is_empty() {
+            self.ctx.send(Msg::Pairs(std::mem::take(&mut self.pairs)));
+        }
+        if !self.foreign.is_empty() {
+            self.ctx.send(Msg::Foreign(std::mem::take(&mut self.foreign)));
+        }
+    }
+}
+
+impl Rows {
+    /// A local row's sets, from its record in the spill file.
+    pub(super) fn set(&self, x: usize, buf: &mut Vec<u8>, ctx: &Ctx<Msg>) -> Sets {
+        let loc = super::spill::Loc { offset: self.offsets[x], len: self.lens[x] };
+        match self.spill.read(loc, buf) {
+            Ok(record) => sets_of_record(record, &mut || ctx.check())
+                .unwrap_or_else(|| panic!("the bulk pairs' spill file: row {x}'s record is not one")),
+            Err(e) => panic!("reading the bulk pairs' spill file: {e}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn radix_sort_is_stable_on_the_key() {
+        let mut v: Vec<u64> = (0..100_000u64).map(|i| (super::super::sketch::mix(i % 997) >> 32 << 32) | i).collect();
+        let mut want = v.clone();
+        want.sort_by_key(|x| x >> 32);
+        sort_high(&mut v, &mut Vec::new(), &mut || ());
+        assert_eq!(v, want);
+    }
+
+    #[test]
+    fn codes_count_agreeing_places() {
+        let a = [0b11_10_01_00u64, 0];
+        let b = [0b11_01_01_00u64, 0];
+        // 64 places, one differs.
+        assert!(codes_agree(&a, &b, 63));
+        assert!(!codes_agree(&a, &b, 64));
+    }
+}
