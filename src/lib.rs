@@ -70,6 +70,7 @@ mod trigger;
 pub extern "C-unwind" fn _PG_init() {
     search::register_gucs();
     pairs::register_gucs();
+    similarity::register_gucs();
     segments::register_gucs();
     // After every GUC is defined: reserving the prefix drops the placeholders of the ones
     // not yet defined, so a `SET simhash.x` made before the library loaded would be lost.

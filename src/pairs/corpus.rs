@@ -186,7 +186,7 @@ pub(crate) fn register_gucs() {
 /// # Safety
 /// `f` must not call into PostgreSQL: its signal handlers (cancel, latch) cannot run
 /// while `f` does. Threads `f` starts must never call into PostgreSQL either.
-unsafe fn with_signals_blocked<T>(f: impl FnOnce() -> T) -> T {
+pub(crate) unsafe fn with_signals_blocked<T>(f: impl FnOnce() -> T) -> T {
     // SAFETY: pthread_sigmask only changes this thread's mask; `all` is initialized by
     // sigfillset before use and `old` by the first call, which restores it below.
     unsafe {

@@ -19,7 +19,7 @@ mod corpus;
 mod rows;
 
 pub(crate) use all_pairs::stream;
-pub(crate) use corpus::register_gucs;
+pub(crate) use corpus::{register_gucs, with_signals_blocked};
 pub(crate) use rows::{for_each_value, read_rows};
 
 /// `max_distance` as the core's `k`, or ERROR 22023 outside `0..=64`.

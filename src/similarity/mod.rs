@@ -19,6 +19,7 @@ mod query;
 mod shard;
 mod support;
 
+pub(crate) use pairs::register_gucs;
 pub(crate) use support::{match_operator, sql_suffix};
 
 use std::borrow::Cow;

@@ -1,27 +1,97 @@
 //! Bulk pairs by similarity (sql/similarity/pairs.sql; docs/similarity.md, "Bulk pairs and
 //! clusters"): `simhash_similarity_pairs(query, min_similarity)`, every pair of rows of a
 //! query returning `(id bigint, body text)` at similarity `min_similarity` or more, with its
-//! similarity, and `simhash_similarity_clusters(...)`, their connected components. The rows
-//! become `simhash_core::similarity::TextRows` (the kept characters and a sketch per text);
-//! the pairs stream out one at a time, so memory is the texts, never the pairs. Measure 1's
+//! similarity, and `simhash_similarity_clusters(...)`, their connected components. Measure 1's
 //! are `simhash_similarity_pairs_m1` and `simhash_similarity_clusters_m1`, on 4.0.0's symbols.
+//!
+//! The rows go into `simhash_core::similarity::bulk::BulkPairs`: worker threads (at most
+//! `simhash.bulk_threads`, started with the backend's signals blocked, never calling into the
+//! server) shingle and sketch them, spill each row's record to a temporary file under
+//! `base/pgsql_tmp` (unlinked at once: nothing is left by a crash or a cancel), find the
+//! candidates by MinHash banding and measure each exactly. The backend reads the rows through
+//! a cursor and hands out the pairs one at a time, so memory is a fixed number of bytes a row,
+//! never the texts nor the pairs. The run lives in the SRF's multi-call memory context, whose
+//! deletion (the end, LIMIT, an error, a cancel) drops it, stopping and joining the workers.
 
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::prelude::*;
-use simhash_core::similarity::{similarity_clusters, SimilarityPairs, TextRows, Version};
+use simhash_core::similarity::bulk::{self, BulkPairs, Config, Counters};
+use simhash_core::similarity::Version;
 use simhash_core::Progress;
 
-use super::{check_threshold, tick};
+use super::check_threshold;
+use crate::error::raise;
 use crate::fingerprint::text_datum_to_utf8;
-use crate::pairs::{for_each_value, progress};
+use crate::pairs::{for_each_value, with_signals_blocked};
 
 /// Rows fetched per SPI batch: bounds the tuples (and detoasted texts) held at once.
 const FETCH_ROWS: i64 = 1000;
+/// How often a long run says where it is.
+const NOTICE_EVERY: Duration = Duration::from_secs(10);
 
-/// Runs `query` and reads its `(id, text)` rows. ERROR 42804 unless it returns exactly a
-/// bigint and a text (or varchar) column, 22004 on a NULL id; rows with a NULL text are
-/// skipped.
-pub(super) fn read_texts(func: &str, query: &str, theta: f64, v: Version) -> TextRows {
-    let mut rows = TextRows::new(theta, v);
+/// `simhash.bulk_threads`: worker threads of the bulk similarity functions. 2 by default: the
+/// machines here have 2 cores (1M texts at 0.5: 30-64 s with 2, docs/performance.md).
+static BULK_THREADS: GucSetting<i32> = GucSetting::<i32>::new(2);
+
+pub(crate) fn register_gucs() {
+    GucRegistry::define_int_guc(
+        c"simhash.bulk_threads",
+        c"Worker threads of simhash_similarity_pairs, simhash_similarity_clusters and their shard forms.",
+        c"They shingle, sketch and measure the texts inside the backend and never call into the server; the backend reads the rows and hands out the pairs.",
+        &BULK_THREADS,
+        1,
+        64,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+}
+
+/// The progress callback of a run: phases become NOTICEs, ticks check for cancellation, and
+/// at least every 10 s a NOTICE says the phase and the counters (rows read, candidates, pairs).
+pub(super) fn progress(func: &'static str, counters: Arc<Counters>) -> impl FnMut(Progress) {
+    let mut last = Instant::now();
+    move |p| match p {
+        Progress::Phase(msg) => notice!("{func}: {msg}"),
+        Progress::Tick => {
+            check_for_interrupts!();
+            if last.elapsed() >= NOTICE_EVERY {
+                last = Instant::now();
+                notice!("{func}: {}", counters.summary());
+            }
+        }
+    }
+}
+
+/// A run at `theta` under version `v`, its workers started. ERROR 53000-class out of
+/// resources when neither threads nor the temporary file can be had.
+pub(super) fn new_run(func: &str, theta: f64, v: Version) -> BulkPairs {
+    let dir = std::path::PathBuf::from("base/pgsql_tmp");
+    let config = Config {
+        theta,
+        version: v,
+        threads: BULK_THREADS.get().max(1) as usize,
+        spill_dir: std::fs::create_dir_all(&dir).is_ok().then_some(dir),
+    };
+    // SAFETY: BulkPairs::new starts plain Rust threads and makes a file; neither calls into
+    // PostgreSQL, and the threads never do.
+    match unsafe { with_signals_blocked(|| BulkPairs::new(&config)) } {
+        Ok(run) => run,
+        Err(e) => raise(
+            PgSqlErrorCode::ERRCODE_INSUFFICIENT_RESOURCES,
+            format!("{func}: could not start the run: {e}"),
+            None,
+            Some("It needs its worker threads and a temporary file under base/pgsql_tmp."),
+        ),
+    }
+}
+
+/// Runs `query` and calls `each` with its `(id, text)` rows; the number of rows. ERROR 42804
+/// unless it returns exactly a bigint and a text (or varchar) column, 22004 on a NULL id;
+/// rows with a NULL text are skipped, and said so.
+pub(super) fn for_each_text(func: &str, query: &str, mut each: impl FnMut(i64, &str)) -> u64 {
     let message = || {
         (
             format!("{func}: the query must return a bigint and a text column (id, body)"),
@@ -29,26 +99,41 @@ pub(super) fn read_texts(func: &str, query: &str, theta: f64, v: Version) -> Tex
         )
     };
     let types = [pg_sys::TEXTOID, pg_sys::VARCHAROID];
+    let mut rows = 0u64;
     let null_rows = for_each_value(func, "texts", query, FETCH_ROWS, &types, message, |id, v| {
         // SAFETY: a non-NULL text (or varchar) datum (the column's type was checked).
-        rows.push(id, &unsafe { text_datum_to_utf8(v) }, &mut tick);
+        each(id, &unsafe { text_datum_to_utf8(v) });
+        rows += 1;
     });
-    notice!("{func}: read {} rows ({null_rows} with a NULL text ignored)", rows.len());
+    notice!("{func}: read {rows} rows ({null_rows} with a NULL text ignored)");
     rows
 }
+
+/// Runs `query` and pushes its `(id, text)` rows into `run` ([`for_each_text`]).
+pub(super) fn read_texts(func: &str, query: &str, run: &mut BulkPairs, progress: &mut dyn FnMut(Progress)) {
+    for_each_text(func, query, |id, text| run.push(id, text, progress));
+    // Below 0.3 the engine says what it does instead.
+    if let Some(p) = run.plan() {
+        notice!("{func}: {} bands of {} MinHash values, {} bytes a row", p.b, p.r, bulk::bytes_per_row(&p));
+    }
+}
+
+/// A row of the bulk pairs: id1, id2, similarity.
+type PairRow = (i64, i64, f64);
 
 /// Every pair of rows of `query` with similarity ≥ `min_similarity` under version `v`, once,
 /// `id1 < id2`, with its similarity, in no particular order.
 fn pairs(query: &str, min_similarity: f64, v: Version, func: &'static str) -> TableIterator<'static, PairRow> {
     let theta = check_threshold(min_similarity, func);
-    let rows = read_texts(func, query, theta, v);
-    let mut progress = progress(func);
-    let pairs = SimilarityPairs::new(rows, theta, &mut progress);
-    stream(pairs, progress)
+    let mut run = new_run(func, theta, v);
+    let mut progress = progress(func, run.counters());
+    read_texts(func, query, &mut run, &mut progress);
+    TableIterator::new(std::iter::from_fn(move || {
+        check_for_interrupts!();
+        let p = run.next_pair(&mut progress)?;
+        Some((p.id1, p.id2, p.similarity))
+    }))
 }
-
-/// A row of the bulk pairs: id1, id2, similarity.
-type PairRow = (i64, i64, f64);
 
 /// `simhash_similarity_pairs_m1`'s rows (measure 1; 4.0.0's symbol). Value per call, called
 /// through the SQL function (sql/similarity/m1.sql) in a select list, so LIMIT stops it early.
@@ -69,25 +154,15 @@ fn simhash_similarity_pairs_m2(
     pairs(query, min_similarity, Version::M2, "simhash_similarity_pairs")
 }
 
-/// The rows of a bulk run, one pair a call (for this function and shard.rs's).
-pub(super) fn stream(
-    mut pairs: SimilarityPairs,
-    mut progress: impl FnMut(Progress) + 'static,
-) -> TableIterator<'static, PairRow> {
-    TableIterator::new(std::iter::from_fn(move || {
-        tick();
-        let p = pairs.next_pair(&mut progress)?;
-        Some((p.id1, p.id2, p.similarity))
-    }))
-}
-
 /// Connected components of the pairs of `simhash_similarity_pairs` under version `v`:
 /// `(id, cluster_id)` for every row in at least one pair, `cluster_id` the component's
 /// smallest id, sorted.
 fn clusters(query: &str, min_similarity: f64, v: Version, func: &'static str) -> TableIterator<'static, (i64, i64)> {
     let theta = check_threshold(min_similarity, func);
-    let rows = read_texts(func, query, theta, v);
-    TableIterator::new(similarity_clusters(rows, theta, &mut progress(func)))
+    let mut run = new_run(func, theta, v);
+    let mut progress = progress(func, run.counters());
+    read_texts(func, query, &mut run, &mut progress);
+    TableIterator::new(bulk::clusters(run, &mut progress))
 }
 
 /// `simhash_similarity_clusters_m1` (measure 1; 4.0.0's symbol).

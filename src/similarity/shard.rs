@@ -8,9 +8,9 @@
 
 use pgrx::prelude::*;
 use simhash_core::similarity::shard::{key_owner, text_owners, Owned};
-use simhash_core::similarity::{SimilarityPairs, Version};
+use simhash_core::similarity::{SimilarityPairs, TextRows, Version};
 
-use super::pairs::{read_texts, stream};
+use super::pairs::for_each_text;
 use super::{check_threshold, tick};
 use crate::error::raise;
 use crate::pairs::progress;
@@ -70,10 +70,15 @@ fn owned_pairs(
     }
     let s = checked_shards(func, shards);
     let owned = Owned { shard: checked_shard(func, shard, s), shards: s };
-    let rows = read_texts(func, query, theta, v);
+    let mut rows = TextRows::new(theta, v);
+    for_each_text(func, query, |id, text| rows.push(id, text, &mut tick));
     let mut progress = progress(func);
-    let pairs = SimilarityPairs::owned(rows, theta, owned, &mut progress);
-    stream(pairs, progress)
+    let mut pairs = SimilarityPairs::owned(rows, theta, owned, &mut progress);
+    TableIterator::new(std::iter::from_fn(move || {
+        tick();
+        let p = pairs.next_pair(&mut progress)?;
+        Some((p.id1, p.id2, p.similarity))
+    }))
 }
 
 /// `simhash_similarity_owned_pairs_m1`'s rows (measure 1; 4.0.0's symbol).

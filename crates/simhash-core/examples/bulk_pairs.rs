@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use simhash_core::similarity::bulk::{bytes_per_row, BulkPairs, Config};
 use simhash_core::similarity::exact::exact_pairs;
-use simhash_core::similarity::measure::{common, jaccard, shingle_set};
+use simhash_core::similarity::measure::{common, jaccard, shingle_set, Sets};
 use simhash_core::similarity::{SimilarityPairs, TextRows, Version};
 use simhash_core::Progress;
 
@@ -160,7 +160,7 @@ fn main() {
         let mut ids = Vec::new();
         for_each_text(file, n, |id, t| {
             ids.push(id);
-            sets.push(shingle_set(t, v, &mut || ()));
+            sets.push(Sets::of(t, v, &mut || ()));
         });
         let mut want: Vec<(i64, i64, u64)> = exact_pairs(&sets, theta, 2.0)
             .into_iter()
