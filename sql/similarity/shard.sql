@@ -227,45 +227,69 @@ END $$;
 COMMENT ON FUNCTION simhash_similarity_shard_repair(regclass, name, name, regclass, int, int) IS
     'After a crash between shard commits: deletes copies no document accounts for and writes missing ones, routed under the measure (2, or 1 for a 4.x deployment); reports each, and documents whose restored copies met a near-duplicate';
 
--- simhash_similarity_owned_pairs: an inlinable SQL function around the value-per-call C
--- function, as simhash_similarity_pairs (sql/similarity/pairs.sql), so that LIMIT stops it.
-CREATE FUNCTION simhash_similarity_owned_pairs(query text, min_similarity float8, shard int, shards int)
+-- Bulk pairs across shards (docs/scaling-out.md, "Bulk pairs by similarity across shards"):
+-- each shard runs the bulk engine over its own documents, with the band keys of other
+-- shards' documents as foreign rows (bytes: 270 a document at 0.5, not its text; a stored
+-- generated column simhash_similarity_band_keys(body, 0.5) keeps them). A pair of two of its
+-- documents comes out measured; a candidate pair with a foreign document comes out
+-- unmeasured, and only those documents' texts are fetched to measure it. Shard i reads the
+-- keys of the shards simhash_similarity_exchange(i, shards) names, so every two shards meet
+-- once: the union of all shards' pairs is every pair once.
+
+-- An inlinable SQL function around the value-per-call C function, as simhash_similarity_pairs
+-- (pairs.sql), so that LIMIT stops it.
+CREATE FUNCTION simhash_similarity_home_pairs(local_query text, foreign_query text, min_similarity float8)
     RETURNS TABLE(id1 bigint, id2 bigint, similarity float8)
     STABLE PARALLEL UNSAFE
     LANGUAGE sql
     AS $$ SELECT (p).id1, (p).id2, (p).similarity
-          FROM (SELECT @extschema@.simhash_similarity_owned_pairs_stream(query, min_similarity, shard, shards) AS p OFFSET 0) s $$;
-COMMENT ON FUNCTION simhash_similarity_owned_pairs(text, float8, int, int) IS
-    'The pairs of simhash_similarity_pairs(query, min_similarity) that shard reports in a bulk run over shards: those whose first shared key among the first 24 of both sketches it owns';
+          FROM (SELECT @extschema@.simhash_similarity_home_pairs_stream(local_query, foreign_query, min_similarity) AS p OFFSET 0) s $$;
+COMMENT ON FUNCTION simhash_similarity_home_pairs(text, text, float8) IS
+    'One shard''s bulk run: the (id, body) rows of local_query, and as foreign rows the (id, keys) rows of foreign_query (other shards'' simhash_similarity_band_keys at min_similarity); pairs of local rows with their similarity, and candidates of a local row (id1) and a foreign one (id2) with similarity NULL';
+COMMENT ON FUNCTION simhash_similarity_band_keys(text, float8) IS
+    'The band keys of a text for a bulk run at min_similarity (0.3 to 1) over shards, as bytes (270 at 0.5); NULL for a text without a letter or digit';
+COMMENT ON FUNCTION simhash_similarity_exchange(int, int) IS
+    'The shards whose band keys shard reads in a bulk run over shards: the next floor(shards / 2), the opposite one of an even number from the first half only, so that every two shards meet once';
 
--- Run on a shard, over its copy table (which holds one shard number): the pairs at
--- min_similarity or more among its copies that this shard reports, so that the union over
--- all shards holds every pair once.
-CREATE FUNCTION simhash_similarity_shard_pairs(key_table regclass, min_similarity float8, shards int,
-                                               measure int DEFAULT 2)
+-- Run on shard `shard` of `shards`: every pair at min_similarity or more of two of its
+-- documents, or of one of its documents and one of a shard it reads the keys of, with its
+-- similarity. docs: this shard's documents; keys: a table (shard int, id bigint, keys bytea)
+-- of the other shards' band keys at min_similarity (foreign tables); remote_docs: a table of
+-- the other shards' documents (foreign tables), of which only the candidates' are read.
+CREATE FUNCTION simhash_similarity_shard_pairs(docs regclass, id_column name, text_column name, keys regclass,
+                                               remote_docs regclass, shard int, shards int, min_similarity float8)
     RETURNS TABLE(id1 bigint, id2 bigint, similarity float8)
     LANGUAGE plpgsql
     SET search_path = pg_catalog, pg_temp
     AS $$
 DECLARE
-    shard int;
+    local text := format('SELECT %I::pg_catalog.int8, %I::pg_catalog.text FROM %s', id_column, text_column, docs);
+    foreign_rows text := format('SELECT id::pg_catalog.int8, keys FROM %s WHERE shard = ANY (%L::pg_catalog.int4[])',
+                                keys, @extschema@.simhash_similarity_exchange(shard, shards));
 BEGIN
-    EXECUTE format('SELECT shard FROM %s LIMIT 1', key_table) INTO shard;
-    IF shard IS NULL THEN
-        RETURN;  -- no copies
-    END IF;
-    IF measure = 1 THEN
-        RETURN QUERY SELECT * FROM @extschema@.simhash_similarity_owned_pairs_m1(
-            format('SELECT id, body FROM %s', key_table), min_similarity, shard, shards);
-    ELSE
-        RETURN QUERY SELECT * FROM @extschema@.simhash_similarity_owned_pairs(
-            format('SELECT id, body FROM %s', key_table), min_similarity, shard, shards);
-    END IF;
+    CREATE TEMP TABLE simhash_home_pairs ON COMMIT DROP AS
+        SELECT * FROM @extschema@.simhash_similarity_home_pairs(local, foreign_rows, min_similarity);
+    RETURN QUERY SELECT h.id1, h.id2, h.similarity FROM pg_temp.simhash_home_pairs h WHERE h.similarity IS NOT NULL;
+    -- The candidates across shards: their two texts, the foreign one through remote_docs
+    -- (the ids pushed down to the shards), measured here.
+    RETURN QUERY EXECUTE format(
+        'WITH c AS (SELECT id1 AS l, id2 AS f FROM pg_temp.simhash_home_pairs WHERE similarity IS NULL),
+              lt AS (SELECT %3$I::pg_catalog.int8 AS id, %4$I::pg_catalog.text AS body FROM %1$s
+                      WHERE %3$I = ANY (ARRAY(SELECT l FROM c))),
+              ft AS (SELECT %3$I::pg_catalog.int8 AS id, %4$I::pg_catalog.text AS body FROM %2$s
+                      WHERE %3$I = ANY (ARRAY(SELECT f FROM c)))
+         SELECT LEAST(c.l, c.f), GREATEST(c.l, c.f), m.s
+           FROM c JOIN lt ON lt.id = c.l JOIN ft ON ft.id = c.f,
+                LATERAL (SELECT @extschema@.simhash_similarity(lt.body, ft.body)::pg_catalog.float8 AS s) m
+          WHERE m.s >= $1', docs, remote_docs, id_column, text_column) USING min_similarity;
+    DROP TABLE pg_temp.simhash_home_pairs;
 END $$;
-COMMENT ON FUNCTION simhash_similarity_shard_pairs(regclass, float8, int, int) IS
-    'On a shard: the pairs at min_similarity or more under the measure (2, or 1 for a 4.x deployment) among its copies (shard, id, body) that it reports, so every pair is reported by exactly one shard';
+COMMENT ON FUNCTION simhash_similarity_shard_pairs(regclass, name, name, regclass, regclass, int, int, float8) IS
+    'On a shard: every pair at min_similarity or more of two of its documents, or of one of them and a document of a shard it reads the band keys of (simhash_similarity_exchange), with its similarity; over all shards, every pair once';
 
--- Measure 1's (4.x's objects, renamed by the update to 5.0.0): the same, with measure 1.
+-- Measure 1's (4.x's objects, renamed by the update to 5.0.0): the copies' functions with
+-- measure 1, and bulk pairs over the copies (4.x's: each shard over the copies it holds, the
+-- pairs whose first shared key it owns).
 CREATE FUNCTION simhash_similarity_shard_write_keys_m1(key_table regclass, id bigint, body text, shards int,
                                                        OUT dup_of bigint, OUT similarity float8)
     LANGUAGE sql
@@ -307,7 +331,18 @@ COMMENT ON FUNCTION simhash_similarity_owned_pairs_m1(text, float8, int, int) IS
 
 CREATE FUNCTION simhash_similarity_shard_pairs_m1(key_table regclass, min_similarity float8, shards int)
     RETURNS TABLE(id1 bigint, id2 bigint, similarity float8)
-    LANGUAGE sql
-    AS $$ SELECT * FROM @extschema@.simhash_similarity_shard_pairs(key_table, min_similarity, shards, 1) $$;
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    shard int;
+BEGIN
+    EXECUTE format('SELECT shard FROM %s LIMIT 1', key_table) INTO shard;
+    IF shard IS NULL THEN
+        RETURN;  -- no copies
+    END IF;
+    RETURN QUERY SELECT * FROM @extschema@.simhash_similarity_owned_pairs_m1(
+        format('SELECT id, body FROM %s', key_table), min_similarity, shard, shards);
+END $$;
 COMMENT ON FUNCTION simhash_similarity_shard_pairs_m1(regclass, float8, int) IS
-    'simhash_similarity_shard_pairs of 4.x: simhash_similarity_shard_pairs(key_table, min_similarity, shards, 1)';
+    'simhash_similarity_shard_pairs of 4.x (measure 1): on a shard, the pairs at min_similarity or more among its copies (shard, id, body) that it reports, so every pair is reported by exactly one shard';

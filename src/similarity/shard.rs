@@ -1,19 +1,24 @@
 //! Similarity across postgres_fdw shards (sql/similarity/shard.sql; docs/scaling-out.md,
 //! "Similarity across shards"): where a text's copies go (`simhash_similarity_key_owner`,
-//! `simhash_similarity_owners`, a contract: `simhash_core::similarity::shard`), and the pairs
-//! one shard reports in a bulk run (`simhash_similarity_owned_pairs`). The coordinator's
-//! trigger, the repair and the per-shard pair function are SQL. Measure 1's are suffixed `_m1`,
+//! `simhash_similarity_owners`, a contract: `simhash_core::similarity::shard`), and bulk
+//! pairs over shards: a text's band keys as bytes (`simhash_similarity_band_keys`), and a
+//! shard's run over its own rows with other shards' keys as foreign rows
+//! (`simhash_similarity_home_pairs`), whose local pairs come measured and whose candidates
+//! with foreign rows come unmeasured, for the SQL around it to fetch those few texts. Measure
+//! 1's pairs over copies (`simhash_similarity_owned_pairs_m1`, 4.0.0's) keep the sketch-group
+//! engine. The coordinator's trigger, the repair and the per-shard pair functions are SQL. Measure 1's are suffixed `_m1`,
 //! on 4.0.0's symbols (`simhash_similarity_key_owner` serves both: a key's owner does not
 //! depend on the measure).
 
 use pgrx::prelude::*;
+use simhash_core::similarity::bulk::{row_keys, Found};
 use simhash_core::similarity::shard::{key_owner, text_owners, Owned};
 use simhash_core::similarity::{SimilarityPairs, TextRows, Version};
 
-use super::pairs::for_each_text;
+use super::pairs::{for_each_text, new_run, progress as run_progress, read_texts};
 use super::{check_threshold, tick};
 use crate::error::raise;
-use crate::pairs::progress;
+use crate::pairs::{for_each_value, progress};
 use crate::shard::{checked_shard, checked_shards};
 
 /// The lowest threshold of a bulk run over shards: below it a pair whose texts share none
@@ -46,11 +51,11 @@ fn simhash_similarity_owners_m2(body: &str, shards: i32) -> Vec<i32> {
     owners(body, shards, Version::M2, "simhash_similarity_owners")
 }
 
-/// The pairs of `simhash_similarity_pairs(query, min_similarity)` under version `v` that shard
-/// `shard` of `shards` reports: those whose first shared key among the first 24 of both
+/// The pairs of `simhash_similarity_pairs_m1(query, min_similarity)` under version `v` that
+/// shard `shard` of `shards` reports: those whose first shared key among the first 24 of both
 /// sketches it owns. Run on every shard over the copies it holds, the union has every pair
 /// once. Streamed like `simhash_similarity_pairs` (called through
-/// `simhash_similarity_owned_pairs`, sql/similarity/shard.sql).
+/// `simhash_similarity_owned_pairs_m1`, sql/similarity/shard.sql).
 fn owned_pairs(
     query: &str,
     min_similarity: f64,
@@ -92,15 +97,92 @@ fn simhash_similarity_owned_pairs(
     owned_pairs(query, min_similarity, shard, shards, Version::M1, "simhash_similarity_owned_pairs_m1")
 }
 
-/// `simhash_similarity_owned_pairs`'s rows (measure 2).
-#[pg_extern(name = "simhash_similarity_owned_pairs_stream", volatile, parallel_unsafe)]
-fn simhash_similarity_owned_pairs_m2(
-    query: &str,
+/// The shards whose band keys shard `shard` of `shards` reads in a bulk run
+/// (`simhash_similarity_shard_pairs`): the next `⌊shards / 2⌋` (mod `shards`), and for an
+/// even number the opposite one only from the first half, so that every two shards meet once
+/// and each reads about half of the others' keys.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn simhash_similarity_exchange(shard: i32, shards: i32) -> Vec<i32> {
+    const F: &str = "simhash_similarity_exchange";
+    let n = checked_shards(F, shards);
+    let i = checked_shard(F, shard, n);
+    (1..=n / 2).filter(|&d| 2 * d < n || i < n / 2).map(|d| ((i + d) % n) as i32).collect()
+}
+
+/// The lowest threshold of band keys: below it a run has no banding (the texts in memory).
+const MIN_BANDED_SIMILARITY: f64 = 0.3;
+
+/// `threshold` checked for a banded run over shards: ERROR 22023 outside [0.3, 1].
+fn banded_threshold(threshold: f64, func: &str) -> f64 {
+    let theta = check_threshold(threshold, func);
+    if theta < MIN_BANDED_SIMILARITY {
+        raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            format!("{func}: min_similarity must be at least {MIN_BANDED_SIMILARITY} over shards, got {theta}"),
+            None,
+            Some("Below it, gather the texts on one node: simhash_similarity_pairs('SELECT id, body FROM docs', ...)."),
+        );
+    }
+    theta
+}
+
+/// The band keys of `body` for a bulk run at `min_similarity` over shards (measure 2), as
+/// bytes (`simhash_core::similarity::bulk::row_keys`: 270 at 0.5); NULL for a text without a
+/// letter or digit, which is in no pair.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn simhash_similarity_band_keys(body: &str, min_similarity: f64) -> Option<Vec<u8>> {
+    let theta = banded_threshold(min_similarity, "simhash_similarity_band_keys");
+    row_keys(body, Version::M2, theta)
+}
+
+/// One shard's run (measure 2): the `(id bigint, body text)` rows of `local_query` and, as
+/// foreign rows, the `(id bigint, keys bytea)` rows of `foreign_query` (other shards' band
+/// keys at the same threshold). Its pairs of local rows, `id1 < id2`, with their similarity;
+/// and its candidates of a local row (`id1`) and a foreign one (`id2`), similarity NULL, for
+/// the caller to measure. Streamed, as `simhash_similarity_pairs`.
+#[pg_extern(name = "simhash_similarity_home_pairs_stream", volatile, parallel_unsafe)]
+fn simhash_similarity_home_pairs(
+    local_query: &str,
+    foreign_query: &str,
     min_similarity: f64,
-    shard: i32,
-    shards: i32,
-) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(similarity, f64))> {
-    owned_pairs(query, min_similarity, shard, shards, Version::M2, "simhash_similarity_owned_pairs")
+) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(similarity, Option<f64>))> {
+    const F: &str = "simhash_similarity_home_pairs";
+    let theta = banded_threshold(min_similarity, F);
+    let mut run = new_run(F, theta, Version::M2);
+    let mut progress = run_progress(F, run.counters());
+    read_texts(F, local_query, &mut run, &mut progress);
+    let message = || {
+        (
+            format!("{F}: the foreign query must return a bigint and a bytea column (id, keys)"),
+            "Select the band keys of simhash_similarity_band_keys(body, min_similarity), e.g. SELECT id, keys FROM doc_keys.",
+        )
+    };
+    let (mut foreign, mut bad) = (0u64, None);
+    let null_keys = for_each_value(F, "band keys", foreign_query, 1000, &[pg_sys::BYTEAOID], message, |id, v| {
+        // SAFETY: a non-NULL bytea datum (the column's type was checked); detoasting yields a
+        // varlena in the current memory context, read before `each` returns.
+        let bytes = unsafe { pgrx::varlena::varlena_to_byte_slice(pg_sys::pg_detoast_datum_packed(v.cast_mut_ptr())) };
+        if let Err(e) = run.push_foreign(id, bytes) {
+            bad.get_or_insert((id, e));
+        }
+        foreign += 1;
+    });
+    if let Some((id, e)) = bad {
+        raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            format!("{F}: the band keys of foreign row {id} are not this run's: {e}"),
+            None,
+            Some("Every shard's keys must come from simhash_similarity_band_keys(body, min_similarity) at this min_similarity."),
+        );
+    }
+    notice!("{F}: read {foreign} foreign rows' band keys ({null_keys} NULL ignored)");
+    TableIterator::new(std::iter::from_fn(move || {
+        check_for_interrupts!();
+        Some(match run.next(&mut progress)? {
+            Found::Pair(p) => (p.id1, p.id2, Some(p.similarity)),
+            Found::Foreign { local, foreign } => (local, foreign, None),
+        })
+    }))
 }
 
 pgrx::extension_sql_file!(
@@ -111,6 +193,8 @@ pgrx::extension_sql_file!(
         simhash_similarity_owners,
         simhash_similarity_owners_m2,
         simhash_similarity_owned_pairs,
-        simhash_similarity_owned_pairs_m2
+        simhash_similarity_exchange,
+        simhash_similarity_band_keys,
+        simhash_similarity_home_pairs
     ]
 );

@@ -81,8 +81,15 @@ pub(super) fn band(rows: &Rows, reps: &Arc<Vec<u32>>, j: usize, ctx: &Ctx<Msg>) 
     let mut scratch = Vec::new();
     sort_high(&mut entries, &mut scratch, &mut || ctx.check());
     drop(scratch);
-    let mut m =
-        Measurer { rows, ctx, x: u32::MAX, set_x: Sets::default(), buf: Vec::new(), pairs: Vec::new(), foreign: Vec::new() };
+    let mut m = Measurer {
+        rows,
+        ctx,
+        x: u32::MAX,
+        set_x: Sets::default(),
+        buf: Vec::new(),
+        pairs: Vec::new(),
+        foreign: Vec::new(),
+    };
     let (mut collisions, mut candidates, mut work) = (0u64, 0u64, 0u32);
     let mut s = 0;
     while s < entries.len() {

@@ -171,8 +171,11 @@ pub(super) fn record(figures: &[u64], kept: &[u8], out: &mut Vec<u8>) {
 pub(super) fn sets_of_record(record: &[u8], tick: &mut dyn FnMut()) -> Option<Sets> {
     let n = u32::from_le_bytes(record.get(..4)?.try_into().ok()?) as usize;
     let figures_end = 4usize.checked_add(n.checked_mul(8)?)?;
-    let figures =
-        record.get(4..figures_end)?.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))).collect();
+    let figures = record
+        .get(4..figures_end)?
+        .chunks_exact(8)
+        .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+        .collect();
     let kept = std::str::from_utf8(record.get(figures_end..)?).ok()?;
     let mut window = Window::default();
     let mut shingles = Vec::with_capacity(kept.len() / 2);

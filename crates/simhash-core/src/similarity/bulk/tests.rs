@@ -23,8 +23,8 @@ impl Rng {
 /// added), exact copies, copies differing in digits alone, texts without shingles, short ones.
 fn corpus(seed: u64) -> Vec<String> {
     const WORDS: [&str; 16] = [
-        "中国", "经济", "发展", "alpha", "beta", "新闻", "gamma", "报道", "delta", "。", "1998", "2026", "北京", "会议",
-        " 3.5", ",12",
+        "中国", "经济", "发展", "alpha", "beta", "新闻", "gamma", "报道", "delta", "。", "1998", "2026", "北京",
+        "会议", " 3.5", ",12",
     ];
     let mut rng = Rng(seed);
     let n = 5 + rng.below(40);
