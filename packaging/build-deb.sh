@@ -15,7 +15,11 @@
 # The build is the harness's own (tests/harness/cluster.sh install, release), so after
 # `make test` nothing is compiled again: the extension's files are taken from the private
 # PostgreSQL copy it installs into (target/pgroot, or target/pgNN/pgroot), by name, so a
-# stale file left there by another version is never packaged.
+# stale file left there by another version is never packaged. Another SRC is built by this
+# tree's cluster.sh too, into target/deb/pgroot-<version>-<major>, in this tree's target
+# directory and with its major's set-up (bindings, Debian root): only SRC's own crates are
+# compiled, where a build of its own compiled every dependency again and, for 17 and 18,
+# made a Debian root of its own.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -40,8 +44,13 @@ changelog=$(bash "$here/changelog.sh" "${SIMHASH_CHANGELOG:-$root/CHANGELOG.md}"
 echo "deb: release build of $version (tests/harness/cluster.sh install)"
 # Whatever the caller exports for its servers (tests/package/test.sh: SIMHASH_SYSTEM_PG=1), the build
 # goes to target/pgroot, which cluster.sh install refuses under SIMHASH_SYSTEM_PG.
-env -u SIMHASH_DEBUG -u SIMHASH_SYSTEM_PG bash "$src/tests/harness/cluster.sh" install
-pgroot=${pgroot/#"$root"/"$src"}   # SRC's own (major.sh names this tree's)
+if [ "$src" != "$root" ]; then
+    pgroot=$out/pgroot-$version-$pg_major
+    env -u SIMHASH_DEBUG -u SIMHASH_SYSTEM_PG SIMHASH_BUILD_SRC="$src" SIMHASH_PGROOT="$pgroot" \
+        CARGO_TARGET_DIR="$root/target" bash "$root/tests/harness/cluster.sh" install
+else
+    env -u SIMHASH_DEBUG -u SIMHASH_SYSTEM_PG bash "$root/tests/harness/cluster.sh" install
+fi
 
 rm -rf "$stage"
 install -d -m 0755 "$stage/DEBIAN" "$stage/$libdir" "$stage/$extdir" "$stage/$docdir"

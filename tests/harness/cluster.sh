@@ -8,7 +8,10 @@
 # refuses root, so servers run as the `postgres` user and listen only on a Unix socket
 # inside their data directory.
 #
-#   cluster.sh install             build (release) and install the extension into the pgroot
+#   cluster.sh install             build (release) and install the extension into the pgroot;
+#                                  SIMHASH_BUILD_SRC: of another source tree (packaging/
+#                                  build-deb.sh: the previous release's), with this tree's
+#                                  major set-up, so that its build shares this one's bindings
 #   cluster.sh start NAME [GUC=V]  initdb ($INITDB_ARGS too) + start target/run/NAME, extra
 #                                  settings appended
 #   cluster.sh stop NAME
@@ -50,8 +53,9 @@ install)
     fi
     # SIMHASH_DEBUG=1: a debug build, quicker to compile while iterating.
     profile=--release; [ "${SIMHASH_DEBUG:-0}" = 1 ] && profile=
-    (cd "$root" && cargo pgrx install $profile --pg-config "$pg_config" >/dev/null)
-    bash "$root/packaging/install-base-scripts.sh" "$pgroot/usr/share/postgresql/$pg_major/extension"
+    src=${SIMHASH_BUILD_SRC:-$root}
+    (cd "$src" && cargo pgrx install $profile --pg-config "$pg_config" >/dev/null)
+    bash "$src/packaging/install-base-scripts.sh" "$pgroot/usr/share/postgresql/$pg_major/extension"
     ;;
 start)
     name=${1:?NAME}; shift

@@ -50,7 +50,8 @@
 #   fail MESSAGE...             prints "FAIL MESSAGE" and sets status=1
 #   step NAME COMMAND...        a suite's step: runs COMMAND, counts it in passed or failed
 #                               ("--- ok: NAME (N s)" / "--- FAILED: NAME (N s)"), goes on
-#                               either way
+#                               either way; with SIMHASH_STEP_TIMES=FILE (.ci/run), appends
+#                               "seconds<TAB>PG<TAB>NAME" to FILE
 #   summary                     prints "N passed, N failed"; fails if any step failed
 #   at_exit COMMAND             runs the shell COMMAND at exit (last added, first run)
 #   fresh_db DB                 drops DB if it exists, creates it, drops it at exit
@@ -222,6 +223,7 @@ step() {
     echo "=== $name"
     if "$@"; then passed=$((passed + 1)); echo "--- ok: $name ($((SECONDS - t0)) s)"
     else failed=$((failed + 1)); echo "--- FAILED: $name ($((SECONDS - t0)) s)"; fi
+    [ -z "${SIMHASH_STEP_TIMES:-}" ] || printf '%s\t%s\t%s\n' $((SECONDS - t0)) "$pg_major" "$name" >>"$SIMHASH_STEP_TIMES"
 }
 summary() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; }
 

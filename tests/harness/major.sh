@@ -21,7 +21,8 @@
 #                     that run from the host
 #   pgroot            the private copy of the major's PostgreSQL that `cluster.sh install`
 #                     installs the extension into (never the system's, never the root's /usr);
-#                     for 15, SIMHASH_PGROOT names another
+#                     SIMHASH_PGROOT names another (pg_upgrade.sh's old side for 18, the
+#                     previous release's build in packaging/build-deb.sh)
 #   cargo_features    the cargo flags that select the major (pgrx's bindings)
 # Exports PGRX_PG_CONFIG_PATH for a root (a pg_config that answers with the root's paths, for
 # pgrx's bindings), and unsets it for 15 (pgrx's config.toml, .ci/bootstrap.sh).
@@ -53,7 +54,7 @@ else
     sysroot=$root/target/pg$pg_major/root
     sys_bin=/usr/lib/postgresql/$pg_major/bin
     client_bin=$sysroot/.simhash/bin
-    pgroot=$root/target/pg$pg_major/pgroot
+    pgroot=${SIMHASH_PGROOT:-$root/target/pg$pg_major/pgroot}
     cargo_features="--no-default-features --features pg$pg_major"
     export PGRX_PG_CONFIG_PATH=$sysroot/.simhash/pg_config
     # `cd` in the root to this directory (the same path there, when it is under the

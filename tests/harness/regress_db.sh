@@ -6,7 +6,8 @@
 #                             table of real news paragraphs, the error-capturing regress_try(sql)
 #   regress_tests             the pg_regress test names, one a line
 #   regress_run OUTDIR [NAME...]  pg_regress over the named tests (default: all) into OUTDIR;
-#                             shows the diffs' head on failure
+#                             shows the diffs' head on failure; with SIMHASH_STEP_TIMES (lib.sh,
+#                             step), appends each file's time to it as "regress: NAME"
 regress_db_create() {
     createdb simhash_regress &&
     psql -d simhash_regress \
@@ -27,7 +28,14 @@ regress_run() { # OUTDIR [NAME...]
     in_sysroot "/usr/lib/postgresql/$pg_major/lib/pgxs/src/test/regress/pg_regress" \
         --use-existing --dbname=simhash_regress --bindir="$sys_bin" \
         --host="$PGHOST" --port="$PGPORT" --user=postgres \
-        --inputdir="$root/tests/pg_regress" --outputdir="$out" "$@" || rc=$?
+        --inputdir="$root/tests/pg_regress" --outputdir="$out" "$@" | tee "$out/pg_regress.txt"
+    rc=${PIPESTATUS[0]}
+    # "test NAME ... ok 596 ms" (15), "ok 1 - NAME 596 ms" (16 and later).
+    [ -z "${SIMHASH_STEP_TIMES:-}" ] || awk -v pg="$pg_major" '
+        / ms$/ && ($1 == "test" || $1 == "ok" || $1 == "not") {
+            name = ($1 == "test") ? $2 : $(NF - 2)
+            printf "%d\t%s\tregress: %s\n", $(NF - 1) / 1000 + 0.5, pg, name
+        }' "$out/pg_regress.txt" >>"$SIMHASH_STEP_TIMES"
     [ -s "$out/regression.diffs" ] && head -200 "$out/regression.diffs"
     return $rc
 }
