@@ -21,12 +21,14 @@ COMMENT ON FUNCTION simhash_similarity_owners(text, int) IS
 COMMENT ON FUNCTION simhash_similarity_owners_m1(text, int) IS
     'simhash_similarity_owners of 4.x (measure 1): the owners of a text''s simhash_ops_m1 index keys, or every shard for a text of fewer than 48 shingles';
 
--- The owners of a text's keys, and the similarity, under a measure (1 or 2).
+-- The owners of a text's keys under a measure (1 or 2). A SQL function without a pinned
+-- search_path, so that it can be inlined: its `=` is pg_catalog's, named (a CASE measure
+-- WHEN 1 would take the caller's search_path's `=`).
 CREATE FUNCTION simhash_similarity_measure_owners(body text, shards int, measure int) RETURNS int[]
     IMMUTABLE STRICT PARALLEL SAFE
     LANGUAGE sql
-    AS $$ SELECT CASE measure WHEN 1 THEN @extschema@.simhash_similarity_owners_m1(body, shards)
-                              ELSE @extschema@.simhash_similarity_owners(body, shards) END $$;
+    AS $$ SELECT CASE WHEN measure OPERATOR(pg_catalog.=) 1 THEN @extschema@.simhash_similarity_owners_m1(body, shards)
+                      ELSE @extschema@.simhash_similarity_owners(body, shards) END $$;
 COMMENT ON FUNCTION simhash_similarity_measure_owners(text, int, int) IS
     'simhash_similarity_owners (measure 2) or simhash_similarity_owners_m1 (measure 1)';
 

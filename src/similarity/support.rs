@@ -17,9 +17,9 @@
 //! - **SupportRequestSelectivity**: 0.001, as for `@%` (contsel): a near-duplicate is rare.
 //!
 //! Each version of the measure has its own objects, named with its suffix (`simhash_similarity`
-//! and `simhash_ops` for measure 2, `simhash_similarity_m1` and `simhash_m1_ops` for measure 1:
+//! and `simhash_ops` for measure 2, `simhash_similarity_m1` and `simhash_ops_m1` for measure 1:
 //! [`sql_suffix`]); a rewrite stays within one version's objects, so a measure-1 predicate is
-//! answered only from a `simhash_m1_ops` index, and a measure-2 one only from `simhash_ops`.
+//! answered only from a `simhash_ops_m1` index, and a measure-2 one only from `simhash_ops`.
 
 use std::ffi::{c_void, CString};
 use std::ptr;
@@ -158,7 +158,7 @@ impl Objects {
 }
 
 /// The operator `@%` (text, simhash_query) of version `v` of the extension in `schema`, the
-/// one a `simhash_ops` (or `simhash_m1_ops`) index's operator family holds (how the
+/// one a `simhash_ops` (or `simhash_ops_m1`) index's operator family holds (how the
 /// similarity dedup trigger finds its index); None when an object of the rewrites is missing.
 ///
 /// # Safety

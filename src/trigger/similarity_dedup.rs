@@ -101,21 +101,19 @@ unsafe fn config(rel: pg_sys::Relation, args: &[String], ext_schema: pg_sys::Oid
 }
 
 /// How the trigger's check finds candidates and what it locks, for
-/// `simhash_similarity_dedup_query`'s trailing comment.
-fn describe(s: &Similarity, column: &str) -> String {
+/// `simhash_similarity_dedup_query`'s trailing comment; `opclass` is the operator class of
+/// the trigger's measure (`simhash_ops`, or `simhash_ops_m1`).
+fn describe(s: &Similarity, column: &str, opclass: &str) -> String {
     match s.index {
         Some(index) if s.by_keys => {
-            format!(
-                "candidates from the simhash_ops index {}; locks on the new text's index keys",
-                relation_name(index)
-            )
+            format!("candidates from the {opclass} index {}; locks on the new text's index keys", relation_name(index))
         }
         Some(index) => format!(
-            "thresholds below those the simhash_ops index {} answers from keys (similarity {MIN_SIMILARITY}, \
+            "thresholds below those the {opclass} index {} answers from keys (similarity {MIN_SIMILARITY}, \
              containment {MIN_CONTAINMENT}): every row is a candidate, and an insert locks the table",
             relation_name(index)
         ),
-        None => format!("no simhash_ops index on {column}: the query scans the table, and an insert locks the table"),
+        None => format!("no {opclass} index on {column}: the query scans the table, and an insert locks the table"),
     }
 }
 
@@ -190,7 +188,10 @@ unsafe fn query(fcinfo: pg_sys::FunctionCallInfo, v: Version, func: &str) -> pg_
         dedup_query(fcinfo, |rel, args, ext_schema| {
             let config = config(rel, args, ext_schema, v, func);
             let s = config.similarity.expect("the similarity trigger's config");
-            let described = describe(&s, &config.fp.sql);
+            // The operator class's name in this catalog: measure 1's is simhash_ops_m1 since
+            // 5.0.0, simhash_ops in a 4.x catalog.
+            let opclass = format!("simhash_ops{}", crate::similarity::sql_suffix(ext_schema, v));
+            let described = describe(&s, &config.fp.sql, &opclass);
             (config.query_insert, Some(described))
         })
     }

@@ -4,10 +4,11 @@
 # simhash(text[], float8[]), hamming and <~>, simhash_block, simhash_probes, simhash_near
 # and ~=, simhash_duplicates (both forms) and simhash_clusters, simhash_segments,
 # simhash_resemblance and simhash_containment, simhash_similar, simhash_segment_pairs and
-# simhash_segment_clusters, simhash_segments_dedup_query, simhash_similarity_dedup_query,
-# and inserts and updates through simhash_segments_dedup_trigger and
-# simhash_similarity_dedup_trigger, with inputs generated in the server (tests/fuzz/fuzz.sql)
-# in batches of 10,000 calls, FUZZ_JOBS (2) sessions at a time.
+# simhash_segment_clusters, simhash_segments_dedup_query, simhash_similarity_dedup_query (and
+# measure 1's _m1), and inserts and updates through simhash_segments_dedup_trigger,
+# simhash_similarity_dedup_trigger (and simhash_similarity_dedup_trigger_m1 beside it), with
+# inputs generated in the server (tests/fuzz/fuzz.sql) in batches of 10,000 calls, FUZZ_JOBS (2)
+# sessions at a time.
 # Passes when:
 #   - no error is an internal one (SQLSTATE class XX: a Rust panic caught by pgrx, or
 #     PostgreSQL's internal_error); the first ones are printed with their input;
@@ -48,7 +49,7 @@ elapsed=$(since "$start")
 
 total=$(psql -Atc "SELECT sum(calls) FROM fuzz_outcome")
 printf 'fuzz: %s calls in %.0f s (%s sessions)\n' "$total" "$elapsed" "$jobs"
-psql -Atc "SELECT rpad(target, 30) || string_agg(sqlstate || ' ' || calls, ', ' ORDER BY sqlstate)
+psql -Atc "SELECT rpad(target, 36) || string_agg(sqlstate || ' ' || calls, ', ' ORDER BY sqlstate)
              FROM (SELECT target, sqlstate, sum(calls) AS calls FROM fuzz_outcome GROUP BY 1, 2) x
             GROUP BY target ORDER BY target"
 echo "by SQLSTATE: $(psql -Atc "SELECT string_agg(sqlstate || ' ' || calls, ', ' ORDER BY calls DESC)

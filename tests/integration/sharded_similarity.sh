@@ -21,7 +21,11 @@
 #   5. repair: a lost copy, an orphan (a copy of no document) and a copy with a stale text
 #      are found and fixed by simhash_similarity_shard_repair;
 #   6. cancel: an insert of a 33 MB text through a coordinator, and a shard's bulk pairs
-#      read through it, end with 57014 under statement_timeout; nothing of the insert stays.
+#      read through it, end with 57014 under statement_timeout; nothing of the insert stays;
+#   7. a 4.x deployment (measure 1, the _m1 functions since 5.0.0): copies routed by measure
+#      1's keys, shards' simhash_similarity_dedup_trigger_m1 on simhash_ops_m1 indexes; two
+#      invoices that differ only in their figures are linked there (measure 2's set-up
+#      above does not link them), and the shards' pairs and the repair are measure 1's.
 # Starts and stops its own clusters; needs the extension installed in target/pgroot.
 set -euo pipefail
 source "$(dirname "$0")/../harness/lib.sh"
@@ -271,5 +275,69 @@ cancelled "SELECT count(*) FROM slow_pairs" ||
     fail "a shard's bulk pairs read through the coordinator were not cancelled (57014)"
 check "after the cancelled insert" "$(c -At -c "SELECT format('%s documents, %s copies', (SELECT count(*) FROM docs WHERE id = 5000000), (SELECT count(*) FROM doc_copies WHERE id = 5000000))")" \
     "0 documents, 0 copies"
+
+# --- 7. A 4.x deployment: measure 1 ---------------------------------------------------
+inv1="Invoice 1041 for order 5520 placed on 2024-02-11 by customer 88213: 12 units of item 305 (steel brackets, zinc plated) at 19.90 EUR each, shipping 7.50 EUR, total 246.30 EUR, due 2024-03-01."
+inv2="Invoice 7782 for order 6904 placed on 2025-10-02 by customer 10457: 5 units of item 118 (steel brackets, zinc plated) at 240.00 EUR each, shipping 12.00 EUR, total 1,212.00 EUR, due 2025-11-30."
+for i in $(seq 0 $((N - 1))); do
+    on $P-$i >/dev/null <<SQL
+CREATE TABLE doc_copies_m1 (shard int NOT NULL CHECK (shard = $i), id bigint PRIMARY KEY, body text NOT NULL, dup_of bigint);
+CREATE INDEX ON doc_copies_m1 USING gin (body simhash_ops_m1);
+CREATE TRIGGER dedup BEFORE INSERT ON doc_copies_m1 FOR EACH ROW
+    EXECUTE FUNCTION simhash_similarity_dedup_trigger_m1('body', '0.6', 'link', 'dup_of');
+CREATE VIEW doc_pairs_m1 AS SELECT * FROM simhash_similarity_shard_pairs_m1('public.doc_copies_m1', 0.6, $N);
+SQL
+done
+{
+    echo "CREATE TABLE docs_m1 (id bigint PRIMARY KEY, body text, dup_of bigint);"
+    echo "CREATE TABLE doc_copies_m1 (shard int NOT NULL, id bigint NOT NULL, body text NOT NULL, dup_of bigint) PARTITION BY LIST (shard);"
+    for i in $(seq 0 $((N - 1))); do
+        cat <<SQL
+CREATE FOREIGN TABLE doc_copies_m1_$i PARTITION OF doc_copies_m1 FOR VALUES IN ($i)
+    SERVER shard$i OPTIONS (table_name 'doc_copies_m1');
+CREATE FOREIGN TABLE doc_pairs_m1_$i (id1 bigint, id2 bigint, similarity float8)
+    SERVER shard$i OPTIONS (table_name 'doc_pairs_m1');
+SQL
+    done
+    union_view doc_pairs_m1 "$N"
+    cat <<SQL
+CREATE TRIGGER b_copies BEFORE INSERT OR UPDATE OR DELETE ON docs_m1 FOR EACH ROW
+    EXECUTE FUNCTION simhash_similarity_shard_trigger_m1('id', 'body', 'public.doc_copies_m1', '$N', 'link', 'dup_of');
+CREATE FUNCTION copy_mismatches_m1() RETURNS bigint LANGUAGE sql AS \$\$
+    SELECT count(*) FROM
+        (SELECT o AS shard, d.id, d.body FROM docs_m1 d, unnest(simhash_similarity_owners_m1(d.body, $N)) o) e
+        FULL JOIN doc_copies_m1 k ON k.shard = e.shard AND k.id = e.id AND k.body = e.body
+     WHERE e.id IS NULL OR k.id IS NULL \$\$;
+SQL
+} | c >/dev/null
+got=$(c -At -v inv1="$inv1" -v inv2="$inv2" <<SQL
+INSERT INTO docs_m1(id, body) VALUES (1, :'inv1'), (2, :'inv2');
+INSERT INTO docs(id, body) VALUES (7000001, :'inv1'), (7000002, :'inv2');
+SELECT format('measure 1: linked to %s, %s copies on %s shards, %s mismatches; measure 2: linked to %s',
+    (SELECT dup_of FROM docs_m1 WHERE id = 2), (SELECT count(*) FROM doc_copies_m1),
+    (SELECT count(DISTINCT shard) FROM doc_copies_m1), copy_mismatches_m1(),
+    (SELECT coalesce(dup_of::text, 'nothing') FROM docs WHERE id = 7000002));
+SQL
+)
+read -r copies shards < <(c -At -F' ' -v inv1="$inv1" -v inv2="$inv2" <<SQL
+SELECT cardinality(simhash_similarity_owners_m1(:'inv1', $N)) + cardinality(simhash_similarity_owners_m1(:'inv2', $N)),
+       (SELECT count(DISTINCT o) FROM unnest(simhash_similarity_owners_m1(:'inv1', $N) || simhash_similarity_owners_m1(:'inv2', $N)) o);
+SQL
+)
+check "measure 1 through the shards: invoices that differ only in their figures" "$got" \
+    "measure 1: linked to 1, $copies copies on $shards shards, 0 mismatches; measure 2: linked to nothing"
+got=$(c -At <<SQL
+CREATE TEMP TABLE sharded AS SELECT * FROM doc_pairs_m1;
+CREATE TEMP TABLE single AS SELECT * FROM simhash_similarity_pairs_m1('SELECT id, body FROM docs_m1', 0.6);
+SELECT format('%s pairs (%s distinct), %s differ', (SELECT count(*) FROM sharded), (SELECT count(DISTINCT (id1, id2)) FROM sharded),
+    (SELECT count(*) FROM ((TABLE sharded EXCEPT ALL TABLE single) UNION ALL (TABLE single EXCEPT ALL TABLE sharded)) x));
+SQL
+)
+check "measure 1's pairs from the shards vs the gathered table" "$got" "1 pairs (1 distinct), 0 differ"
+c -c "DELETE FROM doc_copies_m1 WHERE id = 2 AND shard = (SELECT min(o) FROM docs_m1, unnest(simhash_similarity_owners_m1(body, $N)) o WHERE id = 2)" >/dev/null
+got=$(c -At -c "SELECT string_agg(format('%s %s %s', action, id, coalesce(dup_of::text, '-')), ', ' ORDER BY action, id)
+                  FROM simhash_similarity_shard_repair_m1('docs_m1', 'id', 'body', 'doc_copies_m1', $N)")
+check "simhash_similarity_shard_repair_m1 restores a lost copy, which meets its twin" "$got; then $(c -At -c "SELECT copy_mismatches_m1()")" \
+    "inserted 2 -, near-duplicate 2 1; then 0"
 
 exit $status

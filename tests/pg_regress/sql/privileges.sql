@@ -196,8 +196,12 @@ CREATE TABLE priv_pk2(a int, b int, body text, fp bigint);
 SET search_path = simhash_regress_evil, pg_catalog, public;
 SELECT public.priv_try(format('INSERT INTO public.priv_reject(id, body) VALUES (3, %L)', :'variant'));
 SELECT public.priv_try(format('INSERT INTO public.priv_pk2(a, b, body) VALUES (1, 3, %L)', :'variant'));
--- The extension's SQL function, and its PL/pgSQL function on a table of the attacker.
+-- The extension's SQL functions, and its PL/pgSQL function on a table of the attacker.
 SELECT count(*) > 5 AS features FROM public.simhash_features(:'orig');
+SELECT (SELECT count(*) FROM public.simhash_explain(:'orig', :'variant') WHERE in_a AND in_b) > 5 AS explained,
+       (SELECT count(*) FROM public.simhash_explain_m1(:'orig', :'variant') WHERE in_a AND in_b) > 5 AS explained_m1;
+SELECT public.simhash_similarity_measure_owners(:'orig', 3, 1) = public.simhash_similarity_owners_m1(:'orig', 3) AS owners_m1,
+       public.simhash_similarity_measure_owners(:'orig', 3, 2) = public.simhash_similarity_owners(:'orig', 3) AS owners;
 SELECT count(*) > 5 AS features FROM public.simhash_features(:'orig', '{"tokenizer": "ngram"}');
 CREATE TABLE simhash_regress_evil.mine(id int PRIMARY KEY, fp bigint);
 SELECT public.simhash_create_blocks('simhash_regress_evil.mine', 'fp', 4, true);
@@ -217,8 +221,9 @@ SELECT count(*) AS rows FROM priv_pk2;
 -- The extension's SQL and PL/pgSQL functions pin their names: pg_catalog qualified, or a
 -- fixed search_path. (simhash_duplicates, simhash_segment_pairs and simhash_similarity_pairs call only
 -- @extschema@.*_stream functions: a fixed search_path would stop PostgreSQL from inlining them, and so
--- from streaming; simhash_explain and simhash_segments_explain call only @extschema@ functions; and
--- the procedure simhash_create_segments commits, which a procedure with a SET clause cannot.)
+-- from streaming; simhash_explain and simhash_segments_explain call only @extschema@ functions, as do
+-- measure 1's SQL wrappers (_m1) and simhash_similarity_measure_owners, whose `=` is pg_catalog's,
+-- named; and the procedure simhash_create_segments commits, which a procedure with a SET clause cannot.)
 SELECT p.proname, l.lanname, p.proconfig FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
  WHERE l.lanname IN ('sql', 'plpgsql') AND p.oid IN
        (SELECT objid FROM pg_depend WHERE refclassid = 'pg_extension'::regclass

@@ -11,7 +11,9 @@ RESET client_min_messages;
 
 -- Five sentences of a speech (s1 .. s5), a traditional-character copy of it, an added
 -- sentence and an unrelated paragraph; each variant's similarity to the speech and its
--- containment either way (what the trigger compares).
+-- containment either way (what the trigger compares). The speech writes its year in Chinese
+-- numerals (一九九七): characters, not a figure, so 'the year changed' is a changed word to
+-- measure 2 as to measure 1 (rows that differ in their figures: similarity_figures.sql).
 \set s1 '中共中央总书记、国家主席江泽民发表新年讲话。'
 \set s2 '新年钟声即将敲响，人类社会就要进入新的一年。'
 \set s3 '在这辞旧迎新的美好时刻，我代表中国共产党和中华人民共和国政府，向全国各族人民致以新年的祝贺！'
@@ -38,9 +40,9 @@ SELECT v, what, round(simhash_similarity(body, :'speech')::numeric, 3) AS simila
 FROM variants ORDER BY v;
 
 -- 1. reject at similarity 0.7: reposts with a sentence dropped or added, a traditional copy
--- and a changed figure are refused as a unique index would refuse them (23505), with the
--- most similar row in DETAIL; an excerpt and a text that holds the speech are not similar
--- enough; NULL and texts without a letter or digit are never duplicates.
+-- and the year changed in Chinese numerals are refused as a unique index would refuse them
+-- (23505), with the most similar row in DETAIL; an excerpt and a text that holds the speech
+-- are not similar enough; NULL and texts without a letter or digit are never duplicates.
 CREATE TABLE sim_dd(id int PRIMARY KEY, body text, note text);
 CREATE INDEX sim_dd_body ON sim_dd USING gin (body simhash_ops);
 CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON sim_dd

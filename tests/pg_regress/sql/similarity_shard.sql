@@ -34,9 +34,12 @@ SELECT count(*) AS pairs, count(DISTINCT (id1, id2)) AS distinct_pairs,
                               (SELECT * FROM simhash_similarity_pairs('SELECT id, body FROM sim_shard_texts', 0.5)
                                EXCEPT ALL SELECT id1, id2, similarity FROM sim_shard_got)) x) AS differ
   FROM sim_shard_got;
--- No copy table: no pairs.
+-- No copy table: no pairs, under either measure (the trailing measure, 2 by default, or 1:
+-- 4.x's simhash_similarity_shard_pairs_m1 passes 1).
 CREATE TABLE sim_shard_empty (shard int, id bigint, body text);
 SELECT count(*) FROM simhash_similarity_shard_pairs('sim_shard_empty', 0.5, 3);
+SELECT (SELECT count(*) FROM simhash_similarity_shard_pairs('sim_shard_empty', 0.5, 3, 1)) AS measure_1,
+       (SELECT count(*) FROM simhash_similarity_shard_pairs_m1('sim_shard_empty', 0.5, 3)) AS m1;
 
 -- Errors: 22023.
 \set VERBOSITY sqlstate
@@ -48,7 +51,8 @@ SELECT count(*) FROM simhash_similarity_owned_pairs('SELECT id, body FROM sim_sh
 \set VERBOSITY default
 SELECT simhash_similarity_owners('x', 0);
 SELECT count(*) FROM simhash_similarity_owned_pairs('SELECT id, body FROM sim_shard_texts', 0.2, 0, 3);
--- The trigger's arguments.
+-- The trigger's arguments (both measures' triggers check them in
+-- simhash_similarity_shard_fire, and name themselves).
 CREATE TABLE sim_shard_docs (id bigint, body text);
 CREATE TRIGGER t BEFORE INSERT ON sim_shard_docs FOR EACH ROW
     EXECUTE FUNCTION simhash_similarity_shard_trigger('id', 'body', 'public.sim_shard_empty', '3', 'link');
@@ -56,5 +60,9 @@ INSERT INTO sim_shard_docs VALUES (1, 'x');
 DROP TRIGGER t ON sim_shard_docs;
 CREATE TRIGGER t AFTER INSERT ON sim_shard_docs FOR EACH ROW
     EXECUTE FUNCTION simhash_similarity_shard_trigger('id', 'body', 'public.sim_shard_empty', '3', 'reject');
+INSERT INTO sim_shard_docs VALUES (1, 'x');
+DROP TRIGGER t ON sim_shard_docs;
+CREATE TRIGGER t BEFORE INSERT ON sim_shard_docs FOR EACH ROW
+    EXECUTE FUNCTION simhash_similarity_shard_trigger_m1('id', 'body', 'public.sim_shard_empty', '3');
 INSERT INTO sim_shard_docs VALUES (1, 'x');
 DROP TABLE sim_shard_texts, sim_shard_got, sim_shard_empty, sim_shard_docs;
