@@ -7,8 +7,13 @@
 #   sim_shard_dedup PREFIX N THETA [OPTIONS]
 #                                    (re)creates every shard's trigger on doc_copies:
 #                                    simhash_similarity_dedup_trigger('body', THETA, 'link',
-#                                    'dup_of'[, OPTIONS]), and the view doc_pairs of its
-#                                    pairs at THETA (simhash_similarity_shard_pairs)
+#                                    'dup_of'[, OPTIONS])
+#   sim_shard_bulk PREFIX N THETA    bulk pairs by band keys at THETA on every shard i:
+#                                    docs.band_keys, a generated column of
+#                                    simhash_similarity_band_keys(body, THETA); servers to the
+#                                    other shards, their docs as docs_j, the views peer_docs and
+#                                    peer_band_keys, and the view doc_pairs of the shard's
+#                                    simhash_similarity_shard_pairs
 #   sim_coordinator PREFIX NAME N ACTION
 #                                    on the cluster NAME: servers shard0..N-1 (Unix sockets),
 #                                    docs hash-partitioned on id, doc_copies list-partitioned
@@ -37,8 +42,32 @@ sim_shard_dedup() { # PREFIX N THETA [OPTIONS]
 DROP TRIGGER IF EXISTS dedup ON doc_copies;
 CREATE TRIGGER dedup BEFORE INSERT ON doc_copies FOR EACH ROW
     EXECUTE FUNCTION simhash_similarity_dedup_trigger('body', '$3', 'link', 'dup_of'$options);
-CREATE OR REPLACE VIEW doc_pairs AS SELECT * FROM simhash_similarity_shard_pairs('public.doc_copies', $3, $2);
 SQL
+    done
+}
+
+sim_shard_bulk() { # PREFIX N THETA
+    local i j docs keys
+    for i in $(seq 0 $(($2 - 1))); do
+        docs="" keys=""
+        {
+            echo "CREATE EXTENSION IF NOT EXISTS postgres_fdw;"
+            echo "DROP VIEW IF EXISTS doc_pairs, peer_docs, peer_band_keys;"
+            echo "ALTER TABLE docs DROP COLUMN IF EXISTS band_keys;"
+            echo "ALTER TABLE docs ADD COLUMN band_keys bytea GENERATED ALWAYS AS (simhash_similarity_band_keys(body, $3)) STORED;"
+            for j in $(seq 0 $(($2 - 1))); do
+                [ "$j" = "$i" ] && continue
+                echo "DROP SERVER IF EXISTS shard$j CASCADE;"
+                shard_server "$1" "$j"
+                echo "CREATE FOREIGN TABLE docs_$j (id bigint, body text, band_keys bytea) SERVER shard$j OPTIONS (table_name 'docs');"
+                docs+="${docs:+ UNION ALL }SELECT id, body FROM docs_$j"
+                keys+="${keys:+ UNION ALL }SELECT $j AS shard, id, band_keys AS keys FROM docs_$j"
+            done
+            echo "CREATE VIEW peer_docs AS $docs;"
+            echo "CREATE VIEW peer_band_keys AS $keys;"
+            echo "CREATE VIEW doc_pairs AS SELECT * FROM simhash_similarity_shard_pairs("
+            echo "    'public.docs', 'id', 'body', 'public.peer_band_keys', 'public.peer_docs', $i, $2, $3);"
+        } | PGOPTIONS="-c client_min_messages=warning" on "$1-$i" >/dev/null
     done
 }
 

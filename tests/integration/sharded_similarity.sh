@@ -15,9 +15,10 @@
 #      two rows are close, and every document has exactly its copies;
 #   3. skip and link, inserted in one order, keep the rows (and links) that
 #      simhash_similarity_dedup_trigger keeps on one node;
-#   4. bulk: the shards' pairs (simhash_similarity_shard_pairs, each pair from one shard)
-#      equal simhash_similarity_pairs on the gathered table, and simhash_components over them
-#      equals simhash_similarity_clusters;
+#   4. bulk, by band keys: each shard's simhash_similarity_shard_pairs over its documents,
+#      the keys of the shards it reads (a generated column) and their candidates' texts; the
+#      union equals simhash_similarity_pairs on the gathered table, each pair once, and
+#      simhash_components over it equals simhash_similarity_clusters;
 #   5. repair: a lost copy, an orphan (a copy of no document) and a copy with a stale text
 #      are found and fixed by simhash_similarity_shard_repair;
 #   6. cancel: an insert of a 33 MB text through a coordinator, and a shard's bulk pairs
@@ -219,6 +220,7 @@ SELECT o, id, body FROM docs, unnest(simhash_similarity_owners(body, $N)) o WHER
 ALTER TABLE docs ENABLE TRIGGER b_copies;
 SQL
 for i in $(seq 0 $((N - 1))); do on $P-$i -c "ALTER TABLE doc_copies ENABLE TRIGGER dedup" >/dev/null; done
+sim_shard_bulk $P $N 0.6
 async=$(c -At -c "EXPLAIN (COSTS OFF) SELECT * FROM doc_pairs" | grep -c "Async Foreign Scan" || true)
 check "every shard's pairs are computed at once (async append)" "$async" $N
 got=$(c -At <<SQL
@@ -265,8 +267,9 @@ check "simhash_similarity_shard_repair" "$got; then $(c -At -c "SELECT copy_mism
 # A 33 MB text inserted through a coordinator (its routing reads it all), and a shard's
 # bulk pairs over 200,000 texts read through the coordinator: statement_timeout ends both
 # with 57014 (postgres_fdw cancels the remote query), and nothing of the insert is left.
-on $P-0 -c "CREATE VIEW slow_pairs AS SELECT * FROM simhash_similarity_owned_pairs(
-    'SELECT i::bigint, md5(i::text) || md5((i % 7)::text) FROM generate_series(1, 200000) i', 0.3, 0, 3)" >/dev/null
+on $P-0 -c "CREATE VIEW slow_pairs AS SELECT * FROM simhash_similarity_home_pairs(
+    'SELECT i::bigint, md5(i::text) || md5((i % 7)::text) FROM generate_series(1, 200000) i',
+    'SELECT id, band_keys FROM docs_1', 0.3)" >/dev/null
 c -c "CREATE FOREIGN TABLE slow_pairs (id1 bigint, id2 bigint, similarity float8) SERVER shard0 OPTIONS (table_name 'slow_pairs')" >/dev/null
 cancelled() { [ "$(in_cluster $P-c sqlstate -c "SET statement_timeout = '300ms'" -c "$1")" = 57014 ]; }
 cancelled "INSERT INTO docs(id, body) SELECT 5000000, string_agg(md5(i::text), ' ') FROM generate_series(1, 1000000) i" ||

@@ -1,6 +1,8 @@
 -- Bulk pairs and clusters by similarity (issue 34; docs/similarity.md, "Bulk pairs and
 -- clusters"): simhash_similarity_pairs and simhash_similarity_clusters against brute force.
 CREATE EXTENSION IF NOT EXISTS simhash;
+-- The bulk runs say what they do in NOTICEs, some of them every 10 s: not here.
+SET client_min_messages = warning;
 
 -- 600 corpus paragraphs and reposts of 60 of them (a sentence dropped, a character changed,
 -- a source line added), some of them copies of each other, and empty texts.

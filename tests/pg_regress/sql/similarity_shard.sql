@@ -1,8 +1,10 @@
--- Similarity across shards (issue 35): where a text's copies go, a contract like the
+-- Similarity across shards (issues 35 and 39): where a text's copies go, a contract like the
 -- fingerprint (golden values, the same as crates/simhash-core/src/similarity/shard.rs pins),
--- and one shard's part of a bulk run. The sharded setup itself runs in
+-- and bulk pairs by band keys, each shard's part of a run. The sharded setup itself runs in
 -- tests/integration/sharded_similarity.sh (2 coordinators and 3 shards).
 CREATE EXTENSION IF NOT EXISTS simhash;
+-- The bulk runs say what they do in NOTICEs, some of them every 10 s: not here.
+SET client_min_messages = warning;
 
 -- Golden values: keys over 16 shards; a key and its neighbour without the lowest bit share
 -- an owner.
@@ -18,39 +20,66 @@ SELECT simhash_similarity_owners('中共中央总书记、国家主席江泽民�
 SELECT simhash_similarity_owners('国家主席江泽民发表新年讲话', 5), simhash_similarity_owners('，。', 2),
        simhash_similarity_owners(NULL, 3), simhash_similarity_owners('x', NULL);
 
--- One shard's pairs, over 3 shards, each shard over the copies routed to it: together one
--- node's, each once.
+-- Bulk pairs over 3 shards by band keys (docs/scaling-out.md): shard s holds the texts of
+-- (id / 2) % 3 = s (so that a group of three similar texts has one shard or two) and reads the band keys of the shards simhash_similarity_exchange(s, 3) names;
+-- its local pairs come measured, its candidates with a foreign text unmeasured, and measured
+-- here as simhash_similarity_shard_pairs does. Together one node's pairs, each once.
 CREATE TABLE sim_shard_texts AS
 SELECT g::bigint AS id, CASE WHEN g % 3 = 0 THEN b || '又一次' ELSE b END AS body
   FROM (SELECT g, repeat(md5((g / 3)::text), 3) AS b FROM generate_series(1, 300) g) x;
+CREATE TABLE sim_shard_keys AS
+SELECT (id / 2 % 3)::int AS shard, id, simhash_similarity_band_keys(body, 0.5) AS keys FROM sim_shard_texts;
+SELECT count(*) AS texts, min(octet_length(keys)) AS key_bytes, max(octet_length(keys)) AS max_bytes FROM sim_shard_keys;
+-- Who reads whose keys: every two shards meet once, at 1 to 6 shards.
+SELECT n, string_agg(simhash_similarity_exchange(s, n)::text, ' ' ORDER BY s) AS reads,
+       (SELECT count(*) FROM generate_series(0, n - 1) a, unnest(simhash_similarity_exchange(a, n)) b) = n * (n - 1) / 2
+       AND NOT EXISTS (SELECT FROM generate_series(0, n - 1) a, generate_series(0, n - 1) b
+                        WHERE a < b AND (b = ANY (simhash_similarity_exchange(a, n)))
+                                        = (a = ANY (simhash_similarity_exchange(b, n)))) AS every_pair_once
+  FROM generate_series(1, 6) n, generate_series(0, n - 1) s GROUP BY n ORDER BY n;
 CREATE TABLE sim_shard_got AS
 SELECT s, p.* FROM generate_series(0, 2) s,
-     simhash_similarity_owned_pairs(format('SELECT id, body FROM sim_shard_texts WHERE %s = ANY (simhash_similarity_owners(body, 3))', s), 0.5, s, 3) p;
+     simhash_similarity_home_pairs(format('SELECT id, body FROM sim_shard_texts WHERE id / 2 %% 3 = %s', s),
+                                   format('SELECT id, keys FROM sim_shard_keys WHERE shard = ANY (%L)', simhash_similarity_exchange(s, 3)),
+                                   0.5) p;
+SELECT count(*) FILTER (WHERE similarity IS NOT NULL) AS local_pairs,
+       count(*) FILTER (WHERE similarity IS NULL) AS candidates_across FROM sim_shard_got;
+CREATE TABLE sim_shard_pairs AS
+SELECT id1, id2, similarity FROM sim_shard_got WHERE similarity IS NOT NULL
+UNION ALL
+SELECT least(g.id1, g.id2), greatest(g.id1, g.id2), simhash_similarity(a.body, b.body)::float8
+  FROM sim_shard_got g JOIN sim_shard_texts a ON a.id = g.id1 JOIN sim_shard_texts b ON b.id = g.id2
+ WHERE g.similarity IS NULL AND simhash_similarity(a.body, b.body) >= 0.5;
 SELECT count(*) AS pairs, count(DISTINCT (id1, id2)) AS distinct_pairs,
        (SELECT count(*) FROM simhash_similarity_pairs('SELECT id, body FROM sim_shard_texts', 0.5)) AS one_node,
-       (SELECT count(*) FROM ((SELECT id1, id2, similarity FROM sim_shard_got
+       (SELECT count(*) FROM ((SELECT * FROM sim_shard_pairs
                                EXCEPT ALL SELECT * FROM simhash_similarity_pairs('SELECT id, body FROM sim_shard_texts', 0.5))
                               UNION ALL
                               (SELECT * FROM simhash_similarity_pairs('SELECT id, body FROM sim_shard_texts', 0.5)
-                               EXCEPT ALL SELECT id1, id2, similarity FROM sim_shard_got)) x) AS differ
-  FROM sim_shard_got;
--- No copy table: no pairs, under either measure (the trailing measure, 2 by default, or 1:
--- 4.x's simhash_similarity_shard_pairs_m1 passes 1).
+                               EXCEPT ALL SELECT * FROM sim_shard_pairs)) x) AS differ
+  FROM sim_shard_pairs;
+-- A text without a letter or digit has no keys; keys of another threshold are no keys of
+-- this run (22023, below).
+SELECT simhash_similarity_band_keys('，。！', 0.5) IS NULL AS no_keys,
+       octet_length(simhash_similarity_band_keys('abcdefgh', 0.8)) AS keys_at_0_8;
+-- 4.x's bulk pairs over the copies are measure 1's (similarity_m1.sql); no copy table: none.
 CREATE TABLE sim_shard_empty (shard int, id bigint, body text);
-SELECT count(*) FROM simhash_similarity_shard_pairs('sim_shard_empty', 0.5, 3);
-SELECT (SELECT count(*) FROM simhash_similarity_shard_pairs('sim_shard_empty', 0.5, 3, 1)) AS measure_1,
-       (SELECT count(*) FROM simhash_similarity_shard_pairs_m1('sim_shard_empty', 0.5, 3)) AS m1;
+SELECT count(*) AS m1 FROM simhash_similarity_shard_pairs_m1('sim_shard_empty', 0.5, 3);
 
--- Errors: 22023.
+-- Errors: 22023, 42804.
 \set VERBOSITY sqlstate
 SELECT simhash_similarity_key_owner(1, 0);
 SELECT simhash_similarity_owners('x', -1);
-SELECT count(*) FROM simhash_similarity_owned_pairs('SELECT id, body FROM sim_shard_texts', 0.2, 0, 3);
-SELECT count(*) FROM simhash_similarity_owned_pairs('SELECT id, body FROM sim_shard_texts', 1.5, 0, 3);
-SELECT count(*) FROM simhash_similarity_owned_pairs('SELECT id, body FROM sim_shard_texts', 0.5, 3, 3);
+SELECT simhash_similarity_band_keys('abc', 0.2);
+SELECT simhash_similarity_band_keys('abc', 1.5);
+SELECT simhash_similarity_exchange(3, 3);
+SELECT count(*) FROM simhash_similarity_home_pairs('SELECT id, body FROM sim_shard_texts', 'SELECT id, keys FROM sim_shard_keys', 0.2);
+SELECT count(*) FROM simhash_similarity_home_pairs('SELECT id, body FROM sim_shard_texts', 'SELECT id, keys FROM sim_shard_keys', 0.8);
+SELECT count(*) FROM simhash_similarity_home_pairs('SELECT id, body FROM sim_shard_texts', 'SELECT id, body FROM sim_shard_texts', 0.5);
 \set VERBOSITY default
 SELECT simhash_similarity_owners('x', 0);
-SELECT count(*) FROM simhash_similarity_owned_pairs('SELECT id, body FROM sim_shard_texts', 0.2, 0, 3);
+SELECT simhash_similarity_band_keys('abc', 0.2);
+SELECT count(*) FROM simhash_similarity_home_pairs('SELECT id, body FROM sim_shard_texts', 'SELECT id, keys FROM sim_shard_keys', 0.8);
 -- The trigger's arguments (both measures' triggers check them in
 -- simhash_similarity_shard_fire, and name themselves).
 CREATE TABLE sim_shard_docs (id bigint, body text);
@@ -65,4 +94,4 @@ DROP TRIGGER t ON sim_shard_docs;
 CREATE TRIGGER t BEFORE INSERT ON sim_shard_docs FOR EACH ROW
     EXECUTE FUNCTION simhash_similarity_shard_trigger_m1('id', 'body', 'public.sim_shard_empty', '3');
 INSERT INTO sim_shard_docs VALUES (1, 'x');
-DROP TABLE sim_shard_texts, sim_shard_got, sim_shard_empty, sim_shard_docs;
+DROP TABLE sim_shard_texts, sim_shard_keys, sim_shard_got, sim_shard_pairs, sim_shard_empty, sim_shard_docs;
