@@ -29,14 +29,24 @@ use crate::pairs::{for_each_value, with_signals_blocked};
 
 /// Rows fetched per SPI batch: bounds the tuples (and detoasted texts) held at once.
 const FETCH_ROWS: i64 = 1000;
-/// How often a long run says where it is.
-const NOTICE_EVERY: Duration = Duration::from_secs(10);
 
 /// `simhash.bulk_threads`: worker threads of the bulk similarity functions. 2 by default: the
 /// machines here have 2 cores (1M texts at 0.5: 30-64 s with 2, docs/performance.md).
 static BULK_THREADS: GucSetting<i32> = GucSetting::<i32>::new(2);
+/// `simhash.progress_interval`: milliseconds between a long bulk run's NOTICEs of where it is.
+static PROGRESS_INTERVAL: GucSetting<i32> = GucSetting::<i32>::new(10_000);
 
 pub(crate) fn register_gucs() {
+    GucRegistry::define_int_guc(
+        c"simhash.progress_interval",
+        c"Milliseconds between the NOTICEs in which a bulk similarity run says its phase, rows, candidates and pairs.",
+        c"The run checks at every tick, about every millisecond of its work.",
+        &PROGRESS_INTERVAL,
+        100,
+        3_600_000,
+        GucContext::Userset,
+        GucFlags::UNIT_MS,
+    );
     GucRegistry::define_int_guc(
         c"simhash.bulk_threads",
         c"Worker threads of simhash_similarity_pairs, simhash_similarity_clusters and their shard forms.",
@@ -50,14 +60,16 @@ pub(crate) fn register_gucs() {
 }
 
 /// The progress callback of a run: phases become NOTICEs, ticks check for cancellation, and
-/// at least every 10 s a NOTICE says the phase and the counters (rows read, candidates, pairs).
+/// every `simhash.progress_interval` (10 s) a NOTICE says the phase and the counters (rows
+/// read, candidates, pairs).
 pub(super) fn progress(func: &'static str, counters: Arc<Counters>) -> impl FnMut(Progress) {
+    let every = Duration::from_millis(PROGRESS_INTERVAL.get().max(100) as u64);
     let mut last = Instant::now();
     move |p| match p {
         Progress::Phase(msg) => notice!("{func}: {msg}"),
         Progress::Tick => {
             check_for_interrupts!();
-            if last.elapsed() >= NOTICE_EVERY {
+            if last.elapsed() >= every {
                 last = Instant::now();
                 notice!("{func}: {}", counters.summary());
             }
