@@ -8,7 +8,13 @@
 # their table and targets, met or not); writes everything to target/quality/ (report.txt,
 # the pairs). Then tests/quality/languages.py: English, Japanese and mixed Chinese+Latin text
 # besides the Chinese sets, recall and precision by one judge, simhash and segments beside
-# pg_trgm and 5-gram shingles (target/quality/languages.txt; corpora from corpora.sh).
+# pg_trgm and 5-gram shingles (target/quality/languages.txt; corpora from corpora.sh). Then
+# tests/quality/similarity.py: exact similarity (measure 2, measure 1 beside it), recall over
+# the repost edits, the stock-index check, the index (target/quality/similarity.txt). Last
+# tests/quality/labels.py: precision and recall by the pairs labelled by reading
+# (tests/quality/labels/pairs.tsv), measure 2 and 1 beside pg_trgm, and each corpus's
+# post-stratified precision (target/quality/labels.txt; its corpus pair counts are kept in
+# target/quality/cache/, about 15 minutes the first time, the English corpus most of it).
 # Exits non-zero only on an error, including server pairs that differ from the brute force.
 #
 # Takes about 2.5 minutes on 2 shared cores once built for quality.py (python jieba over the
@@ -25,6 +31,7 @@
 #                            empty: skip languages.py
 #   QUALITY_LANGUAGES_ONLY=1 run languages.py alone (no quality.py, no server pairs of simhash)
 #   QUALITY_SIMHASH_RULES=SPEC  languages.py's simhash column from `quality_fp --rules SPEC`
+#   QUALITY_LABELS=0         skip labels.py
 set -euo pipefail
 source "$(dirname "$0")/../harness/lib.sh"
 cd "$root"
@@ -86,6 +93,13 @@ else
             echo "\\copy (SELECT a.id, similarity(a.body, b.body), similarity(a.body, a.body || ' ' || b.body) FROM c a JOIN c b ON b.id = a.id + 1 ORDER BY 1) TO '$out/server/pg_trgm_$name.tsv'"
             echo "DROP TABLE c;"
         done
+        # labels.py's pg_trgm: each labelled pair's similarity and word_similarity (the greater way
+        # round). CSV with a quote character no text has, so that backslashes stay as written.
+        grep -v '^#' tests/quality/labels/pairs.tsv >"$tmp/labels.tsv"
+        echo "CREATE TABLE labels(pair text PRIMARY KEY, corpus text, drawn text, label int, reason text, a text, b text);"
+        echo "\\copy labels FROM '$tmp/labels.tsv' WITH (FORMAT csv, DELIMITER E'\\t', QUOTE E'\\x01', HEADER true)"
+        echo "\\copy (SELECT pair, similarity(a, b), greatest(word_similarity(a, b), word_similarity(b, a)) FROM labels ORDER BY pair) TO '$out/server/pg_trgm_labels.tsv'"
+        echo "DROP TABLE labels;"
         # similarity.py's server check: bulk pairs, and self-joins through a simhash_ops index.
         echo "SET enable_seqscan = off;"
         for name in ${sim_sets//,/ }; do
@@ -120,5 +134,10 @@ if [ -n "$sim_sets" ]; then
     echo
     $venv/bin/python tests/quality/similarity.py --sets "$sim_sets" \
         --tool target/release/examples/quality_similarity --out "$out" "${server[@]}" || status=$?
+fi
+if [ "${QUALITY_LABELS:-1}" = 1 ]; then
+    echo
+    $venv/bin/python tests/quality/labels.py --tool target/release/examples/quality_similarity \
+        --out "$out" "${server[@]}" || status=$?
 fi
 exit $status

@@ -1,22 +1,33 @@
 """Exact similarity and its index (issue 34): the third part of `make quality` (run.sh).
 
-On languages.py's sets (Chinese paragraphs, articles and short texts; English, Japanese and
-mixed paragraphs and short texts; the English technical documentation corpus when present),
-by the one judge (judge.py):
+Measure 2 (5.0.0, `quality_similarity ... m=2`) throughout, measure 1 (4.x, `m=1`) beside it
+for comparison. On languages.py's sets (Chinese paragraphs, articles and short texts; English,
+Japanese and mixed paragraphs and short texts; the English technical documentation corpus
+when present):
 
-- recall of `simhash_similarity(a, b) >= theta` over the nine repost edits (the pairs the
-  judge accepts), and of `simhash_containment(excerpt, original) >= gamma` and
-  `simhash_containment(original, merged) >= gamma` over the excerpts and merged texts, per
-  threshold (the frontier);
-- corpus precision: every pair of distinct corpus paragraphs at similarity >= theta (or
-  either containment >= gamma), found exactly (prefix filtering, quality_similarity
-  allpairs), judged near-duplicates (3-gram Jaccard >= 0.5) or quotations (>= 0.8 of the
-  smaller in the other);
+- recall over the repost edits: every edited pair of the eight edits other than "numbers
+  changed" is a positive (a repost that changed its figures is other content to measure 2, and
+  the labels decide it: tests/quality/labels.py), with no judge filtering them: the mean over
+  the eight kinds of the share at `simhash_similarity(a, b) >= theta` (the frontier), and of
+  the excerpts and merged texts the share at `simhash_containment(excerpt, original)` and
+  `simhash_containment(original, merged)` >= gamma; per kind at README's 0.5; "numbers
+  changed" reported apart, as the share still matched (not a recall). Targets (PASS/FAIL):
+  >= 0.97 for paragraphs and articles and >= 0.95 for short texts at similarity >= 0.5, >= 0.95
+  for the excerpts and the merged texts at containment >= 0.8;
+- the stock-index check (chinese): People's Daily's index quote lines ("上证指数１１９４·１０…",
+  every line of an index name followed by figures only) and the all-figures quote lines of
+  the same tables ("４４·８００·３８３…"), each table a day: every pair of lines of different
+  days must score <= 0.3 under measure 2 (the max and the pairs above 0.3);
+- the corpus pairs found at each threshold (counts only: their precision is judged by the
+  labels, tests/quality/labels.py, not here);
 - the index: of every pair at similarity >= 0.5 (edits and corpus pairs, each text in turn
   the query), the share a lookup finds (the query's sketch keys shared with the row's index
   keys, at least `required` of them: keys.rs); of every pair at containment >= 0.8, the share
   a containment lookup finds (the query's index keys shared with the row's, at least
   CONTAINMENT_KEYS or as many as the query has), both ways round.
+
+The 3-gram judge (judge.py) judges nothing here: it is essentially measure 1 itself, so it can
+be no judge of the measure's precision.
 
 With --server DIR (run.sh, unless QUALITY_NO_SERVER=1), the server's answers on each corpus's
 distinct paragraphs (id = their place in order of first occurrence) against the brute force
@@ -31,13 +42,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import languages
-from edits import KINDS
-from judge import accepts, containment, grams, jaccard, token_grams
+from edits import KINDS, read_corpus
 from tables import table
 
 THETAS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)      # the tool's "m" list
@@ -49,19 +61,31 @@ INDEX_THETA, INDEX_GAMMA = 0.5, 0.8               # the issue's index recall tar
 WINDOW = 24                                       # keys.rs W
 SHORT_QUERY = 2 * WINDOW                          # lookup.rs: a shorter containment query reads every row
 CONTAINMENT_KEYS = 2                              # keys a containment lookup asks for (gin.rs)
+NOT_REPOST = "numbers changed"                    # other figures: not a positive under measure 2
+REPOSTS = tuple(k for k in KINDS if k != NOT_REPOST)
+CONTAINMENT = ("excerpt 60%", "merged")
+TARGET_RECALL = {"paragraphs": 0.97, "articles": 0.97, "short": 0.95}
+TARGET_CONTAINMENT = 0.95
+STOCK_MAX = 0.3                                   # index quotes of different days: at most this similar
+STOCK_NAMES = ("上证指数", "深证成指", "沪深", "上证30", "上证a股", "上证b股", "深证指数", "成份指数", "成分指数",
+               "深证a股", "深证b股")              # after NFKC and lowercasing
+FIGURES = re.compile(r"[0-9·.\-+%]+")             # a quote's figures, after NFKC
 
 
 class Tool:
-    """quality_similarity, with every text's keys and every pair's measures computed once."""
+    """quality_similarity under measure `m`, with every text's keys and every pair's measures
+    computed once."""
 
-    def __init__(self, binary: str):
+    def __init__(self, binary: str, m: int = 2):
         self.binary = binary
+        self.m = m
         self.keys: dict[str, dict] = {}
         self.measures: dict[tuple[str, str], tuple[float, float, float]] = {}
 
     def run(self, args: list[str], lines: list) -> list[str]:
         data = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines)
-        out = subprocess.run([self.binary, *args], input=data, capture_output=True, text=True, check=True)
+        out = subprocess.run([self.binary, *args, f"m={self.m}"], input=data, capture_output=True, text=True,
+                             check=True)
         return out.stdout.splitlines()
 
     def texts(self, texts: list[str]) -> None:
@@ -91,58 +115,92 @@ class Tool:
         return len(q["idx"] & r["idx"]) >= min(CONTAINMENT_KEYS, len(q["idx"]))
 
 
-def frontier(tool: Tool, s, name: str) -> tuple[list[list[str]], dict]:
-    rows, means = [], {}
-    g = {}
+def share(xs: list[bool]) -> float:
+    return sum(xs) / len(xs) if xs else float("nan")
 
-    def gr(t):
-        if t not in g:
-            g[t] = grams(t)
-        return g[t]
 
+def contained(tool: Tool, kind: str, p: tuple[str, str]) -> float:
+    """excerpt: (original, excerpt): the excerpt in the original; merged: (original, merged):
+    the original in the merged text."""
+    return tool.measures[p][2] if kind == "excerpt 60%" else tool.measures[p][1]
+
+
+def verdict(x: float, goal: float) -> str:
+    return f"{x:.3f} {'PASS' if x >= goal else 'FAIL'}"
+
+
+def recall(tools: dict[int, Tool], s, name: str) -> dict[str, list[list[str]]]:
+    """The recall tables' rows of one set (module docs): "frontier", "kinds", "targets"."""
+    rows = {"frontier": [], "kinds": [], "targets": []}
     for length, kinds in s.edited.items():
-        per_theta = {t: [] for t in FRONTIER}
-        for kind in KINDS:
-            kept = [p for p in kinds[kind] if accepts(gr(p[0]), gr(p[1]))]
-            tool.pairs(kept)
-            for t in FRONTIER:
-                per_theta[t].append(sum(tool.measures[p][0] >= t for p in kept) / len(kept) if kept else 1.0)
-        cont = {}
-        for kind in ("excerpt 60%", "merged"):
-            kept = [p for p in kinds[kind] if accepts(gr(p[0]), gr(p[1]), True)]
-            tool.pairs(kept)
-            # excerpt: (original, excerpt): the excerpt in the original; merged: (original,
-            # merged): the original in the merged text.
-            value = (lambda p: tool.measures[p][2]) if kind == "excerpt 60%" else (lambda p: tool.measures[p][1])
-            cont[kind] = {gm: sum(value(p) >= gm for p in kept) / len(kept) if kept else 1.0 for gm in GAMMAS}
-        mean = {t: sum(v) / len(v) for t, v in per_theta.items()}
-        means[name, length] = (mean, cont)
-        rows.append([name, length, *(f"{mean[t]:.3f}" for t in FRONTIER),
-                     *(f"{cont['excerpt 60%'][gm]:.3f} / {cont['merged'][gm]:.3f}" for gm in (0.5, 0.8))])
-    return rows, means
+        for tool in tools.values():
+            tool.pairs([p for ps in kinds.values() for p in ps])
+        sim = {m: {k: {t: share([tool.measures[p][0] >= t for p in kinds[k]]) for t in FRONTIER}
+                   for k in (*REPOSTS, NOT_REPOST)} for m, tool in tools.items()}
+        cont = {m: {k: {g: share([contained(tool, k, p) >= g for p in kinds[k]]) for g in GAMMAS}
+                    for k in CONTAINMENT} for m, tool in tools.items()}
+        mean = {m: {t: sum(sim[m][k][t] for k in REPOSTS) / len(REPOSTS) for t in FRONTIER} for m in tools}
+        n = sum(len(kinds[k]) for k in REPOSTS)
+        rows["frontier"].append([name, length, f"{n:,}", *(f"{mean[2][t]:.3f}" for t in FRONTIER),
+                                 *(f"{cont[2]['excerpt 60%'][g]:.3f} / {cont[2]['merged'][g]:.3f}" for g in (0.5, 0.8)),
+                                 f"{mean[1][DEFAULT_THETA]:.3f}",
+                                 f"{cont[1]['excerpt 60%'][DEFAULT_GAMMA]:.3f} / {cont[1]['merged'][DEFAULT_GAMMA]:.3f}"])
+        rows["kinds"].append([name, length, *(f"{sim[2][k][DEFAULT_THETA]:.3f} ({sim[1][k][DEFAULT_THETA]:.3f})"
+                                              for k in (*REPOSTS, NOT_REPOST))])
+        goal = TARGET_RECALL.get(length, TARGET_RECALL["paragraphs"])
+        rows["targets"].append([name, length, f">= {goal}", verdict(mean[2][DEFAULT_THETA], goal),
+                                f"{mean[1][DEFAULT_THETA]:.3f}",
+                                *(verdict(cont[2][k][DEFAULT_GAMMA], TARGET_CONTAINMENT) for k in CONTAINMENT),
+                                *(f"{cont[1][k][DEFAULT_GAMMA]:.3f}" for k in CONTAINMENT),
+                                f"{sim[2][NOT_REPOST][DEFAULT_THETA]:.3f} ({sim[1][NOT_REPOST][DEFAULT_THETA]:.3f})"])
+    return rows
 
 
-def cell(good: int, n: int) -> str:
-    return f"{100 * good / n:.1f}% {good}/{n}" if n else "- 0/0"
+def found_counts(found: list, name: str) -> list[list[str]]:
+    """The corpus pairs found per threshold: counts, no verdict."""
+    return [[name, *(f"{sum(s >= t for _, _, s, _, _ in found):,}" for t in FRONTIER),
+             f"{sum(max(a, b) >= DEFAULT_GAMMA for _, _, _, a, b in found):,}"]]
 
 
-def precision(tool: Tool, corpus: list[str], name: str, quick: bool) -> tuple[list[list[str]], list]:
-    """Per threshold, the corpus pairs found that the judge accepts, and those the strict
-    judge accepts (judge.py)."""
-    found = tool.allpairs(corpus, min(FRONTIER), 2.0 if quick else min(GAMMAS))
-    g = [grams(t) for t in corpus]
-    tg = [token_grams(t) for t in corpus]
-    cells = []
-    for t in FRONTIER:
-        ps = [(i, j) for i, j, s, _, _ in found if s >= t]
-        good = sum(jaccard(g[i], g[j]) >= 0.5 for i, j in ps)
-        strict = sum(jaccard(tg[i], tg[j]) >= 0.5 for i, j in ps)
-        cells.append(f"{cell(good, len(ps))}; strict {cell(strict, len(ps))}")
-    for gm in (() if quick else (DEFAULT_GAMMA,)):
-        ps = [(i, j) for i, j, _, a, b in found if max(a, b) >= gm]
-        good = sum(containment(g[i], g[j]) >= 0.8 for i, j in ps)
-        cells.append(f"{100 * good / len(ps):.1f}% {good}/{len(ps)}" if ps else "- 0/0")
-    return [[name, *cells]], found
+def stock_lines(lines: list[str]) -> list[tuple[int, str]]:
+    """(day, line) of every index quote line of People's Daily's market tables: a table starts at
+    its header line ("名称前周收盘上周开盘…"), each table one day; its lines are an index name
+    followed by figures only, or figures only (the closing quotes under the second header)."""
+    out, day, inside = [], -1, False
+    for line in lines:
+        t = unicodedata.normalize("NFKC", line).lower()
+        if t.startswith("名称") and "收盘" in t:
+            day, inside = day + 1, True
+            continue
+        if not inside:
+            continue
+        name = next((n for n in STOCK_NAMES if t.startswith(n)), None)
+        rest = t[len(name):] if name else t
+        if FIGURES.fullmatch(rest) and sum(c.isdigit() for c in rest) >= 4:
+            out.append((day, line))
+        elif "收盘" not in t:                     # the second header ("上周收盘涨跌幅成交金额") goes on
+            inside = False
+    return out
+
+
+def stock_check(tools: dict[int, Tool], corpus_path: Path) -> tuple[list[str], bool]:
+    quotes = list(dict.fromkeys(stock_lines(read_corpus(corpus_path))))
+    pairs = [(a, b) for x, (da, a) in enumerate(quotes) for db, b in quotes[x + 1:] if da != db and a != b]
+    rows = []
+    for m, tool in tools.items():
+        tool.pairs(pairs)
+        sims = [tool.measures[p][0] for p in pairs]
+        top = max(range(len(pairs)), key=lambda i: sims[i])
+        over = sum(x > STOCK_MAX for x in sims)
+        rows.append([f"measure {m}", f"{len(pairs):,}", f"{sims[top]:.3f}", f"{over:,}",
+                     ("PASS" if over == 0 else "FAIL") if m == 2 else "(comparison)",
+                     f"{pairs[top][0][:16]} / {pairs[top][1][:16]}"])
+    days = len({d for d, _ in quotes})
+    out = [f"Stock-index check (People's Daily): {len(quotes)} index quote lines of {days} market tables "
+           f"(days); every pair of lines of different days must score <= {STOCK_MAX} under measure 2", ""]
+    out += table(["measure", "pairs", "max", f"> {STOCK_MAX}", "target", "the max pair (first 16 characters)"], rows,
+                 right={1, 2, 3})
+    return out, rows[0][3] == "0"
 
 
 def index_recall(tool: Tool, s, corpus_pairs, corpus: list[str]) -> tuple[int, int, int, int]:
@@ -187,15 +245,17 @@ def server_check(name: str, lines: list[str], brute: list, server: Path) -> tupl
             str(extra)], ok
 
 
-def run(tool: Tool, sets: dict, quick: bool = False, found_by_set: dict | None = None) -> list[str]:
-    out = []
-    front, prec, idx, means = [], [], [], {}
+def run(tools: dict[int, Tool], sets: dict, quick: bool = False, found_by_set: dict | None = None,
+        corpus_path: Path | None = None) -> tuple[list[str], bool]:
+    tool = tools[2]
+    out, ok = [], True
+    rec = {"frontier": [], "kinds": [], "targets": []}
+    counts, idx = [], []
     for name, s in sets.items():
-        rows, m = frontier(tool, s, name)
-        front += rows
-        means.update(m)
-        prows, found = precision(tool, s.corpus, name, quick)
-        prec += prows
+        for k, rows in recall(tools, s, name).items():
+            rec[k] += rows
+        found = tool.allpairs(s.corpus, min(FRONTIER), 2.0 if quick else DEFAULT_GAMMA)
+        counts += found_counts(found, name)
         if found_by_set is not None:
             found_by_set[name] = found
         if quick:
@@ -205,18 +265,34 @@ def run(tool: Tool, sets: dict, quick: bool = False, found_by_set: dict | None =
         idx.append([name, f"{fs / ns:.4f} ({ns - fs} of {ns:,} missed)", f"{fc / nc:.4f} ({nc - fc} of {nc:,} missed)",
                     f"{fl / nl:.4f} ({nl - fl} of {nl:,} missed)"])
         print(f"similarity: {name} done", file=sys.stderr, flush=True)
-    out += ["Recall: mean over the nine repost edits (judge-accepted pairs) at similarity >= theta; "
-            "excerpts / merged texts at containment >= gamma", ""]
-    out += table(["set", "length", *(f"sim >= {t}" for t in FRONTIER), "cont >= 0.5", "cont >= 0.8"], front, right=set())
-    out += ["", "Corpus precision (pairs the judge accepts / pairs found)", ""]
-    out += table(["set", *(f"sim >= {t}" for t in FRONTIER), *(() if quick else (f"cont >= {DEFAULT_GAMMA}",))], prec,
-                 right=set())
+    out += [f"Recall over the repost edits, measure 2: the mean over the {len(REPOSTS)} edits other than "
+            f"\"{NOT_REPOST}\" (every pair a positive, no judge) at similarity >= theta; excerpts / merged texts at "
+            f"containment >= gamma; measure 1 beside at README's {DEFAULT_THETA} and {DEFAULT_GAMMA}", ""]
+    out += table(["set", "length", "pairs", *(f"m2 sim >= {t}" for t in FRONTIER), "m2 cont >= 0.5",
+                  "m2 cont >= 0.8", "m1 sim >= 0.5", "m1 cont >= 0.8"], rec["frontier"], right=set(range(2, 13)))
+    out += ["", f"Per edit at similarity >= {DEFAULT_THETA}: measure 2 (measure 1); \"{NOT_REPOST}\" is no "
+            "positive (other figures: the labels judge it), shown as the share still matched", ""]
+    out += table(["set", "length", *REPOSTS, NOT_REPOST], rec["kinds"], right=set(range(2, 3 + len(REPOSTS))))
+    out += ["", f"Targets, measure 2: recall >= 0.97 (paragraphs, articles), >= 0.95 (short) at similarity >= "
+            f"{DEFAULT_THETA}; excerpts and merged texts >= {TARGET_CONTAINMENT} at containment >= {DEFAULT_GAMMA} "
+            f"(measure 1 beside, no target)", ""]
+    out += table(["set", "length", "target", f"m2 sim >= {DEFAULT_THETA}", "m1", "m2 excerpts", "m2 merged",
+                  "m1 excerpts", "m1 merged", f"{NOT_REPOST}: m2 (m1)"], rec["targets"], right=set())
+    ok_targets = all("FAIL" not in c for r in rec["targets"] for c in r)
+    out += ["", f"Recall targets: {'PASS' if ok_targets else 'FAIL'}"]
+    if corpus_path is not None:
+        lines, _ = stock_check(tools, corpus_path)
+        out += [""] + lines
+    out += ["", "Corpus pairs found by measure 2 (distinct paragraphs, exactly; counts only: precision is judged by "
+            "the labels, labels.txt)", ""]
+    out += table(["set", *(f"sim >= {t}" for t in FRONTIER), *(() if quick else (f"cont >= {DEFAULT_GAMMA}",))],
+                 [r if not quick else r[:-1] for r in counts], right=set(range(1, 2 + len(FRONTIER))))
     if quick:
-        return out
+        return out, ok
     out += ["", f"The index: pairs at similarity >= {INDEX_THETA} found by a lookup at {INDEX_THETA}, "
             f"pairs at containment >= {INDEX_GAMMA} found by a containment lookup", ""]
     out += table(["set", "similarity", "containment", f"containment, inner text of {WINDOW}+ shingles"], idx, right=set())
-    return out
+    return out, ok
 
 
 def main() -> int:
@@ -225,7 +301,7 @@ def main() -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--corpora", default=str(Path(__file__).resolve().parents[2] / "target" / "corpus"))
     ap.add_argument("--sets", default="chinese,english,pydocs,japanese,mixed")
-    ap.add_argument("--quick", action="store_true", help="the frontier and similarity precision only")
+    ap.add_argument("--quick", action="store_true", help="the recall tables and the pair counts only")
     ap.add_argument("--server", type=Path, help="directory of the server's similarity_*_NAME.tsv")
     a = ap.parse_args()
     corpora = Path(a.corpora)
@@ -233,10 +309,10 @@ def main() -> int:
     for name in a.sets.split(","):
         sets[name] = (languages.chinese_set(corpora / "peoples_daily_199801.txt") if name == "chinese"
                       else languages.new_set(name, corpora))
-    tool = Tool(a.tool)
+    tools = {2: Tool(a.tool, 2), 1: Tool(a.tool, 1)}
     found: dict = {}
-    report = run(tool, sets, a.quick, found)
-    ok = True
+    report, ok = run(tools, sets, a.quick, found,
+                     corpora / "peoples_daily_199801.txt" if "chinese" in sets else None)
     if a.server:
         rows = []
         for name, s in sets.items():
