@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Bulk pairs across shards by band keys (issue 39: "each shard's run <= 0.5x one node's over
+# all rows; the union of the shards' pairs equals one node's pairs; at 16 shards one shard's
+# run <= 0.15x one node's"), release build. S (default 3) shards and one node, clusters on
+# this machine on Unix sockets (tests/harness/shards.sh: PREFIX-0..S-1, and PREFIX-c as the
+# one node). ROWS (default 1,000,000) texts as similarity_pairs.sh builds them (90% Markov
+# paragraphs of 200-500 characters and 10% reposts), the one node holding all, shard i those
+# with id % S = i. Every shard, as the design has it (sql/similarity/shard.sql, "Bulk pairs
+# across shards"):
+#   docs(id, body, keys bytea GENERATED ALWAYS AS (simhash_similarity_band_keys(body, 0.5))
+#   STORED), the view doc_keys(shard, id, keys) of its own, and through postgres_fdw the other
+#   shards': other_keys (list-partitioned on shard, a foreign partition per shard) and
+#   other_docs (their documents, a UNION ALL of foreign tables);
+# then, each shard alone in turn (one machine per shard would run them at once):
+#   simhash_similarity_shard_pairs('docs', 'id', 'body', 'other_keys', 'other_docs', i, S, 0.5)
+# against simhash_similarity_pairs over every row on the one node, both written out with
+# \copy and timed by the client; the union of the shards' pairs against the one node's, pair
+# for pair and value for value. And a model of one shard of 16, on the one node: its 1/16 of
+# the documents (id % 16 = 0) local, the band keys of the shards
+# simhash_similarity_exchange(0, 16) names as foreign rows (a local table, filtered by the
+# function), the texts of its cross candidates read from the one node's table (through a
+# primary key, where a real shard would fetch them through postgres_fdw).
+# Prints "name  value  baseline  ratio" lines (ratio = value / baseline).
+#   ROWS=1000000 S=3 bash tests/bench/sharded_pairs.sh
+set -euo pipefail
+source "$(dirname "$0")/../harness/lib.sh"
+cd "$root"
+ROWS=${ROWS:-1000000} S=${S:-3}
+P=simbandbench
+fresh=$((ROWS * 9 / 10))
+f=$(markov "zh_paragraphs_$fresh" "$root/target/corpus/peoples_daily_199801.txt" "$fresh" 200 500 seed=2026)
+install_extension
+# shellcheck source=../harness/shards.sh
+source "$h/shards.sh"
+shards_start $P "$S"
+row_width=60
+row name value baseline ratio
+one() { PGOPTIONS="-c client_min_messages=warning" on $P-c "$@"; }
+shard() { local i=$1; shift; PGOPTIONS="-c client_min_messages=warning" on "$P-$i" "$@"; }
+
+# --- The one node: every row ----------------------------------------------------------
+one -q >/dev/null <<SQL
+CREATE EXTENSION simhash;
+CREATE TABLE one_node (id bigserial PRIMARY KEY, body text NOT NULL);
+\\copy one_node(body) FROM '$f' WITH (FORMAT csv, QUOTE e'\\x01', DELIMITER e'\\x02')
+INSERT INTO one_node(body)
+SELECT CASE id % 3 WHEN 0 THEN regexp_replace(body, '^[^。！？]*[。！？]', '')
+                   WHEN 1 THEN overlay(body placing '某' from 1 + (id % 50)::int for 1)
+                   ELSE '（新华社北京１月１日电）' || body END
+  FROM one_node WHERE id % 9 = 4;
+VACUUM ANALYZE one_node;
+SQL
+rows=$(one -At -c "SELECT count(*) FROM one_node")
+row "texts" "$rows" - -
+
+# --- The shards ------------------------------------------------------------------------
+t0=$(now)
+for i in $(seq 0 $((S - 1))); do
+    {
+        cat <<SQL
+CREATE EXTENSION simhash;
+CREATE EXTENSION postgres_fdw;
+CREATE TABLE docs (id bigint PRIMARY KEY, body text NOT NULL,
+                   keys bytea GENERATED ALWAYS AS (simhash_similarity_band_keys(body, 0.5)) STORED);
+CREATE VIEW doc_keys AS SELECT $i AS shard, id, keys FROM docs;
+CREATE TABLE other_keys (shard int NOT NULL, id bigint NOT NULL, keys bytea) PARTITION BY LIST (shard);
+SQL
+        docs=()
+        for j in $(seq 0 $((S - 1))); do
+            [ "$j" = "$i" ] && continue
+            shard_server $P "$j"
+            cat <<SQL
+CREATE FOREIGN TABLE other_keys_$j PARTITION OF other_keys FOR VALUES IN ($j)
+    SERVER shard$j OPTIONS (table_name 'doc_keys');
+CREATE FOREIGN TABLE other_docs_$j (id bigint, body text) SERVER shard$j OPTIONS (table_name 'docs');
+SQL
+            docs+=("SELECT id, body FROM other_docs_$j")
+        done
+        printf 'CREATE VIEW other_docs AS %s;\n' "$(printf '%s UNION ALL ' "${docs[@]}" | sed 's/ UNION ALL $//')"
+    } | shard "$i" -q >/dev/null
+    one -c "\\copy (SELECT id, body FROM one_node WHERE id % $S = $i) TO '$tmp/shard_$i.csv' WITH (FORMAT csv, QUOTE e'\\x01', DELIMITER e'\\x02')" >/dev/null
+    shard "$i" -q -c "\\copy docs(id, body) FROM '$tmp/shard_$i.csv' WITH (FORMAT csv, QUOTE e'\\x01', DELIMITER e'\\x02')" \
+        -c "VACUUM ANALYZE docs" >/dev/null
+done
+row "load_s of the shards (band keys computed on insert)" "$(printf %.0f "$(since "$t0")")" - -
+
+# --- Runs ----------------------------------------------------------------------------------
+copy_secs() { # FILE SELECT COMMAND...: seconds of COMMAND -c "\copy (SELECT) TO FILE"
+    local t0 file=$1 sql=$2
+    shift 2
+    t0=$(now)
+    "$@" -c "\\copy ($sql) TO '$file'" >/dev/null
+    since "$t0"
+}
+fmt() { awk -F'\t' '{ printf "%d\t%d\t%.15g\n", $1, $2, $3 }' "$@" | sort; }
+t_one=$(copy_secs "$tmp/one.tsv" "SELECT * FROM simhash_similarity_pairs('SELECT id, body FROM one_node', 0.5)" one)
+most=0
+for i in $(seq 0 $((S - 1))); do
+    ti=$(copy_secs "$tmp/pairs_$i.tsv" "SELECT * FROM simhash_similarity_shard_pairs('docs', 'id', 'body', 'other_keys', 'other_docs', $i, $S, 0.5)" shard "$i")
+    row "shard $i of $S: pairs_s / one node's over all rows" "$(printf %.1f "$ti")" "$(printf %.1f "$t_one")" "$(ratio "$ti" "$t_one")"
+    most=$(awk -v a="$most" -v b="$ti" 'BEGIN {print (b > a ? b : a)}')
+done
+row "slowest shard of $S: pairs_s / one node's" "$(printf %.1f "$most")" "$(printf %.1f "$t_one")" "$(ratio "$most" "$t_one")"
+fmt "$tmp/one.tsv" >"$tmp/one_sorted.tsv"
+fmt "$tmp"/pairs_*.tsv >"$tmp/shards_sorted.tsv"
+differ=$(comm -3 "$tmp/one_sorted.tsv" "$tmp/shards_sorted.tsv" | wc -l)
+row "pairs: the shards' union (with repeats) / one node's" "$(wc -l <"$tmp/shards_sorted.tsv")" "$(wc -l <"$tmp/one_sorted.tsv")" -
+row "pairs differing between the shards' union and one node's" "$differ" 0 -
+[ "$differ" = 0 ] || fail "the shards' pairs differ from one node's: $differ"
+
+# --- One shard of 16, modelled on the one node ---------------------------------------------
+one -q >/dev/null <<SQL
+CREATE TABLE shard16 AS SELECT id, body FROM one_node WHERE id % 16 = 0;
+ALTER TABLE shard16 ADD PRIMARY KEY (id);
+CREATE TABLE keys16 AS SELECT (id % 16)::int AS shard, id, simhash_similarity_band_keys(body, 0.5) AS keys
+  FROM one_node WHERE id % 16 <> 0;
+VACUUM ANALYZE shard16;
+VACUUM ANALYZE keys16;
+SQL
+read -r local16 foreign16 < <(one -At -F' ' -c "SELECT (SELECT count(*) FROM shard16),
+    (SELECT count(*) FROM keys16 WHERE shard = ANY (simhash_similarity_exchange(0, 16)))")
+t16=$(copy_secs "$tmp/pairs16.tsv" "SELECT * FROM simhash_similarity_shard_pairs('shard16', 'id', 'body', 'keys16', 'one_node', 0, 16, 0.5)" one)
+row "16 shards: shard 0's local / foreign key rows" "$local16" "$foreign16" -
+row "16 shards: shard 0's pairs_s / one node's over all rows" "$(printf %.1f "$t16")" "$(printf %.1f "$t_one")" "$(ratio "$t16" "$t_one")"
+exit $status
