@@ -19,11 +19,10 @@
 #      simhash_similarity_dedup_trigger on one node; the same with link (no subtransaction);
 #      and what fetching a candidate's text
 #      from its shard would add per insert: a lookup of 3 ids through the coordinator;
-#   4. bulk pairs at 0.5: every shard's simhash_similarity_shard_pairs at once against
-#      simhash_similarity_pairs gathering every text on the coordinator, and against one
-#      node's local table; the slowest shard run alone; the pairs compared (0 differ); the
-#      clusters; and one shard's part of a 16-shard layout (its copies, its owned pairs)
-#      against one node's whole run.
+#   4. bulk pairs at 0.5: every shard's simhash_similarity_shard_pairs (band keys,
+#      sim_shard_bulk) at once against simhash_similarity_pairs gathering every text on the
+#      coordinator, and against one node's local table; the slowest shard run alone; the
+#      pairs compared (0 differ); the clusters. One shard of 16: tests/bench/sharded_pairs.sh.
 # Prints "name value baseline ratio" (ratio = value / baseline).
 #   ROWS=100000 LOOKUP_SECONDS=10 CLIENTS=4 DURATION=10 ROUNDS=2 bash tests/bench/sharded_similarity.sh
 set -euo pipefail
@@ -158,6 +157,7 @@ row "fetch design: 3 texts from their shards p50_ms / a lookup" "$fetch" "$looku
 
 # --- 4. Bulk pairs ---------------------------------------------------------------------
 c -c "DELETE FROM docs WHERE id >= 10000000" -c "DELETE FROM one_node WHERE id > $rows" -c "VACUUM ANALYZE one_node" >/dev/null
+sim_shard_bulk $P $S 0.5
 ts=$(csecs "CREATE TABLE sharded AS SELECT * FROM doc_pairs")
 tg=$(csecs "CREATE TABLE gathered AS SELECT * FROM simhash_similarity_pairs('SELECT id, body FROM docs', 0.5)")
 to=$(csecs "CREATE TABLE single AS SELECT * FROM simhash_similarity_pairs('SELECT id, body FROM one_node', 0.5)")
@@ -171,9 +171,5 @@ row "bulk_pairs_${rows}_s shards / one node" "$ts" "$to" "$(ratio "$ts" "$to")"
 tcs=$(csecs "SELECT count(*) FROM simhash_components('SELECT id1, id2 FROM doc_pairs')")
 tcg=$(csecs "SELECT count(*) FROM simhash_similarity_clusters('SELECT id, body FROM docs', 0.5)")
 row "bulk_clusters_${rows}_s shards+components / gathering" "$tcs" "$tcg" "$(ratio "$tcs" "$tcg")"
-# One shard's part of a 16-shard layout, on one node: its copies and its owned pairs.
-share=$(c -At -c "SELECT count(*) FILTER (WHERE 0 = ANY (owners16))::float8 / count(*) FROM one_node")
-row "16 shards: shard 0's copies / documents" "$(num "$share")" 1 "$(num "$share")"
-t16=$(csecs "SELECT count(*) FROM simhash_similarity_owned_pairs('SELECT id, body FROM one_node WHERE 0 = ANY (owners16)', 0.5, 0, 16)")
-row "16 shards: shard 0's bulk pairs_s / one node's run" "$t16" "$to" "$(ratio "$t16" "$to")"
+# One shard's part of a 16-shard layout: tests/bench/sharded_pairs.sh models it (band keys).
 exit $status
