@@ -43,11 +43,7 @@ one -q >/dev/null <<SQL
 CREATE EXTENSION simhash;
 CREATE TABLE one_node (id bigserial PRIMARY KEY, body text NOT NULL);
 \\copy one_node(body) FROM '$f' WITH (FORMAT csv, QUOTE e'\\x01', DELIMITER e'\\x02')
-INSERT INTO one_node(body)
-SELECT CASE id % 3 WHEN 0 THEN regexp_replace(body, '^[^。！？]*[。！？]', '')
-                   WHEN 1 THEN overlay(body placing '某' from 1 + (id % 50)::int for 1)
-                   ELSE '（新华社北京１月１日电）' || body END
-  FROM one_node WHERE id % 9 = 4;
+$(reposts_sql one_node)
 VACUUM ANALYZE one_node;
 SQL
 rows=$(one -At -c "SELECT count(*) FROM one_node")

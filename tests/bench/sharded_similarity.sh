@@ -53,11 +53,7 @@ t0=$(now)
 c >/dev/null <<SQL
 CREATE TABLE one_node (id bigserial PRIMARY KEY, body text NOT NULL);
 \\copy one_node(body) FROM '$f' WITH (FORMAT csv, QUOTE e'\\x01', DELIMITER e'\\x02')
-INSERT INTO one_node(body)
-SELECT CASE id % 3 WHEN 0 THEN regexp_replace(body, '^[^。！？]*[。！？]', '')
-                   WHEN 1 THEN overlay(body placing '某' from 1 + (id % 50)::int for 1)
-                   ELSE '（新华社北京１月１日电）' || body END
-  FROM one_node WHERE id % 9 = 4;
+$(reposts_sql one_node)
 ALTER TABLE one_node ADD COLUMN owners3 int[], ADD COLUMN owners16 int[];
 UPDATE one_node SET owners3 = simhash_similarity_owners(body, $S), owners16 = simhash_similarity_owners(body, 16);
 $(for i in $(seq 0 $((S - 1))); do echo "ALTER FOREIGN TABLE doc_copies_$i OPTIONS (ADD batch_size '1000');"; done)

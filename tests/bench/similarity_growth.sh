@@ -37,11 +37,7 @@ for n in $SIZES; do
     t0=$(now)
     q -c "CREATE UNLOGGED TABLE t(id bigserial, body text)" \
       -c "\\copy t(body) FROM PROGRAM 'head -n $fresh $f' WITH (FORMAT csv, QUOTE e'\\x01', DELIMITER e'\\x02')" \
-      -c "INSERT INTO t(body)
-          SELECT CASE id % 3 WHEN 0 THEN regexp_replace(body, '^[^。！？]*[。！？]', '')
-                             WHEN 1 THEN overlay(body placing '某' from 1 + (id % 50)::int for 1)
-                             ELSE '（新华社北京１月１日电）' || body END
-            FROM t WHERE id % 9 = 4" \
+      -c "$(reposts_sql t)" \
       -c "VACUUM ANALYZE t"
     rows=$(q -c "SELECT count(*) FROM t")
     row "rows $rows: load_s (not the run)" "$(printf %.0f "$(since "$t0")")" - -

@@ -54,11 +54,7 @@ own_cluster simpairsbench "shared_buffers = 2GB" "max_wal_size = 16GB" "shared_p
 q -c "CREATE EXTENSION simhash"
 q -c "CREATE TABLE t(id bigserial PRIMARY KEY, body text)" \
   -c "\\copy t(body) FROM '$f' WITH (FORMAT csv, QUOTE e'\\x01', DELIMITER e'\\x02')" \
-  -c "INSERT INTO t(body)
-      SELECT CASE id % 3 WHEN 0 THEN regexp_replace(body, '^[^。！？]*[。！？]', '')
-                         WHEN 1 THEN overlay(body placing '某' from 1 + (id % 50)::int for 1)
-                         ELSE '（新华社北京１月１日电）' || body END
-        FROM t WHERE id % 9 = 4" \
+  -c "$(reposts_sql t)" \
   -c "VACUUM ANALYZE t"
 rows=$(q -c "SELECT count(*) FROM t")
 

@@ -171,6 +171,18 @@ load_paragraphs() {
        ALTER TABLE para2 ADD PRIMARY KEY (pid)"
     npara=$(q -c "SELECT count(*) FROM para2")
 }
+# The benches' reposts (issue 39's "paragraphs plus 10% reposts"): an INSERT that adds to table
+# $1 (id, body) one row in nine again, its first sentence dropped, one character changed, or a
+# source line added, in turn.
+reposts_sql() {
+    cat <<SQL
+INSERT INTO $1(body)
+SELECT CASE id % 3 WHEN 0 THEN regexp_replace(body, '^[^。！？]*[。！？]', '')
+                   WHEN 1 THEN overlay(body placing '某' from 1 + (id % 50)::int for 1)
+                   ELSE '（新华社北京１月１日电）' || body END
+  FROM $1 WHERE id % 9 = 4;
+SQL
+}
 markov() {
     local f=$root/target/bench/markov/$1.txt
     if [ ! -s "$f" ]; then
