@@ -1,7 +1,7 @@
 -- Bulk pairs by similarity (src/similarity/pairs.rs; docs/similarity.md, "Bulk pairs and
 -- clusters"): every pair of rows of a query returning (id bigint, body text) whose similarity
--- is at least min_similarity, with it, found through bottom-k sketches whose size makes a
--- missed pair at the threshold a one-in-10^9 event, and measured exactly. Inlined SQL around
+-- is at least min_similarity, with it, found through MinHash bands (a pair at the threshold
+-- missed with probability at most 10^-3) and measured exactly. Inlined SQL around
 -- a value-per-call C function, as simhash_segment_pairs (sql/segments/pairs.sql), so that
 -- LIMIT stops it after the rows it needs.
 CREATE FUNCTION simhash_similarity_pairs(query text, min_similarity float8)

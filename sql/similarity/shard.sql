@@ -52,6 +52,10 @@ DECLARE
     ins text := format('INSERT INTO %s (shard, id, body) VALUES ($1, $2, $3) RETURNING dup_of', key_table);
     get text := format('SELECT body FROM %s WHERE shard = $1 AND id = $2', key_table);
 BEGIN
+    IF measure IS NULL OR measure NOT IN (1, 2) THEN
+        RAISE EXCEPTION '%: measure must be 1 or 2, not %', 'simhash_similarity_shard_write_keys', coalesce(measure::text, 'NULL')
+            USING ERRCODE = '22023';
+    END IF;
     FOREACH o IN ARRAY @extschema@.simhash_similarity_measure_owners(body, shards, measure) LOOP
         EXECUTE ins INTO dup USING o, id, body;
         CONTINUE WHEN dup IS NULL OR dup = dup_of;
@@ -207,6 +211,10 @@ DECLARE
           WHERE d.%2$I IS NOT NULL',
         id_column, text_column, docs, shards, measure);
 BEGIN
+    IF measure IS NULL OR measure NOT IN (1, 2) THEN
+        RAISE EXCEPTION '%: measure must be 1 or 2, not %', 'simhash_similarity_shard_repair', coalesce(measure::text, 'NULL')
+            USING ERRCODE = '22023';
+    END IF;
     CREATE TEMP TABLE simhash_expected_copies ON COMMIT DROP AS SELECT 0 AS shard, 0::pg_catalog.int8 AS id, ''::pg_catalog.text AS body WITH NO DATA;
     EXECUTE format('INSERT INTO simhash_expected_copies %s', expected);
     RETURN QUERY EXECUTE format(

@@ -85,7 +85,12 @@ pub(super) fn new_run(func: &str, theta: f64, v: Version) -> BulkPairs {
         theta,
         version: v,
         threads: BULK_THREADS.get().max(1) as usize,
-        spill_dir: std::fs::create_dir_all(&dir).is_ok().then_some(dir),
+        // Never the system's temporary directory: a file there is outside the cluster's disk
+        // accounting. Without base/pgsql_tmp the run fails with 53000 below.
+        spill_dir: {
+            let _ = std::fs::create_dir_all(&dir);
+            Some(dir)
+        },
     };
     // SAFETY: BulkPairs::new starts plain Rust threads and makes a file; neither calls into
     // PostgreSQL, and the threads never do.

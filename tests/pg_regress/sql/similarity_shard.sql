@@ -94,4 +94,7 @@ DROP TRIGGER t ON sim_shard_docs;
 CREATE TRIGGER t BEFORE INSERT ON sim_shard_docs FOR EACH ROW
     EXECUTE FUNCTION simhash_similarity_shard_trigger_m1('id', 'body', 'public.sim_shard_empty', '3');
 INSERT INTO sim_shard_docs VALUES (1, 'x');
+-- A measure other than 1 or 2 (22023), before anything is written.
+SELECT * FROM simhash_similarity_shard_write_keys('sim_shard_empty', 1, 'x', 3, 3);
+SELECT * FROM simhash_similarity_shard_repair('sim_shard_docs', 'id', 'body', 'sim_shard_empty', 3, 0);
 DROP TABLE sim_shard_texts, sim_shard_keys, sim_shard_got, sim_shard_pairs, sim_shard_empty, sim_shard_docs;
