@@ -80,6 +80,15 @@ CREATE TABLE doc_pairs_2 (id1 bigint, id2 bigint, distance int);
 CREATE TABLE doc_sim_pairs_1 (id1 bigint, id2 bigint, similarity float8);
 CREATE TABLE doc_sim_pairs_2 (id1 bigint, id2 bigint, similarity float8);
 """
+# The shard's bulk-pairs set-up names servers shard1 and shard2, "as the coordinator has":
+# here both point back at the shard's own database, whose docs stand in for theirs.
+SHARD_PEERS = """
+CREATE EXTENSION IF NOT EXISTS postgres_fdw;
+CREATE SERVER shard1 FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '{host}', dbname 'doc_examples_shard0');
+CREATE USER MAPPING FOR CURRENT_USER SERVER shard1;
+CREATE SERVER shard2 FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '{host}', dbname 'doc_examples_shard0');
+CREATE USER MAPPING FOR CURRENT_USER SERVER shard2;
+"""
 COORDINATOR_AFTER = """
 ALTER SERVER shard0 OPTIONS (SET host '{host}', SET dbname 'doc_examples_shard0');
 CREATE USER MAPPING FOR CURRENT_USER SERVER shard0;
@@ -213,6 +222,12 @@ def main():
             if page == "docs/scaling-out.md" and n == 1:
                 database("doc_examples_shard0", "")
                 run_block(page, first, lines, "doc_examples_shard0")
+                continue
+            if page == "docs/scaling-out.md" and lines[0].startswith("-- Bulk pairs by similarity:"):
+                rc, err = psql("doc_examples_shard0", SHARD_PEERS.format(host=host))
+                if rc != 0:
+                    sys.exit(f"FAIL the shard's peer servers: {err}")
+                run_block(page, first, lines, "doc_examples_shard0")  # a shard's, as block 1
                 continue
             if page == "docs/scaling-out.md" and lines[0].startswith("-- Copies:"):
                 run_block(page, first, lines, "doc_examples_shard0")  # a shard's, as block 1
