@@ -28,7 +28,7 @@ use crate::fingerprint::text_datum_to_utf8;
 use crate::pairs::{for_each_value, with_signals_blocked};
 
 /// Rows fetched per SPI batch: bounds the tuples (and detoasted texts) held at once.
-const FETCH_ROWS: i64 = 1000;
+pub(super) const FETCH_ROWS: i64 = 1000;
 
 /// `simhash.bulk_threads`: worker threads of the bulk similarity functions. 2 by default: the
 /// machines here have 2 cores (1M texts at 0.5: 30-64 s with 2, docs/performance.md).
@@ -59,27 +59,26 @@ pub(crate) fn register_gucs() {
     );
 }
 
-/// The progress callback of a run: phases become NOTICEs, ticks check for cancellation, and
-/// every `simhash.progress_interval` (10 s) a NOTICE says the phase and the counters (rows
-/// read, candidates, pairs).
-pub(super) fn progress(func: &'static str, counters: Arc<Counters>) -> impl FnMut(Progress) {
+/// The progress callback of a run: the bulk functions' (`crate::pairs::progress`: phases
+/// become NOTICEs, ticks check for cancellation), and every `simhash.progress_interval`
+/// (10 s) a NOTICE of the phase and the counters (rows read, candidates, pairs).
+fn progress(func: &'static str, counters: Arc<Counters>) -> impl FnMut(Progress) {
     let every = Duration::from_millis(PROGRESS_INTERVAL.get().max(100) as u64);
     let mut last = Instant::now();
-    move |p| match p {
-        Progress::Phase(msg) => notice!("{func}: {msg}"),
-        Progress::Tick => {
-            check_for_interrupts!();
-            if last.elapsed() >= every {
-                last = Instant::now();
-                notice!("{func}: {}", counters.summary());
-            }
+    let mut each = crate::pairs::progress(func);
+    move |p| {
+        let tick = matches!(p, Progress::Tick);
+        each(p);
+        if tick && last.elapsed() >= every {
+            last = Instant::now();
+            notice!("{func}: {}", counters.summary());
         }
     }
 }
 
 /// A run at `theta` under version `v`, its workers started. ERROR 53000-class out of
 /// resources when neither threads nor the temporary file can be had.
-pub(super) fn new_run(func: &str, theta: f64, v: Version) -> BulkPairs {
+fn new_run(func: &str, theta: f64, v: Version) -> BulkPairs {
     let dir = std::path::PathBuf::from("base/pgsql_tmp");
     let config = Config {
         theta,
@@ -126,13 +125,17 @@ pub(super) fn for_each_text(func: &str, query: &str, mut each: impl FnMut(i64, &
     rows
 }
 
-/// Runs `query` and pushes its `(id, text)` rows into `run` ([`for_each_text`]).
-pub(super) fn read_texts(func: &str, query: &str, run: &mut BulkPairs, progress: &mut dyn FnMut(Progress)) {
-    for_each_text(func, query, |id, text| run.push(id, text, progress));
+/// A run at `theta` under version `v` ([`new_run`]) with its progress callback, the
+/// `(id, text)` rows of `query` pushed into it ([`for_each_text`]).
+pub(super) fn start_run(func: &'static str, query: &str, theta: f64, v: Version) -> (BulkPairs, impl FnMut(Progress)) {
+    let mut run = new_run(func, theta, v);
+    let mut progress = progress(func, run.counters());
+    for_each_text(func, query, |id, text| run.push(id, text, &mut progress));
     // Below 0.3 the engine says what it does instead.
     if let Some(p) = run.plan() {
         notice!("{func}: {} bands of {} MinHash values, {} bytes a row", p.b, p.r, bulk::bytes_per_row(&p));
     }
+    (run, progress)
 }
 
 /// A row of the bulk pairs: id1, id2, similarity.
@@ -142,9 +145,7 @@ type PairRow = (i64, i64, f64);
 /// `id1 < id2`, with its similarity, in no particular order.
 fn pairs(query: &str, min_similarity: f64, v: Version, func: &'static str) -> TableIterator<'static, PairRow> {
     let theta = check_threshold(min_similarity, func);
-    let mut run = new_run(func, theta, v);
-    let mut progress = progress(func, run.counters());
-    read_texts(func, query, &mut run, &mut progress);
+    let (mut run, mut progress) = start_run(func, query, theta, v);
     TableIterator::new(std::iter::from_fn(move || {
         check_for_interrupts!();
         let p = run.next_pair(&mut progress)?;
@@ -176,9 +177,7 @@ fn simhash_similarity_pairs_m2(
 /// smallest id, sorted.
 fn clusters(query: &str, min_similarity: f64, v: Version, func: &'static str) -> TableIterator<'static, (i64, i64)> {
     let theta = check_threshold(min_similarity, func);
-    let mut run = new_run(func, theta, v);
-    let mut progress = progress(func, run.counters());
-    read_texts(func, query, &mut run, &mut progress);
+    let (run, mut progress) = start_run(func, query, theta, v);
     TableIterator::new(bulk::clusters(run, &mut progress))
 }
 

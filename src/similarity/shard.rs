@@ -15,7 +15,7 @@ use simhash_core::similarity::bulk::{row_keys, Found};
 use simhash_core::similarity::shard::{key_owner, text_owners, Owned};
 use simhash_core::similarity::{SimilarityPairs, TextRows, Version};
 
-use super::pairs::{for_each_text, new_run, progress as run_progress, read_texts};
+use super::pairs::{for_each_text, start_run, FETCH_ROWS};
 use super::{check_threshold, tick};
 use crate::error::raise;
 use crate::pairs::{for_each_value, progress};
@@ -64,15 +64,7 @@ fn owned_pairs(
     v: Version,
     func: &'static str,
 ) -> TableIterator<'static, (i64, i64, f64)> {
-    let theta = check_threshold(min_similarity, func);
-    if theta < MIN_SHARDED_SIMILARITY {
-        raise(
-            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-            format!("{func}: min_similarity must be at least {MIN_SHARDED_SIMILARITY} over shards, got {theta}"),
-            None,
-            Some("Below it, gather the texts on one node: simhash_similarity_pairs('SELECT id, body FROM docs', ...)."),
-        );
-    }
+    let theta = sharded_threshold(min_similarity, MIN_SHARDED_SIMILARITY, func);
     let s = checked_shards(func, shards);
     let owned = Owned { shard: checked_shard(func, shard, s), shards: s };
     let mut rows = TextRows::new(theta, v);
@@ -112,13 +104,14 @@ fn simhash_similarity_exchange(shard: i32, shards: i32) -> Vec<i32> {
 /// The lowest threshold of band keys: below it a run has no banding (the texts in memory).
 const MIN_BANDED_SIMILARITY: f64 = 0.3;
 
-/// `threshold` checked for a banded run over shards: ERROR 22023 outside [0.3, 1].
-fn banded_threshold(threshold: f64, func: &str) -> f64 {
+/// `threshold` checked for a run over shards: ERROR 22023 outside [`min`, 1] (the copies'
+/// runs: [`MIN_SHARDED_SIMILARITY`]; banded runs: [`MIN_BANDED_SIMILARITY`]).
+fn sharded_threshold(threshold: f64, min: f64, func: &str) -> f64 {
     let theta = check_threshold(threshold, func);
-    if theta < MIN_BANDED_SIMILARITY {
+    if theta < min {
         raise(
             PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-            format!("{func}: min_similarity must be at least {MIN_BANDED_SIMILARITY} over shards, got {theta}"),
+            format!("{func}: min_similarity must be at least {min} over shards, got {theta}"),
             None,
             Some("Below it, gather the texts on one node: simhash_similarity_pairs('SELECT id, body FROM docs', ...)."),
         );
@@ -131,7 +124,7 @@ fn banded_threshold(threshold: f64, func: &str) -> f64 {
 /// letter or digit, which is in no pair.
 #[pg_extern(immutable, strict, parallel_safe)]
 fn simhash_similarity_band_keys(body: &str, min_similarity: f64) -> Option<Vec<u8>> {
-    let theta = banded_threshold(min_similarity, "simhash_similarity_band_keys");
+    let theta = sharded_threshold(min_similarity, MIN_BANDED_SIMILARITY, "simhash_similarity_band_keys");
     row_keys(body, Version::M2, theta)
 }
 
@@ -147,10 +140,8 @@ fn simhash_similarity_home_pairs(
     min_similarity: f64,
 ) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(similarity, Option<f64>))> {
     const F: &str = "simhash_similarity_home_pairs";
-    let theta = banded_threshold(min_similarity, F);
-    let mut run = new_run(F, theta, Version::M2);
-    let mut progress = run_progress(F, run.counters());
-    read_texts(F, local_query, &mut run, &mut progress);
+    let theta = sharded_threshold(min_similarity, MIN_BANDED_SIMILARITY, F);
+    let (mut run, mut progress) = start_run(F, local_query, theta, Version::M2);
     let message = || {
         (
             format!("{F}: the foreign query must return a bigint and a bytea column (id, keys)"),
@@ -158,7 +149,7 @@ fn simhash_similarity_home_pairs(
         )
     };
     let (mut foreign, mut bad) = (0u64, None);
-    let null_keys = for_each_value(F, "band keys", foreign_query, 1000, &[pg_sys::BYTEAOID], message, |id, v| {
+    let null_keys = for_each_value(F, "band keys", foreign_query, FETCH_ROWS, &[pg_sys::BYTEAOID], message, |id, v| {
         // SAFETY: a non-NULL bytea datum (the column's type was checked); detoasting yields a
         // varlena in the current memory context, read before `each` returns.
         let bytes = unsafe { pgrx::varlena::varlena_to_byte_slice(pg_sys::pg_detoast_datum_packed(v.cast_mut_ptr())) };
