@@ -58,7 +58,7 @@ pub(super) fn sort_high(v: &mut Vec<u64>, scratch: &mut Vec<u64>, check: &mut dy
 
 /// Whether two rows' codes agree in at least `needed` of their two-bit places.
 #[inline]
-fn codes_agree(a: &[u64], b: &[u64], needed: u32) -> bool {
+pub(super) fn codes_agree(a: &[u64], b: &[u64], needed: u32) -> bool {
     let differ: u32 = a
         .iter()
         .zip(b)

@@ -56,34 +56,53 @@ pub fn row_keys(text: &str, version: Version, theta: f64) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The fields of a row's band keys, as they are, checked against no plan.
+pub(super) struct Fields<'a> {
+    pub version: u8,
+    pub r: u8,
+    pub b: usize,
+    pub size: u32,
+    /// `4·b` bytes.
+    pub keys: &'a [u8],
+    /// `CODES / 4` bytes.
+    pub codes: &'a [u8],
+}
+
+/// The fields of `bytes`; an error if they are no row's band keys.
+pub(super) fn fields(bytes: &[u8]) -> Result<Fields<'_>, String> {
+    let no = || format!("not a row's band keys (format {FORMAT})");
+    if bytes.len() < HEAD || &bytes[..4] != MAGIC || bytes[4] != FORMAT {
+        return Err(no());
+    }
+    let b = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    if bytes.len() != HEAD + 4 * b + CODES / 4 {
+        return Err(no());
+    }
+    let size = u32::from_le_bytes(bytes[10..14].try_into().expect("4 bytes"));
+    if size == 0 {
+        return Err("band keys of a text without shingles".into());
+    }
+    let (keys, codes) = bytes[HEAD..].split_at(4 * b);
+    Ok(Fields { version: bytes[5], r: bytes[6], b, size, keys, codes })
+}
+
 /// A foreign row from `bytes`, checked against the run's plan and version (id 0).
 pub(super) fn parse(bytes: &[u8], p: &Plan, version: Version) -> Result<ForeignRow, String> {
-    let want = HEAD + 4 * p.b + CODES / 4;
-    if bytes.len() != want || &bytes[..4] != MAGIC || bytes[4] != FORMAT {
-        return Err(format!("not a row's band keys (format {FORMAT}, {want} bytes)"));
-    }
-    let u16_at = |i: usize| u16::from_le_bytes([bytes[i], bytes[i + 1]]) as usize;
-    let u32_at = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes"));
-    if bytes[5] != version.number() || bytes[6] as usize != p.r || u16_at(8) != p.b {
+    let f = fields(bytes)?;
+    if f.version != version.number() || f.r as usize != p.r || f.b != p.b {
         return Err(format!(
             "band keys of measure {} with {} bands of {}, where this run has measure {} with {} of {}",
-            bytes[5],
-            u16_at(8),
-            bytes[6],
+            f.version,
+            f.b,
+            f.r,
             version.number(),
             p.b,
             p.r
         ));
     }
-    let size = u32_at(10);
-    if size == 0 {
-        return Err("band keys of a text without shingles".into());
-    }
-    let keys = (0..p.b).map(|j| u32_at(HEAD + 4 * j)).collect();
-    let at = HEAD + 4 * p.b;
-    let codes =
-        std::array::from_fn(|i| u64::from_le_bytes(bytes[at + 8 * i..at + 8 * i + 8].try_into().expect("8 bytes")));
-    Ok(ForeignRow { id: 0, size, keys, codes })
+    let keys = f.keys.chunks_exact(4).map(|k| u32::from_le_bytes(k.try_into().expect("4 bytes"))).collect();
+    let codes = std::array::from_fn(|i| u64::from_le_bytes(f.codes[8 * i..8 * i + 8].try_into().expect("8 bytes")));
+    Ok(ForeignRow { id: 0, size: f.size, keys, codes })
 }
 
 #[cfg(test)]

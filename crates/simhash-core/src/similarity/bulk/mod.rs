@@ -55,7 +55,9 @@
 //! **Shards** (`exchange.rs`): [`row_keys`] makes a text's band keys, codes and set size into
 //! bytes; [`BulkPairs::push_foreign`] takes such a row from another shard, and its
 //! candidates with local rows come out unmeasured as [`Found::Foreign`], for the caller to
-//! fetch the foreign text and measure (two foreign rows are never paired).
+//! fetch the foreign text and measure (two foreign rows are never paired). On many shards
+//! ([`slices`]) each shard owns a range of the bands instead, and finds the candidates of its
+//! bands among all documents from a slice of their keys.
 
 mod bands;
 mod engine;
@@ -65,6 +67,7 @@ mod output;
 pub mod plan;
 mod pool;
 mod sketch;
+pub mod slices;
 mod spill;
 #[cfg(test)]
 mod tests;

@@ -264,3 +264,74 @@ fn the_miss_bound_matches_a_simulation() {
         }
     }
 }
+
+/// Every shard's candidates over its band slices (`slices.rs`), the repeats removed and
+/// measured, are one node's pairs, for any number of shards; no shard repeats a candidate.
+#[test]
+fn band_slices_over_shards_are_one_nodes_pairs() {
+    use std::collections::BTreeSet;
+    let mut checked = 0;
+    for seed in 0..60u64 {
+        let texts = corpus(seed);
+        let v = if seed % 2 == 0 { Version::M2 } else { Version::M1 };
+        let sets: Vec<Sets> = texts.iter().map(|t| Sets::of(t, v, &mut || ())).collect();
+        let ids: Vec<i64> = (0..texts.len() as i64).map(|i| 1000 - 7 * i).collect();
+        for theta in [0.3, 0.5, 0.7, 0.9, 1.0] {
+            let want = brute(&texts, &ids, theta, v);
+            let keys: Vec<Option<Vec<u8>>> = texts.iter().map(|t| row_keys(t, v, theta)).collect();
+            for shards in [1, 2, 3, 7, 64] {
+                let mut all = BTreeSet::new();
+                for shard in 0..shards {
+                    let mut c = slices::Candidates::new(theta, v).expect("a plan");
+                    for (i, k) in keys.iter().enumerate() {
+                        if let Some(k) = k {
+                            let home = (i % shards) as u32;
+                            c.push(ids[i], &slices::slice(k, home, shard, shards).expect("a slice")).expect("pushed");
+                        }
+                    }
+                    let found: Vec<_> = c.run(Box::new(|| ())).collect();
+                    let distinct: BTreeSet<_> = found.iter().collect();
+                    assert_eq!(distinct.len(), found.len(), "seed {seed}, shard {shard} of {shards}: a repeat");
+                    for (home, id1, id2) in found {
+                        let row = ids.iter().position(|&x| x == id1).expect("an id");
+                        assert_eq!(home as usize, row % shards, "the lower id's home");
+                        assert!(id1 < id2);
+                        all.insert((id1, id2));
+                    }
+                }
+                let row = |id: i64| ids.iter().position(|&x| x == id).expect("an id");
+                let got: Pairs = all
+                    .into_iter()
+                    .map(|(a, b)| (a, b, similarity(&sets[row(a)], &sets[row(b)])))
+                    .filter(|p| p.2 >= theta)
+                    .map(|(a, b, s)| (a, b, s.to_bits()))
+                    .collect();
+                assert_eq!(got, want, "seed {seed}, θ {theta}, {shards} shards");
+                checked += want.len();
+            }
+        }
+    }
+    assert!(checked > 2000, "{checked} pairs checked");
+}
+
+#[test]
+fn band_slices_are_checked() {
+    let keys = row_keys("新华社北京一月一日电，今天是新年第一天。", Version::M2, 0.5).expect("keys");
+    let p = plan(0.5).expect("a plan");
+    assert_eq!(slices::band_range(p.b, 0, 16), 0..3);
+    assert_eq!(slices::band_range(p.b, 15, 16), 52..56);
+    assert_eq!((0..100).map(|s| slices::band_range(p.b, s, 100).len()).sum::<usize>(), p.b);
+    let s0 = slices::slice(&keys, 4, 0, 16).expect("a slice");
+    assert_eq!(s0.len(), 54 + 4 * 3);
+    assert!(slices::slice(&keys[1..], 4, 0, 16).is_err());
+    let mut c = slices::Candidates::new(0.5, Version::M2).expect("a plan");
+    c.push(1, &s0).expect("pushed");
+    assert_eq!(c.bytes_per_row(), 60);
+    let other = slices::slice(&keys, 4, 1, 16).expect("a slice");
+    assert!(c.push(2, &other).unwrap_err().contains("bands 3..7"), "another shard's range");
+    assert!(c.push(2, &s0[..20]).is_err());
+    assert!(c.push(2, &keys).is_err());
+    assert!(slices::Candidates::new(0.7, Version::M2).expect("a plan").push(2, &s0).is_err(), "another plan");
+    assert!(slices::Candidates::new(0.5, Version::M1).expect("a plan").push(2, &s0).is_err(), "another measure");
+    assert!(slices::Candidates::new(0.2, Version::M2).is_err());
+}
