@@ -11,6 +11,7 @@
 //! depend on the measure).
 
 use pgrx::prelude::*;
+use simhash_core::similarity::bulk::slices::{slice, Candidates};
 use simhash_core::similarity::bulk::{row_keys, Found};
 use simhash_core::similarity::shard::{key_owner, text_owners, Owned};
 use simhash_core::similarity::{SimilarityPairs, TextRows, Version};
@@ -148,15 +149,10 @@ fn simhash_similarity_home_pairs(
             "Select the band keys of simhash_similarity_band_keys(body, min_similarity), e.g. SELECT id, keys FROM doc_keys.",
         )
     };
-    let (mut foreign, mut bad) = (0u64, None);
-    let null_keys = for_each_value(F, "band keys", foreign_query, FETCH_ROWS, &[pg_sys::BYTEAOID], message, |id, v| {
-        // SAFETY: a non-NULL bytea datum (the column's type was checked); detoasting yields a
-        // varlena in the current memory context, read before `each` returns.
-        let bytes = unsafe { pgrx::varlena::varlena_to_byte_slice(pg_sys::pg_detoast_datum_packed(v.cast_mut_ptr())) };
-        if let Err(e) = run.push_foreign(id, bytes) {
-            bad.get_or_insert((id, e));
-        }
+    let mut foreign = 0u64;
+    let (null_keys, bad) = for_each_bytes(F, "band keys", foreign_query, message, |id, bytes| {
         foreign += 1;
+        run.push_foreign(id, bytes)
     });
     if let Some((id, e)) = bad {
         raise(
@@ -176,6 +172,85 @@ fn simhash_similarity_home_pairs(
     }))
 }
 
+/// Reads the `(id bigint, bytes bytea)` rows of `query` into `each` (ERROR 42804 with
+/// `message` for other columns, 22004 for a NULL id); NULL bytes are passed over and counted.
+/// After the first row `each` refuses, the others are read and not handed on; that row's id
+/// and error come back beside the count, for the caller's ERROR.
+fn for_each_bytes(
+    func: &str,
+    what: &str,
+    query: &str,
+    message: impl Fn() -> (String, &'static str),
+    mut each: impl FnMut(i64, &[u8]) -> Result<(), String>,
+) -> (u64, Option<(i64, String)>) {
+    let mut bad = None;
+    let nulls = for_each_value(func, what, query, FETCH_ROWS, &[pg_sys::BYTEAOID], message, |id, v| {
+        if bad.is_some() {
+            return;
+        }
+        // SAFETY: a non-NULL bytea datum (the column's type was checked); detoasting yields a
+        // varlena in the current memory context, read before `each` returns.
+        let bytes = unsafe { pgrx::varlena::varlena_to_byte_slice(pg_sys::pg_detoast_datum_packed(v.cast_mut_ptr())) };
+        if let Err(e) = each(id, bytes) {
+            bad = Some((id, e));
+        }
+    });
+    (nulls, bad)
+}
+
+/// Shard `shard`'s slice of a document's band keys `keys` (`simhash_similarity_band_keys`),
+/// the document living on shard `home`, of `shards`: the bands the shard owns, the codes and
+/// the set size (`simhash_core::similarity::bulk::slices`; 54 + 4·⌊b/shards⌋ or so bytes).
+#[pg_extern(immutable, strict, parallel_safe)]
+fn simhash_similarity_band_slice(keys: &[u8], home: i32, shard: i32, shards: i32) -> Vec<u8> {
+    const F: &str = "simhash_similarity_band_slice";
+    let n = checked_shards(F, shards);
+    let (home, shard) = (checked_shard(F, home, n), checked_shard(F, shard, n));
+    slice(keys, home, shard as usize, n as usize).unwrap_or_else(|e| {
+        raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            format!("{F}: {e}"),
+            None,
+            Some("Slice the bytes of simhash_similarity_band_keys(body, min_similarity)."),
+        )
+    })
+}
+
+/// One shard's candidates over band ranges (measure 2): the `(id bigint, slice bytea)` rows of
+/// `slice_query` (every document's slice for this shard, `simhash_similarity_band_slice`);
+/// the pairs colliding in its bands that pass one node's filters, each once, as `(home of
+/// id1, id1, id2)`, `id1 < id2`, unmeasured. Streamed, as `simhash_similarity_pairs`.
+#[pg_extern(name = "simhash_similarity_band_candidates_stream", volatile, parallel_unsafe)]
+fn simhash_similarity_band_candidates(
+    slice_query: &str,
+    min_similarity: f64,
+) -> TableIterator<'static, (name!(home, i32), name!(id1, i64), name!(id2, i64))> {
+    const F: &str = "simhash_similarity_band_candidates";
+    let theta = sharded_threshold(min_similarity, MIN_BANDED_SIMILARITY, F);
+    let mut c = Candidates::new(theta, Version::M2).unwrap_or_else(|e| error!("{F}: {e}"));
+    let message = || {
+        (
+            format!("{F}: the slice query must return a bigint and a bytea column (id, slice)"),
+            "Select this shard's slices, e.g. SELECT id, slice FROM all_band_slices WHERE shard = 0.",
+        )
+    };
+    let (nulls, bad) = for_each_bytes(F, "band slices", slice_query, message, |id, bytes| c.push(id, bytes));
+    if let Some((id, e)) = bad {
+        raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            format!("{F}: the slice of row {id} is not this run's: {e}"),
+            None,
+            Some("Every row must be this shard's slice of simhash_similarity_band_keys(body, min_similarity) at this min_similarity."),
+        );
+    }
+    notice!("{F}: read {} rows' slices ({nulls} NULL ignored), {} bytes a row", c.rows(), c.bytes_per_row());
+    let mut run = c.run(Box::new(tick));
+    TableIterator::new(std::iter::from_fn(move || {
+        check_for_interrupts!();
+        run.next().map(|(home, id1, id2)| (home as i32, id1, id2))
+    }))
+}
+
 pgrx::extension_sql_file!(
     "../../sql/similarity/shard.sql",
     name = "similarity_shard",
@@ -186,6 +261,8 @@ pgrx::extension_sql_file!(
         simhash_similarity_owned_pairs,
         simhash_similarity_exchange,
         simhash_similarity_band_keys,
-        simhash_similarity_home_pairs
+        simhash_similarity_home_pairs,
+        simhash_similarity_band_slice,
+        simhash_similarity_band_candidates
     ]
 );

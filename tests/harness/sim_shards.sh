@@ -14,6 +14,16 @@
 #                                    other shards, their docs as docs_j, the views peer_docs and
 #                                    peer_band_keys, and the view doc_pairs of the shard's
 #                                    simhash_similarity_shard_pairs
+#   sim_shard_band_ranges PREFIX N THETA
+#                                    bulk pairs by band ranges, after sim_shard_bulk, on every
+#                                    shard i: the view doc_band_slices (every document's slice
+#                                    for each shard), all_band_slices (every shard's, through
+#                                    band_slices_j), the table band_candidates and
+#                                    all_band_candidates (every shard's), and the view
+#                                    doc_band_pairs of simhash_similarity_candidate_pairs
+#   sim_shard_band_candidates PREFIX N THETA
+#                                    the first step, on every shard in turn: band_candidates
+#                                    from simhash_similarity_band_candidates
 #   sim_coordinator PREFIX NAME N ACTION
 #                                    on the cluster NAME: servers shard0..N-1 (Unix sockets),
 #                                    docs hash-partitioned on id, doc_copies list-partitioned
@@ -52,7 +62,7 @@ sim_shard_bulk() { # PREFIX N THETA
         docs="" keys=""
         {
             echo "CREATE EXTENSION IF NOT EXISTS postgres_fdw;"
-            echo "DROP VIEW IF EXISTS doc_pairs, peer_docs, peer_band_keys;"
+            echo "DROP VIEW IF EXISTS doc_pairs, peer_docs, peer_band_keys, doc_band_pairs, all_band_slices, doc_band_slices;"
             echo "ALTER TABLE docs DROP COLUMN IF EXISTS band_keys;"
             echo "ALTER TABLE docs ADD COLUMN band_keys bytea GENERATED ALWAYS AS (simhash_similarity_band_keys(body, $3)) STORED;"
             for j in $(seq 0 $(($2 - 1))); do
@@ -68,6 +78,42 @@ sim_shard_bulk() { # PREFIX N THETA
             echo "CREATE VIEW doc_pairs AS SELECT * FROM simhash_similarity_shard_pairs("
             echo "    'public.docs', 'id', 'body', 'public.peer_band_keys', 'public.peer_docs', $i, $2, $3);"
         } | PGOPTIONS="-c client_min_messages=warning" on "$1-$i" >/dev/null
+    done
+}
+
+sim_shard_band_ranges() { # PREFIX N THETA
+    local i j slices cands
+    for i in $(seq 0 $(($2 - 1))); do
+        slices="SELECT shard, id, slice FROM doc_band_slices" cands="SELECT home, id1, id2 FROM band_candidates"
+        {
+            echo "DROP VIEW IF EXISTS doc_band_pairs, all_band_slices, all_band_candidates, doc_band_slices;"
+            echo "DROP TABLE IF EXISTS band_candidates;"
+            echo "CREATE TABLE band_candidates (home int NOT NULL, id1 bigint NOT NULL, id2 bigint NOT NULL);"
+            echo "CREATE VIEW doc_band_slices AS SELECT t.shard, d.id, simhash_similarity_band_slice(d.band_keys, $i, t.shard, $2) AS slice
+                    FROM public.docs d, generate_series(0, $(($2 - 1))) AS t(shard) WHERE d.band_keys IS NOT NULL;"
+            for j in $(seq 0 $(($2 - 1))); do
+                [ "$j" = "$i" ] && continue
+                echo "CREATE FOREIGN TABLE band_slices_$j (shard int, id bigint, slice bytea) SERVER shard$j OPTIONS (table_name 'doc_band_slices');"
+                echo "CREATE FOREIGN TABLE band_candidates_$j (home int, id1 bigint, id2 bigint) SERVER shard$j OPTIONS (table_name 'band_candidates');"
+                slices+=" UNION ALL SELECT shard, id, slice FROM band_slices_$j"
+                cands+=" UNION ALL SELECT home, id1, id2 FROM band_candidates_$j"
+            done
+            echo "CREATE VIEW all_band_slices AS $slices;"
+            echo "CREATE VIEW all_band_candidates AS $cands;"
+            echo "CREATE VIEW doc_band_pairs AS SELECT * FROM simhash_similarity_candidate_pairs("
+            echo "    'public.docs', 'id', 'body', 'public.all_band_candidates', 'public.peer_docs', $i, $3);"
+        } | PGOPTIONS="-c client_min_messages=warning" on "$1-$i" >/dev/null
+    done
+}
+
+sim_shard_band_candidates() { # PREFIX N THETA
+    local i
+    for i in $(seq 0 $(($2 - 1))); do
+        PGOPTIONS="-c client_min_messages=warning" on "$1-$i" >/dev/null <<SQL
+TRUNCATE band_candidates;
+INSERT INTO band_candidates
+SELECT * FROM simhash_similarity_band_candidates('SELECT id, slice FROM public.all_band_slices WHERE shard = $i', $3);
+SQL
     done
 }
 
@@ -87,9 +133,12 @@ CREATE FOREIGN TABLE doc_copies_$i PARTITION OF doc_copies FOR VALUES IN ($i)
     SERVER shard$i OPTIONS (table_name 'doc_copies');
 CREATE FOREIGN TABLE doc_pairs_$i (id1 bigint, id2 bigint, similarity float8)
     SERVER shard$i OPTIONS (table_name 'doc_pairs');
+CREATE FOREIGN TABLE doc_band_pairs_$i (id1 bigint, id2 bigint, similarity float8)
+    SERVER shard$i OPTIONS (table_name 'doc_band_pairs');
 SQL
         done
         union_view doc_pairs "$n"
+        union_view doc_band_pairs "$n"
         cat <<SQL
 CREATE TRIGGER b_copies BEFORE INSERT OR UPDATE OR DELETE ON docs FOR EACH ROW
     EXECUTE FUNCTION simhash_similarity_shard_trigger('id', 'body', 'public.doc_copies', '$n', '$action'$link);

@@ -18,7 +18,9 @@
 #   4. bulk, by band keys: each shard's simhash_similarity_shard_pairs over its documents,
 #      the keys of the shards it reads (a generated column) and their candidates' texts; the
 #      union equals simhash_similarity_pairs on the gathered table, each pair once, and
-#      simhash_components over it equals simhash_similarity_clusters;
+#      simhash_components over it equals simhash_similarity_clusters; and by band ranges
+#      (simhash_similarity_band_candidates on every shard, then
+#      simhash_similarity_candidate_pairs): the same pairs, each once;
 #   5. repair: a lost copy, an orphan (a copy of no document) and a copy with a stale text
 #      are found and fixed by simhash_similarity_shard_repair;
 #   6. cancel: an insert of a 33 MB text through a coordinator, and a shard's bulk pairs
@@ -242,6 +244,27 @@ expected=$(c -At -c "SELECT format('%s pairs (%s distinct), 0 differ; clusters: 
                         (SELECT count(*) FROM simhash_similarity_clusters('SELECT id, body FROM docs', 0.6)))")
 check "similarity pairs and clusters from the shards vs the gathered table ($(c -At -c "SELECT count(*) FROM docs") documents)" "$got" "$expected"
 case $expected in "0 pairs"* | [0-9]" pairs"* | [0-9][0-9]" pairs"*) fail "bulk: few pairs, the data do not test much" ;; esac
+# By band ranges: each shard reads its slice of every document (the shard pushed down to the
+# others), makes its candidates; then the home shards measure; the same pairs, once.
+sim_shard_band_ranges $P $N 0.6
+remote=$(on $P-0 -At -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT id, slice FROM public.all_band_slices WHERE shard = 0" |
+    grep -c "Remote SQL: .*WHERE ((shard = 0))" || true)
+check "a shard's slices are cut and filtered on the other shards" "$remote" $((N - 1))
+sim_shard_band_candidates $P $N 0.6
+got=$(c -At <<SQL
+CREATE TEMP TABLE g AS SELECT id, body FROM docs;
+CREATE TEMP TABLE ranges AS SELECT * FROM doc_band_pairs;
+CREATE TEMP TABLE single AS SELECT * FROM simhash_similarity_pairs('SELECT id, body FROM g', 0.6);
+SELECT format('%s pairs (%s distinct), %s differ', count(*), count(DISTINCT (id1, id2)),
+    (SELECT count(*) FROM ((TABLE ranges EXCEPT ALL TABLE single) UNION ALL (TABLE single EXCEPT ALL TABLE ranges)) x))
+  FROM ranges;
+SQL
+)
+n=$(c -At -c "SELECT count(*) FROM simhash_similarity_pairs('SELECT id, body FROM docs', 0.6)")
+check "similarity pairs by band ranges vs the gathered table" "$got" "$n pairs ($n distinct), 0 differ"
+for i in $(seq 0 $((N - 1))); do
+    [ "$(on $P-$i -At -c "SELECT count(*) > 0 FROM band_candidates")" = t ] || fail "shard $i made no band candidates"
+done
 got=$(c -At -c "SELECT count(*) FROM docs_0" -c "SELECT sum(cardinality(simhash_similarity_owners(body, $N)))::float8 / count(*) FROM docs" | tr '\n' ' ')
 echo "copies per document at $N shards: ${got#* }"
 

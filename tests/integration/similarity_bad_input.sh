@@ -8,7 +8,7 @@
 #      memory (VmHWM) above a baseline session that only reads the text stays within the
 #      stated bound: keys 3 bytes a character, a decision 16 MB, a lookup 16 MB and the two
 #      copies of the text PostgreSQL makes for its simhash_query, besides the text.
-#   2. Cancellation (statement_timeout = 200 ms ends each with 57014): keys and the
+#   2. Cancellation (statement_timeout = 200 ms ends each with 57014; band candidates too): keys and the
 #      similarity and the copies' shards of the 33 MB text, bulk pairs over 200,000 texts
 #      (on one node, and one shard's part), a lookup that reads the whole index (a threshold
 #      below those keys answer), and the index build.
@@ -87,6 +87,11 @@ cancelled "SELECT simhash_similarity_owners(body, 16) FROM big" ||
     fail "simhash_similarity_owners of 33 MB was not cancelled (57014)"
 cancelled "SELECT count(*) FROM simhash_similarity_home_pairs('SELECT i::bigint, md5(i::text) || md5((i % 7)::text) FROM generate_series(1, 200000) i', 'SELECT 0::bigint, NULL::bytea', 0.3)" ||
     fail "simhash_similarity_home_pairs over 200,000 texts was not cancelled (57014)"
+# 20,000 rows of one id and one slice: 2·10⁸ collisions a band and no candidate (one id is
+# never paired), so only the loop's own check can end it.
+q -c "CREATE TABLE same_slice AS SELECT 1::bigint AS id, simhash_similarity_band_slice(simhash_similarity_band_keys('一样的文字，一样的文字。', 0.5), 0, 0, 1) AS slice FROM generate_series(1, 20000)"
+cancelled "SELECT count(*) FROM simhash_similarity_band_candidates('SELECT id, slice FROM same_slice', 0.5)" ||
+    fail "simhash_similarity_band_candidates over 2·10⁸ collisions was not cancelled (57014)"
 q -c "CREATE TABLE many AS SELECT i AS id, md5(i::text) AS body FROM generate_series(1, 300000) i" \
   -c "CREATE INDEX many_sim ON many USING gin (body simhash_ops)"
 cancelled "SET enable_seqscan = off; SELECT count(*) FROM many m, generate_series(1, 100) q WHERE simhash_similarity(m.body, md5(q::text)) >= 0.1" ||

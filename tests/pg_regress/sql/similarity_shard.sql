@@ -66,6 +66,54 @@ SELECT simhash_similarity_band_keys('，。！', 0.5) IS NULL AS no_keys,
 CREATE TABLE sim_shard_empty (shard int, id bigint, body text);
 SELECT count(*) AS m1 FROM simhash_similarity_shard_pairs_m1('sim_shard_empty', 0.5, 3);
 
+-- Bulk pairs by band ranges (5.1.0): shard t of n reads its slice of every text (a text's
+-- home shard is (id / 2) % n) and finds the candidates of its bands, each once, tagged with
+-- the home of the lower id; the union, repeats removed and measured, is one node's pairs, at
+-- 1, 3 and 7 shards, and at 64 (more shards than the 56 bands: some own none).
+CREATE TABLE sim_shard_slices AS
+SELECT n, t AS shard, k.id, simhash_similarity_band_slice(k.keys, (k.id / 2 % n)::int, t, n) AS slice
+  FROM sim_shard_keys k, (VALUES (1), (3), (7), (64)) v(n), generate_series(0, n - 1) t
+ WHERE k.keys IS NOT NULL;
+CREATE TABLE sim_shard_cands AS
+SELECT v.n, v.t, c.home, c.id1, c.id2 FROM (SELECT DISTINCT n, shard AS t FROM sim_shard_slices) v,
+     simhash_similarity_band_candidates(format('SELECT id, slice FROM sim_shard_slices WHERE n = %s AND shard = %s', v.n, v.t), 0.5) c;
+CREATE TABLE sim_shard_one AS SELECT * FROM simhash_similarity_pairs('SELECT id, body FROM sim_shard_texts', 0.5);
+SELECT s.n, min(octet_length(slice)) AS min_bytes, max(octet_length(slice)) AS max_bytes,
+       (SELECT count(*) FROM sim_shard_cands c WHERE c.n = s.n) AS candidates,
+       (SELECT count(*) - count(DISTINCT (t, id1, id2)) FROM sim_shard_cands c WHERE c.n = s.n) AS repeats_in_a_shard,
+       (SELECT count(*) FROM sim_shard_cands c WHERE c.n = s.n AND (c.home <> c.id1 / 2 % s.n OR c.id1 >= c.id2)) AS wrong,
+       (SELECT count(*) FROM (
+          (SELECT m.* FROM (SELECT DISTINCT id1, id2 FROM sim_shard_cands c WHERE c.n = s.n) c
+                JOIN sim_shard_texts a ON a.id = c.id1 JOIN sim_shard_texts b ON b.id = c.id2,
+                LATERAL (SELECT c.id1, c.id2, simhash_similarity(a.body, b.body)::float8 AS similarity) m
+            WHERE m.similarity >= 0.5
+           EXCEPT ALL TABLE sim_shard_one)
+          UNION ALL
+          (TABLE sim_shard_one EXCEPT ALL
+           SELECT m.* FROM (SELECT DISTINCT id1, id2 FROM sim_shard_cands c WHERE c.n = s.n) c
+                JOIN sim_shard_texts a ON a.id = c.id1 JOIN sim_shard_texts b ON b.id = c.id2,
+                LATERAL (SELECT c.id1, c.id2, simhash_similarity(a.body, b.body)::float8 AS similarity) m
+            WHERE m.similarity >= 0.5)) x) AS differ_from_one_node,
+       (SELECT count(*) FROM sim_shard_one) AS one_node
+  FROM sim_shard_slices s GROUP BY s.n ORDER BY s.n;
+-- The second step on each of 3 shards: its texts (a view), the others' (remote_docs), every
+-- shard's candidates; together one node's pairs, each once.
+DO $$ BEGIN
+    FOR s IN 0..2 LOOP
+        EXECUTE format('CREATE VIEW sim_shard_here_%s AS SELECT * FROM sim_shard_texts WHERE id / 2 %% 3 = %s', s, s);
+        EXECUTE format('CREATE VIEW sim_shard_away_%s AS SELECT * FROM sim_shard_texts WHERE id / 2 %% 3 <> %s', s, s);
+    END LOOP;
+END $$;
+CREATE VIEW sim_shard_cands_3 AS SELECT home, id1, id2 FROM sim_shard_cands WHERE n = 3;
+CREATE TABLE sim_shard_ranges AS
+SELECT p.* FROM generate_series(0, 2) s,
+     simhash_similarity_candidate_pairs(format('sim_shard_here_%s', s)::regclass, 'id', 'body', 'sim_shard_cands_3',
+                                        format('sim_shard_away_%s', s)::regclass, s, 0.5) p;
+SELECT count(*) AS pairs, count(DISTINCT (id1, id2)) AS distinct_pairs,
+       (SELECT count(*) FROM ((TABLE sim_shard_ranges EXCEPT ALL TABLE sim_shard_one)
+                              UNION ALL (TABLE sim_shard_one EXCEPT ALL TABLE sim_shard_ranges)) x) AS differ
+  FROM sim_shard_ranges;
+
 -- Errors: 22023, 42804.
 \set VERBOSITY sqlstate
 SELECT simhash_similarity_key_owner(1, 0);
@@ -76,7 +124,20 @@ SELECT simhash_similarity_exchange(3, 3);
 SELECT count(*) FROM simhash_similarity_home_pairs('SELECT id, body FROM sim_shard_texts', 'SELECT id, keys FROM sim_shard_keys', 0.2);
 SELECT count(*) FROM simhash_similarity_home_pairs('SELECT id, body FROM sim_shard_texts', 'SELECT id, keys FROM sim_shard_keys', 0.8);
 SELECT count(*) FROM simhash_similarity_home_pairs('SELECT id, body FROM sim_shard_texts', 'SELECT id, body FROM sim_shard_texts', 0.5);
+SELECT simhash_similarity_band_slice('\x00', 0, 0, 3);
+SELECT simhash_similarity_band_slice(keys, 0, 3, 3) FROM sim_shard_keys LIMIT 1;
+SELECT simhash_similarity_band_slice(keys, -1, 0, 3) FROM sim_shard_keys LIMIT 1;
+SELECT count(*) FROM simhash_similarity_band_candidates('SELECT id, slice FROM sim_shard_slices WHERE n = 3', 0.5);
+SELECT count(*) FROM simhash_similarity_band_candidates('SELECT id, slice FROM sim_shard_slices WHERE n = 1', 0.2);
+SELECT count(*) FROM simhash_similarity_band_candidates('SELECT id, slice FROM sim_shard_slices WHERE n = 1', 0.8);
+SELECT count(*) FROM simhash_similarity_band_candidates('SELECT id, keys FROM sim_shard_keys', 0.5);
+SELECT count(*) FROM simhash_similarity_band_candidates('SELECT id, id FROM sim_shard_keys', 0.5);
+SELECT count(*) FROM simhash_similarity_candidate_pairs('sim_shard_here_0', 'id', 'body', 'sim_shard_cands_3', 'sim_shard_away_0', -1, 0.5);
+SELECT count(*) FROM simhash_similarity_candidate_pairs('sim_shard_here_0', 'id', 'body', 'sim_shard_cands_3', 'sim_shard_away_0', 0, 1.5);
 \set VERBOSITY default
+SELECT simhash_similarity_band_slice('\x00', 0, 0, 3);
+SELECT count(*) FROM simhash_similarity_band_candidates('SELECT id, slice FROM sim_shard_slices WHERE n = 3', 0.5);
+SELECT count(*) FROM simhash_similarity_band_candidates('SELECT id, slice FROM sim_shard_slices WHERE n = 1', 0.8);
 SELECT simhash_similarity_owners('x', 0);
 SELECT simhash_similarity_band_keys('abc', 0.2);
 SELECT count(*) FROM simhash_similarity_home_pairs('SELECT id, body FROM sim_shard_texts', 'SELECT id, keys FROM sim_shard_keys', 0.8);
@@ -97,4 +158,6 @@ INSERT INTO sim_shard_docs VALUES (1, 'x');
 -- A measure other than 1 or 2 (22023), before anything is written.
 SELECT * FROM simhash_similarity_shard_write_keys('sim_shard_empty', 1, 'x', 3, 3);
 SELECT * FROM simhash_similarity_shard_repair('sim_shard_docs', 'id', 'body', 'sim_shard_empty', 3, 0);
+DROP VIEW sim_shard_cands_3, sim_shard_here_0, sim_shard_here_1, sim_shard_here_2, sim_shard_away_0, sim_shard_away_1, sim_shard_away_2;
+DROP TABLE sim_shard_slices, sim_shard_cands, sim_shard_one, sim_shard_ranges;
 DROP TABLE sim_shard_texts, sim_shard_keys, sim_shard_got, sim_shard_pairs, sim_shard_empty, sim_shard_docs;
