@@ -14,9 +14,11 @@
 #     Markov paragraph of 200-500 characters from a pool of 50,000 that are in no article:
 #     no near-duplicate, the common case, inserted) and reposts (an article of the table with
 #     its first sentence dropped: skipped).
-# Each size's figures against the first size's, from the same run.
+# Each size's figures against the first size's, from the same run; and where a lookup's time
+# goes (index scan, recheck, candidates, buffers: EXPLAIN ANALYZE). SHARED_BUFFERS (default
+# 2GB; 8GB holds the 1M table and its index) sets the cache.
 # Prints "name  value  baseline  ratio" lines (ratio = value / baseline).
-#   SIZES="100000 1000000" QUERIES=20 CLIENTS=8 DURATION=15 ROUNDS=2 bash tests/bench/similarity_scale.sh
+#   SIZES="100000 1000000" SHARED_BUFFERS=2GB QUERIES=20 CLIENTS=8 DURATION=15 ROUNDS=2 bash tests/bench/similarity_scale.sh
 set -euo pipefail
 source "$(dirname "$0")/../harness/lib.sh"
 cd "$root"
@@ -27,7 +29,7 @@ largest=$(printf '%s\n' $SIZES | sort -n | tail -1)
 articles=$(markov "zh_articles_$largest" "$corpus" "$largest" 800 2000)
 pool=$(markov zh_paragraphs_50000 "$corpus" 50000 200 500 seed=2026)
 install_extension
-own_cluster simscalebench "shared_buffers = 2GB" "maintenance_work_mem = 1GB" "max_wal_size = 16GB" \
+own_cluster simscalebench "shared_buffers = ${SHARED_BUFFERS:-2GB}" "maintenance_work_mem = 1GB" "max_wal_size = 16GB" \
     "shared_preload_libraries = 'simhash'" "max_parallel_workers_per_gather = 0" "work_mem = 64MB"
 q -c "CREATE EXTENSION simhash" \
   -c "CREATE TABLE pool(pid serial PRIMARY KEY, body text NOT NULL)" \
@@ -35,7 +37,7 @@ q -c "CREATE EXTENSION simhash" \
 npool=$(q -c "SELECT count(*) FROM pool")
 row_width=60
 row name value baseline ratio
-declare -A p50 p90 fresh_tps repost_tps
+declare -A p50 p90 fresh_tps repost_tps idx_ms heap_ms cands bufs reads
 first=""
 for n in $SIZES; do
     q -c "DROP TABLE IF EXISTS docs" \
@@ -64,6 +66,27 @@ SELECT round(percentile_disc(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 2),
 SQL
     )
     [ "$found" = "$QUERIES" ] || fail "lookups at $n: $found of $QUERIES found their original"
+    # Where a lookup's time goes (EXPLAIN ANALYZE, BUFFERS of each query, warm): the index
+    # scan's time and the heap scan's (the recheck: every candidate's text read and
+    # measured), candidates (rows the index returned), and buffers touched (hit + read).
+    read -r idx_ms[$n] heap_ms[$n] cands[$n] bufs[$n] reads[$n] < <(q -F' ' <<SQL
+CREATE TEMP TABLE queries AS
+SELECT row_number() OVER () AS qid, id AS original, regexp_replace(body, '^[^。！？]*[。！？]', '') AS q
+  FROM docs WHERE id % ($n / $QUERIES) = 7 LIMIT $QUERIES;
+CREATE FUNCTION pg_temp.plan(q text) RETURNS jsonb LANGUAGE plpgsql AS \$f\$
+DECLARE j json; BEGIN EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ' || q INTO j; RETURN j::jsonb; END \$f\$;
+CREATE TEMP TABLE plans AS
+SELECT qid, jsonb_path_query_first(p, 'strict \$.**?(@."Node Type" == "Bitmap Heap Scan")') AS heap,
+            jsonb_path_query_first(p, 'strict \$.**?(@."Node Type" == "Bitmap Index Scan")') AS idx
+  FROM queries, pg_temp.plan(format('SELECT count(*) FROM docs WHERE simhash_similarity(body, %L) >= 0.5', q)) p;
+SELECT round(percentile_disc(0.5) WITHIN GROUP (ORDER BY (idx->>'Actual Total Time')::float8)::numeric, 2),
+       round(percentile_disc(0.5) WITHIN GROUP (ORDER BY (heap->>'Actual Total Time')::float8 - (idx->>'Actual Total Time')::float8)::numeric, 2),
+       percentile_disc(0.5) WITHIN GROUP (ORDER BY (heap->>'Actual Rows')::bigint + coalesce((heap->>'Rows Removed by Index Recheck')::bigint, 0)),
+       percentile_disc(0.5) WITHIN GROUP (ORDER BY (heap->>'Shared Hit Blocks')::bigint + (heap->>'Shared Read Blocks')::bigint),
+       percentile_disc(0.5) WITHIN GROUP (ORDER BY (heap->>'Shared Read Blocks')::bigint)
+  FROM plans;
+SQL
+    )
     # Dedup inserts.
     q -c "CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON docs
           FOR EACH ROW EXECUTE FUNCTION simhash_similarity_dedup_trigger('body', '0.5', 'skip')"
@@ -86,6 +109,10 @@ SQL
     [ -z "$first" ] && first=$n
     row "lookup_p50_ms at $n / at $first articles" "${p50[$n]}" "${p50[$first]}" "$(ratio "${p50[$n]}" "${p50[$first]}")"
     row "lookup_p90_ms at $n / at $first articles" "${p90[$n]}" "${p90[$first]}" "$(ratio "${p90[$n]}" "${p90[$first]}")"
+    row "  lookup p50: index scan ms at $n / at $first" "${idx_ms[$n]}" "${idx_ms[$first]}" "$(ratio "${idx_ms[$n]}" "${idx_ms[$first]}")"
+    row "  lookup p50: recheck ms (heap, measures) at $n / at $first" "${heap_ms[$n]}" "${heap_ms[$first]}" "$(ratio "${heap_ms[$n]}" "${heap_ms[$first]}")"
+    row "  lookup p50: candidates rechecked at $n / at $first" "${cands[$n]}" "${cands[$first]}" "$(ratio "${cands[$n]}" "${cands[$first]}")"
+    row "  lookup p50: buffers touched at $n / at $first (of them read: ${reads[$n]} / ${reads[$first]})" "${bufs[$n]}" "${bufs[$first]}" "$(ratio "${bufs[$n]}" "${bufs[$first]}")"
     row "dedup_fresh_inserts_per_s at $n / at $first rows ($CLIENTS clients)" "${fresh_tps[$n]}" "${fresh_tps[$first]}" "$(ratio "${fresh_tps[$n]}" "${fresh_tps[$first]}")"
     row "dedup_repost_inserts_per_s at $n / at $first rows (skipped)" "${repost_tps[$n]}" "${repost_tps[$first]}" "$(ratio "${repost_tps[$n]}" "${repost_tps[$first]}")"
 done
