@@ -16,6 +16,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use super::plan::Plan;
 use super::pool::Ctx;
 use super::sketch::sets_of_record;
 use super::{Msg, Rows};
@@ -58,7 +59,7 @@ pub(super) fn sort_high(v: &mut Vec<u64>, scratch: &mut Vec<u64>, check: &mut dy
 
 /// Whether two rows' codes agree in at least `needed` of their two-bit places.
 #[inline]
-pub(super) fn codes_agree(a: &[u64], b: &[u64], needed: u32) -> bool {
+fn codes_agree(a: &[u64], b: &[u64], needed: u32) -> bool {
     let differ: u32 = a
         .iter()
         .zip(b)
@@ -122,6 +123,20 @@ pub(super) fn band(rows: &Rows, reps: &Arc<Vec<u32>>, j: usize, ctx: &Ctx<Msg>) 
     ctx.send(Msg::BandDone);
 }
 
+/// Whether a collision of two rows is a candidate (module docs, 1 to 3): their codes, their
+/// keys of the bands before this one (none equal), their set sizes.
+#[inline]
+pub(super) fn filters_pass(codes: [&[u64]; 2], before: [&[u32]; 2], sizes: [u32; 2], plan: &Plan, theta: f64) -> bool {
+    if !codes_agree(codes[0], codes[1], plan.codes_needed) {
+        return false;
+    }
+    if before[0].iter().zip(before[1]).any(|(p, q)| p == q) {
+        return false;
+    }
+    let (nx, ny) = (sizes[0] as usize, sizes[1] as usize);
+    jaccard(nx.min(ny), nx.min(ny), nx.max(ny)) >= theta
+}
+
 impl Rows {
     /// Whether a collision of rows `x < y` in band `j` is a candidate (module docs).
     #[inline]
@@ -129,17 +144,14 @@ impl Rows {
         if x >= self.n_local && y >= self.n_local {
             return false;
         }
-        let w = super::plan::CODES / 32;
-        if !codes_agree(&self.codes[x * w..x * w + w], &self.codes[y * w..y * w + w], self.plan.codes_needed) {
-            return false;
-        }
-        let b = self.plan.b;
-        let (kx, ky) = (&self.keys[x * b..x * b + j], &self.keys[y * b..y * b + j]);
-        if kx.iter().zip(ky).any(|(p, q)| p == q) {
-            return false;
-        }
-        let (nx, ny) = (self.sizes[x] as usize, self.sizes[y] as usize);
-        jaccard(nx.min(ny), nx.min(ny), nx.max(ny)) >= self.theta
+        let (w, b) = (super::plan::CODES / 32, self.plan.b);
+        filters_pass(
+            [&self.codes[x * w..x * w + w], &self.codes[y * w..y * w + w]],
+            [&self.keys[x * b..x * b + j], &self.keys[y * b..y * b + j]],
+            [self.sizes[x], self.sizes[y]],
+            &self.plan,
+            self.theta,
+        )
     }
 }
 

@@ -31,10 +31,9 @@
 //! | 32 | 128 two-bit codes, 4 u64 |
 //! | 4·n | band keys |
 
-use super::bands::{codes_agree, sort_high};
+use super::bands::{filters_pass, sort_high};
 use super::exchange;
 use super::plan::{plan, Plan, CODES};
-use crate::similarity::measure::jaccard;
 use crate::similarity::shingles::Version;
 
 const MAGIC: &[u8; 4] = b"SMBS";
@@ -53,6 +52,9 @@ pub fn band_range(b: usize, shard: usize, shards: usize) -> std::ops::Range<usiz
 /// Shard `shard`'s slice of a document's band keys `keys` ([`super::row_keys`]), the
 /// document living on shard `home`, of `shards` (0 ≤ `shard`, `home` < `shards`).
 pub fn slice(keys: &[u8], home: u32, shard: usize, shards: usize) -> Result<Vec<u8>, String> {
+    if shard >= shards || home as usize >= shards {
+        return Err(format!("shard {shard} and home {home} must be below the shards, {shards}"));
+    }
     let f = exchange::fields(keys)?;
     let range = band_range(f.b, shard, shards);
     let mut out = Vec::with_capacity(HEAD + CODE_BYTES + 4 * range.len());
@@ -162,28 +164,25 @@ impl Candidates {
     /// between blocks of a band's sort (to cancel, it unwinds).
     pub fn run(self, check: Box<dyn FnMut()>) -> Run {
         let n = self.range.map_or(0, |r| r.1);
-        Run { c: self, n, band: 0, entries: Vec::new(), a: 0, y: 0, e: 0, collisions: 0, candidates: 0, check, work: 0 }
+        Run { c: self, n, band: 0, entries: Vec::new(), a: 0, y: 0, e: 0, check, work: 0 }
     }
 
-    /// Whether a collision of rows `x < y` in band `k` of the slice is a candidate.
+    /// Whether a collision of rows `x < y` in band `k` of the slice is a candidate: two ids,
+    /// and one node's filters with the slice's earlier bands.
     fn candidate(&self, x: usize, y: usize, k: usize, n: usize) -> bool {
-        if self.ids[x] == self.ids[y] {
-            return false;
-        }
         let w = CODES / 32;
-        if !codes_agree(&self.codes[x * w..x * w + w], &self.codes[y * w..y * w + w], self.plan.codes_needed) {
-            return false;
-        }
-        let (kx, ky) = (&self.keys[x * n..x * n + k], &self.keys[y * n..y * n + k]);
-        if kx.iter().zip(ky).any(|(p, q)| p == q) {
-            return false;
-        }
-        let (nx, ny) = (self.sizes[x] as usize, self.sizes[y] as usize);
-        jaccard(nx.min(ny), nx.min(ny), nx.max(ny)) >= self.theta
+        self.ids[x] != self.ids[y]
+            && filters_pass(
+                [&self.codes[x * w..x * w + w], &self.codes[y * w..y * w + w]],
+                [&self.keys[x * n..x * n + k], &self.keys[y * n..y * n + k]],
+                [self.sizes[x], self.sizes[y]],
+                &self.plan,
+                self.theta,
+            )
     }
 }
 
-/// The candidates of a [`Candidates`] run, as an iterator; its counters as it goes.
+/// The candidates of a [`Candidates`] run, as an iterator.
 pub struct Run {
     c: Candidates,
     n: usize,
@@ -195,9 +194,8 @@ pub struct Run {
     a: usize,
     y: usize,
     e: usize,
-    pub collisions: u64,
-    pub candidates: u64,
     check: Box<dyn FnMut()>,
+    /// Collisions since the last check.
     work: u32,
 }
 
@@ -257,14 +255,12 @@ impl Iterator for Run {
             }
             // Rows ascend within a key (a stable sort of ascending rows): x < y.
             let (x, y) = (self.entries[self.a] as u32 as usize, self.entries[self.y] as u32 as usize);
-            self.collisions += 1;
             self.work += 1;
             if self.work == CHECK {
                 self.work = 0;
                 (self.check)();
             }
             if self.c.candidate(x, y, self.band - 1, self.n) {
-                self.candidates += 1;
                 let (ix, iy) = (self.c.ids[x], self.c.ids[y]);
                 return Some(if ix < iy { (self.c.homes[x], ix, iy) } else { (self.c.homes[y], iy, ix) });
             }

@@ -324,6 +324,8 @@ fn band_slices_are_checked() {
     let s0 = slices::slice(&keys, 4, 0, 16).expect("a slice");
     assert_eq!(s0.len(), 54 + 4 * 3);
     assert!(slices::slice(&keys[1..], 4, 0, 16).is_err());
+    assert!(slices::slice(&keys, 4, 16, 16).is_err() && slices::slice(&keys, 16, 0, 16).is_err());
+    assert!(slices::slice(&keys, 0, 0, 0).is_err());
     let mut c = slices::Candidates::new(0.5, Version::M2).expect("a plan");
     c.push(1, &s0).expect("pushed");
     assert_eq!(c.bytes_per_row(), 60);
