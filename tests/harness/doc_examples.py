@@ -229,6 +229,9 @@ def main():
                     sys.exit(f"FAIL the shard's peer servers: {err}")
                 run_block(page, first, lines, "doc_examples_shard0")  # a shard's, as block 1
                 continue
+            if page == "docs/scaling-out.md" and lines[0].startswith("-- On shard 0 of 3, after the set-up"):
+                run_block(page, first, lines, "doc_examples_shard0")  # band ranges: the same shard's
+                continue
             if page == "docs/scaling-out.md" and lines[0].startswith("-- Copies:"):
                 run_block(page, first, lines, "doc_examples_shard0")  # a shard's, as block 1
                 continue
