@@ -124,12 +124,6 @@ row "pairs differing between the shards' union and one node's" "$differ" 0 -
 [ "$differ" = 0 ] || fail "the shards' pairs differ from one node's: $differ"
 
 # --- By band ranges: every shard's candidates, then every shard's measures ------------------
-secs() { # COMMAND...: seconds it takes
-    local t0
-    t0=$(now)
-    "$@" >/dev/null
-    since "$t0"
-}
 declare -A t_cand
 for i in $(seq 0 $((S - 1))); do
     t_cand[$i]=$(secs shard "$i" -c "INSERT INTO band_candidates SELECT * FROM simhash_similarity_band_candidates(
