@@ -3,7 +3,8 @@
 # Sourced after lib.sh. Needs PGHOST/PGPORT/PGUSER for a running server (cluster.sh env) and
 # the corpus (tests/harness/corpus.sh).
 #   regress_db_create         the regression database simhash_regress: the extension, a `corpus`
-#                             table of real news paragraphs, the error-capturing regress_try(sql)
+#                             table of real news paragraphs, and regress_try.sql's helpers
+#                             (regress_try(sql), the error; regress_plan(sql), the plan)
 #   regress_tests             the pg_regress test names, one a line
 #   regress_run OUTDIR [NAME...]  pg_regress over the named tests (default: all) into OUTDIR;
 #                             shows the diffs' head on failure; with SIMHASH_STEP_TIMES (lib.sh,

@@ -77,18 +77,7 @@ UNION ALL
 SELECT 'row in query ' || t, s.qid, d.id, simhash_containment(d.body, s.q)::float8, length(d.body)
   FROM unnest(ARRAY[0.4, 0.8]) t CROSS JOIN sim_queries s JOIN sim_docs d ON simhash_containment(d.body, s.q) >= t;
 SET enable_seqscan = off;
--- The plan, less the "Disabled: true" that PostgreSQL 18 prints under the scans it disables.
-CREATE FUNCTION sim_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $f$
-DECLARE line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        IF line NOT LIKE '%Disabled: true' THEN
-            RETURN NEXT line;
-        END IF;
-    END LOOP;
-END $f$;
-SELECT sim_plan('SELECT * FROM sim_matches') AS "QUERY PLAN";
-DROP FUNCTION sim_plan(text);
+SELECT regress_plan('SELECT * FROM sim_matches') AS "QUERY PLAN";
 CREATE TEMP TABLE by_index AS SELECT * FROM sim_matches;
 RESET enable_seqscan;
 SET enable_bitmapscan = off;

@@ -47,19 +47,8 @@ SELECT 'query in row ' || t, s.qid, d.id, simhash_containment_m1(s.q, d.body)::f
 UNION ALL
 SELECT 'row in query ' || t, s.qid, d.id, simhash_containment_m1(d.body, s.q)::float8, length(d.body)
   FROM unnest(ARRAY[0.4, 0.8]) t CROSS JOIN sim1_queries s JOIN sim1_docs d ON simhash_containment_m1(d.body, s.q) >= t;
--- The plan's lines, less the "Disabled: true" that PostgreSQL 18 prints under the scans it
--- disables.
-CREATE FUNCTION sim1_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $f$
-DECLARE line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        IF line NOT LIKE '%Disabled: true' THEN
-            RETURN NEXT line;
-        END IF;
-    END LOOP;
-END $f$;
 SET enable_seqscan = off;
-SELECT count(*) AS index_lookups FROM sim1_plan('SELECT * FROM sim1_matches') p
+SELECT count(*) AS index_lookups FROM regress_plan('SELECT * FROM sim1_matches') p
  WHERE p LIKE '%Bitmap Index Scan on sim1_docs_m1%';
 CREATE TEMP TABLE by_index AS SELECT * FROM sim1_matches;
 RESET enable_seqscan;
@@ -75,21 +64,20 @@ SELECT count(*) AS direct FROM sim1_docs WHERE body @% simhash_query_m1('国家�
 -- 3. Each measure's predicates are answered from its own index only, even with sequential
 -- scans off: simhash_ops_m1 for measure 1's, and not for measure 2's (a scan filters them)...
 SET enable_seqscan = off;
-SELECT sim1_plan($$SELECT id FROM sim1_docs WHERE simhash_similarity_m1(body, '国家主席江泽民发表新年讲话') >= 0.6$$) AS "QUERY PLAN";
-SELECT sim1_plan($$SELECT id FROM sim1_docs WHERE simhash_containment_m1(body, '国家主席江泽民发表新年讲话') > 0.8$$) AS "QUERY PLAN";
-SELECT sim1_plan($$SELECT id FROM sim1_docs WHERE simhash_similarity(body, '国家主席江泽民发表新年讲话') >= 0.6$$) AS "QUERY PLAN";
+SELECT regress_plan($$SELECT id FROM sim1_docs WHERE simhash_similarity_m1(body, '国家主席江泽民发表新年讲话') >= 0.6$$) AS "QUERY PLAN";
+SELECT regress_plan($$SELECT id FROM sim1_docs WHERE simhash_containment_m1(body, '国家主席江泽民发表新年讲话') > 0.8$$) AS "QUERY PLAN";
+SELECT regress_plan($$SELECT id FROM sim1_docs WHERE simhash_similarity(body, '国家主席江泽民发表新年讲话') >= 0.6$$) AS "QUERY PLAN";
 -- ... and simhash_ops for measure 2's, and not for measure 1's: with both indexes each
 -- predicate reads its own; with simhash_ops alone, measure 1's is a scan's filter.
 CREATE INDEX sim1_docs_m2 ON sim1_docs USING gin (body simhash_ops);
-SELECT sim1_plan($$SELECT id FROM sim1_docs WHERE simhash_similarity_m1(body, '国家主席江泽民发表新年讲话') >= 0.6$$) AS "QUERY PLAN";
-SELECT sim1_plan($$SELECT id FROM sim1_docs WHERE simhash_similarity(body, '国家主席江泽民发表新年讲话') >= 0.6$$) AS "QUERY PLAN";
+SELECT regress_plan($$SELECT id FROM sim1_docs WHERE simhash_similarity_m1(body, '国家主席江泽民发表新年讲话') >= 0.6$$) AS "QUERY PLAN";
+SELECT regress_plan($$SELECT id FROM sim1_docs WHERE simhash_similarity(body, '国家主席江泽民发表新年讲话') >= 0.6$$) AS "QUERY PLAN";
 DROP INDEX sim1_docs_m1;
-SELECT sim1_plan($$SELECT id FROM sim1_docs WHERE simhash_similarity_m1(body, '国家主席江泽民发表新年讲话') >= 0.6$$) AS "QUERY PLAN";
-SELECT sim1_plan($$SELECT id FROM sim1_docs WHERE body @% simhash_query('国家主席江泽民发表新年讲话', 'similarity', 0.6)$$) AS "QUERY PLAN";
+SELECT regress_plan($$SELECT id FROM sim1_docs WHERE simhash_similarity_m1(body, '国家主席江泽民发表新年讲话') >= 0.6$$) AS "QUERY PLAN";
+SELECT regress_plan($$SELECT id FROM sim1_docs WHERE body @% simhash_query('国家主席江泽民发表新年讲话', 'similarity', 0.6)$$) AS "QUERY PLAN";
 RESET enable_seqscan;
 DROP VIEW sim1_matches;
 DROP TABLE sim1_docs;
-DROP FUNCTION sim1_plan(text);
 
 -- 4. Bulk pairs and clusters against brute force, on 4.0.0's similarity_pairs rows: 4.0.0's
 -- counts (1626, 229, 147, 91 pairs; 215 rows in clusters), every pair with its similarity.
