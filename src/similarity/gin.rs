@@ -10,6 +10,9 @@
 //! - consistent / triConsistent: at least that many keys present (or possibly present);
 //!   always with a recheck, the exact `@%` (query.rs).
 //!
+//! `simhash_band_ops` (band_gin.rs) has extractValue and extractQuery of its own, and shares
+//! consistent and triConsistent.
+//!
 //! `simhash_ops` is measure 2's; measure 1's `simhash_ops_m1` (4.x's `simhash_ops`, renamed)
 //! keeps 4.x's symbols for its extractValue, extractQuery and `simhash_keys_m1`; consistent
 //! and triConsistent only count keys, and serve both.
@@ -17,7 +20,7 @@
 use std::ffi::c_void;
 
 use pgrx::prelude::*;
-use simhash_core::similarity::{index_keys, lookup, sample, KeyParams, Version};
+use simhash_core::similarity::{index_keys, lookup, sample, KeyParams, Lookup, Version};
 
 use super::query::Query;
 use super::{text_arg, tick};
@@ -26,7 +29,7 @@ use super::{text_arg, tick};
 ///
 /// # Safety
 /// `n` must point to a writable int32.
-unsafe fn key_datums(keys: &[i32], n: *mut i32) -> pg_sys::Datum {
+pub(super) unsafe fn key_datums(keys: &[i32], n: *mut i32) -> pg_sys::Datum {
     // SAFETY: `n` is writable (caller); palloc returns memory for keys.len() Datums, filled
     // before it is returned; GIN frees it with the scan or insertion context.
     unsafe {
@@ -94,12 +97,16 @@ struct Need {
 }
 
 /// `extractQuery(simhash_query, internal nkeys, int2 strategy, internal pmatch, internal
-/// extra_data, internal nullFlags, internal searchMode) → internal`.
+/// extra_data, internal nullFlags, internal searchMode) → internal`, with the lookup `look`
+/// makes of the query.
 ///
 /// # Safety
 /// GIN calls it with a non-NULL simhash_query (strategy 1, the only one) and writable
 /// pointers for the key count, the extra data array and the search mode.
-unsafe fn extract_query(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys::Datum {
+pub(super) unsafe fn extract_query_with(
+    fcinfo: pg_sys::FunctionCallInfo,
+    look: impl FnOnce(&Query) -> Lookup,
+) -> pg_sys::Datum {
     // SAFETY: forwarded from the caller; the extra data array is palloc'd here with one slot
     // per key.
     unsafe {
@@ -111,7 +118,7 @@ unsafe fn extract_query(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys:
             *n = 0;
             return pg_sys::Datum::from(0usize);
         };
-        let l = lookup(&q.text, v, q.measure, q.threshold, &mut tick);
+        let l = look(&q);
         if l.scan_all {
             *mode = pg_sys::GIN_SEARCH_MODE_ALL as i32;
             *n = 0;
@@ -127,6 +134,15 @@ unsafe fn extract_query(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys:
         }
         keys
     }
+}
+
+/// extractQuery of `simhash_ops` (version `v`): [`extract_query_with`] the key lookup.
+///
+/// # Safety
+/// As [`extract_query_with`].
+unsafe fn extract_query(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys::Datum {
+    // SAFETY: forwarded from the caller.
+    unsafe { extract_query_with(fcinfo, |q| lookup(&q.text, v, q.measure, q.threshold, &mut tick)) }
 }
 
 versioned!(

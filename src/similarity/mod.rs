@@ -5,12 +5,15 @@
 //! - `query.rs`: the `simhash_query` a GIN lookup takes, and its `@%` operator (the recheck);
 //! - `gin.rs`: the GIN operator class `simhash_ops` (extractValue, extractQuery, consistent,
 //!   triConsistent) and `simhash_keys`;
+//! - `band_gin.rs`: the GIN operator class `simhash_band_ops`, on MinHash band keys, and
+//!   `simhash_band_keys`;
 //! - `explain.rs`: `simhash_explain(a, b)`, the shingles of two texts;
 //! - `pairs.rs`: `simhash_similarity_pairs` and `simhash_similarity_clusters`, in bulk;
 //! - `shard.rs`: where texts' copies go across postgres_fdw shards, and each shard's pairs;
 //! - `support.rs`: the planner support function that turns a comparison into a predicate
 //!   and a predicate into a GIN index condition.
 
+mod band_gin;
 mod explain;
 mod gin;
 mod measure;

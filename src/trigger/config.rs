@@ -212,8 +212,12 @@ pub(super) struct Similarity {
     pub min_similarity: f64,
     /// The option `"min_containment"`.
     pub min_containment: Option<f64>,
-    /// The `simhash_ops` index on the text column, if it has one.
+    /// The `simhash_ops` (or `simhash_band_ops`) index on the text column, if it has one.
     pub index: Option<pg_sys::Oid>,
+    /// Whether the column has a `simhash_band_ops` index.
+    pub band: bool,
+    /// The keys an insert locks: those of the column's indexes.
+    pub locked: simhash_core::trigger::LockedKeys,
     /// Whether locking the new text's index keys makes every two inserters that could find
     /// each other contend: an index, and thresholds its lookups answer from keys
     /// (`simhash_core::trigger::lookups_share_keys`). Else an insert takes the table's key

@@ -39,8 +39,7 @@ pub(super) unsafe fn segments_index(rel: pg_sys::Relation, attnum: i16) -> Optio
 }
 
 /// The first GIN index of `rel` that is valid, not partial, on column `attnum` alone, with
-/// operator `op` in its operator family: its OID and `op`'s strategy number there. Also how
-/// the similarity dedup trigger finds its `simhash_ops` index (similarity_dedup.rs).
+/// operator `op` in its operator family: its OID and `op`'s strategy number there.
 ///
 /// # Safety
 /// `rel` must be an open relation, locked by the caller.
@@ -49,31 +48,48 @@ pub(super) unsafe fn gin_index(
     attnum: i16,
     op: pg_sys::Oid,
 ) -> Option<(pg_sys::Oid, pg_sys::StrategyNumber)> {
+    // SAFETY: forwarded from the caller.
+    unsafe { gin_indexes(rel, attnum, op) }.first().map(|g| (g.oid, g.strategy))
+}
+
+/// A GIN index [`gin_indexes`] finds.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct GinIndex {
+    pub oid: pg_sys::Oid,
+    pub strategy: pg_sys::StrategyNumber,
+    pub opfamily: pg_sys::Oid,
+}
+
+/// Every GIN index of `rel` that is valid, not partial, on column `attnum` alone, with
+/// operator `op` in its operator family, in the relcache's order. Also how the similarity
+/// dedup trigger finds its `simhash_ops` and `simhash_band_ops` indexes (similarity_dedup.rs).
+///
+/// # Safety
+/// `rel` must be an open relation, locked by the caller.
+pub(super) unsafe fn gin_indexes(rel: pg_sys::Relation, attnum: i16, op: pg_sys::Oid) -> Vec<GinIndex> {
     // SAFETY: `rel` is open and locked, so its index list and the index relations (opened
     // with AccessShareLock and kept locked to the end of the transaction, as the planner
     // does) are valid while read; `indkey` has `indnatts` entries.
     unsafe {
+        let mut found = Vec::new();
         for oid in list_oids(pg_sys::RelationGetIndexList(rel)) {
             let index = pg_sys::index_open(oid, ACCESS_SHARE_LOCK);
             let form = (*index).rd_index;
-            let mut found = None;
             if (*(*index).rd_rel).relam == pg_sys::GIN_AM_OID
                 && (*form).indisvalid
                 && (*form).indnatts == 1
                 && (*form).indkey.values.as_slice(1)[0] == attnum
                 && pg_sys::RelationGetIndexPredicate(index).is_null()
             {
-                let strategy = pg_sys::get_op_opfamily_strategy(op, *(*index).rd_opfamily);
+                let opfamily = *(*index).rd_opfamily;
+                let strategy = pg_sys::get_op_opfamily_strategy(op, opfamily);
                 if strategy > 0 {
-                    found = Some((oid, strategy as pg_sys::StrategyNumber));
+                    found.push(GinIndex { oid, strategy: strategy as pg_sys::StrategyNumber, opfamily });
                 }
             }
             pg_sys::index_close(index, NO_LOCK);
-            if found.is_some() {
-                return found;
-            }
         }
-        None
+        found
     }
 }
 

@@ -32,6 +32,11 @@
 //!   off (check.rs, `IndexPlan`): the planner scans a table its statistics call empty, and a
 //!   scan finds rows that share no key. What remains outside the argument is a lossy bitmap
 //!   (a lookup whose candidates outgrow work_mem), whose recheck tests whole pages.
+//! - A `simhash_band_ops` index on the column (5.2.0) serves the same query: the locks then
+//!   take the new text's band keys (any two texts that find each other through it share one;
+//!   with both operator classes on the column, both kinds of keys), and the thresholds it answers from keys are similarity 0.5 and above, without
+//!   containment (`lookups_share_keys`); below them, or with `min_containment`, an insert
+//!   locks the table.
 //! - A NULL text, or a text without a letter or digit (no shingle, hence no index key, and a
 //!   measure of 0 with every text), is never a duplicate: no lock, no check.
 //! - An UPDATE is compared with every row but itself; one that keeps the text is not checked.
@@ -42,9 +47,10 @@
 //! queries name measure 1's functions and its candidates come from a `simhash_ops_m1` index.
 
 use pgrx::prelude::*;
+use simhash_core::similarity::band_lookup::BAND_THETA;
 use simhash_core::similarity::lookup::{MIN_CONTAINMENT, MIN_SIMILARITY};
 use simhash_core::similarity::Version;
-use simhash_core::trigger::{self as dedup, QueryTarget, SimilarityCheckQuery};
+use simhash_core::trigger::{self as dedup, LockedKeys, QueryTarget, SimilarityCheckQuery};
 use simhash_core::{Definition, Options};
 
 use super::act::{act, unchecked};
@@ -52,9 +58,10 @@ use super::cache::Kind;
 use super::check::{query_as_owner, Match};
 use super::config::{bad_args, target, text_column, Config, Similarity};
 use super::lock::lock_similarity;
-use super::segments_precheck::{gin_index, relation_name};
+use super::segments_precheck::{gin_indexes, relation_name, GinIndex};
 use super::{dedup_query, firing, value_of, Firing};
 use crate::fingerprint::text_datum_to_utf8;
+use crate::nodes::make_list;
 
 /// The trigger's name under version `v`.
 fn trigger_name(v: Version) -> &'static str {
@@ -81,14 +88,27 @@ unsafe fn config(rel: pg_sys::Relation, args: &[String], ext_schema: pg_sys::Oid
         let query = |target: QueryTarget<'_>| {
             dedup::similarity_check_query(&SimilarityCheckQuery { target, text: &text.sql, with_containment, suffix })
         };
-        let index = crate::similarity::match_operator(ext_schema, v)
-            .and_then(|op| gin_index(rel, text.attnum, op))
-            .map(|i| i.0);
-        let by_keys = index.is_some() && dedup::lookups_share_keys(parsed.min_similarity, parsed.min_containment);
+        let indexes = crate::similarity::match_operator(ext_schema, v)
+            .map(|op| gin_indexes(rel, text.attnum, op))
+            .unwrap_or_default();
+        // A simhash_band_ops index (measure 2's only: it holds measure 2's @%).
+        let band_family = band_opfamily(ext_schema);
+        let is_band = |i: &&GinIndex| band_family != pg_sys::InvalidOid && i.opfamily == band_family;
+        let band = indexes.iter().any(|i| is_band(&i));
+        // What the inserters lock: the keys of the indexes the check may use.
+        let locked = match (band, indexes.iter().all(|i| is_band(&i))) {
+            (false, _) => LockedKeys::Sample,
+            (true, true) => LockedKeys::Bands,
+            (true, false) => LockedKeys::Both,
+        };
+        let index = indexes.first().map(|i| i.oid);
+        let by_keys = index.is_some() && dedup::lookups_share_keys(parsed.min_similarity, parsed.min_containment, band);
         let similarity = Similarity {
             min_similarity: parsed.min_similarity,
             min_containment: parsed.min_containment,
             index,
+            band,
+            locked,
             by_keys,
         };
         // The measure takes no options: the fingerprint options of Config are unused.
@@ -100,11 +120,37 @@ unsafe fn config(rel: pg_sys::Relation, args: &[String], ext_schema: pg_sys::Oid
     }
 }
 
+/// The operator family `simhash_band_ops` of the extension in `schema`, or InvalidOid (a
+/// catalog before 5.2.0).
+///
+/// # Safety
+/// Must run inside a transaction (catalog lookups).
+unsafe fn band_opfamily(schema: pg_sys::Oid) -> pg_sys::Oid {
+    // SAFETY: catalog lookups in a transaction; the names are palloc'd copies.
+    unsafe {
+        let nsp = pg_sys::get_namespace_name(schema);
+        if nsp.is_null() {
+            return pg_sys::InvalidOid;
+        }
+        let name =
+            make_list(&[pg_sys::makeString(nsp), pg_sys::makeString(pg_sys::pstrdup(c"simhash_band_ops".as_ptr()))]);
+        pg_sys::get_opfamily_oid(pg_sys::GIN_AM_OID, name, true)
+    }
+}
+
 /// How the trigger's check finds candidates and what it locks, for
 /// `simhash_similarity_dedup_query`'s trailing comment; `opclass` is the operator class of
 /// the trigger's measure (`simhash_ops`, or `simhash_ops_m1`).
 fn describe(s: &Similarity, column: &str, opclass: &str) -> String {
     match s.index {
+        Some(_) if s.band && s.by_keys => match s.locked {
+            LockedKeys::Bands => "candidates from the simhash_band_ops index; locks on the new text's band keys".to_owned(),
+            _ => format!("candidates from the {opclass} and simhash_band_ops indexes; locks on the new text's index and band keys"),
+        },
+        Some(_) if s.band => format!(
+            "thresholds below those the simhash_band_ops index answers from keys (similarity {BAND_THETA}, \
+             no containment): every row is a candidate, and an insert locks the table"
+        ),
         Some(index) if s.by_keys => {
             format!("candidates from the {opclass} index {}; locks on the new text's index keys", relation_name(index))
         }
@@ -157,8 +203,8 @@ unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys:
         {
             return pg_sys::Datum::from(tuple);
         }
-        let locks =
-            dedup::similarity_lock_keys(config.relid.to_u32(), config.fp.attnum, &doc, v, &mut crate::similarity::tick);
+        let (relid, attnum) = (config.relid.to_u32(), config.fp.attnum);
+        let locks = dedup::similarity_lock_keys(relid, attnum, &doc, v, s.locked, &mut crate::similarity::tick);
         if locks.keys.is_empty() {
             return unchecked(tuple, desc, &config, &[]);
         }

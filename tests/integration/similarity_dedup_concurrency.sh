@@ -10,8 +10,9 @@
 # sentence appended, the half with a source line) at similarity 0.9 or containment 0.8 either
 # way (option min_containment). For actions reject and skip, under READ COMMITTED and
 # REPEATABLE READ, with 2 rows per transaction (lock order across rows) and 50 (the table-wide
-# lock escalation), pgbench retrying 40001/40P01; and once without the simhash_ops index,
-# where the check scans and inserts take the table's key one at a time:
+# lock escalation), pgbench retrying 40001/40P01; once without the simhash_ops index, where
+# the check scans and inserts take the table's key one at a time; and once on a
+# simhash_band_ops index (5.2.0), whose band keys the inserters lock too:
 #   - every item is processed exactly once (one outcome row each);
 #   - the table ends with exactly one row per group (compared with the expected count);
 #   - no two rows are close (brute force over all pairs, the measures as float8);
@@ -42,11 +43,11 @@ while IFS=, read -r mode index action iso per_tx; do
     containment) theta=0.9 gamma=0.8 options=", '{\"min_containment\": $gamma}'" ;;
     esac
     [ "$mode" = "$items_mode" ] || { items_for "$mode" $theta $gamma; items_mode=$mode; }
-    if [ "$index" = index ]; then
-        q -c "CREATE INDEX IF NOT EXISTS docs_body ON docs USING gin (body simhash_ops)" >/dev/null
-    else
-        q -c "DROP INDEX IF EXISTS docs_body" >/dev/null
-    fi
+    q -c "DROP INDEX IF EXISTS docs_body" >/dev/null
+    case $index in
+    index) q -c "CREATE INDEX docs_body ON docs USING gin (body simhash_ops)" >/dev/null ;;
+    band) q -c "CREATE INDEX docs_body ON docs USING gin (body simhash_band_ops)" >/dev/null ;;
+    esac
     group_round "simhash_similarity_dedup_trigger('body', '$theta', '$action'$options)" "$per_tx" "$iso" \
         "$mode, $index, $action" "close_pairs($theta, $gamma)" "close pairs"
 done <<'RUNS'
@@ -57,6 +58,7 @@ similarity,index,skip,repeatable read,2
 similarity,index,reject,read committed,50
 similarity,index,skip,repeatable read,50
 similarity,no index,reject,read committed,2
+similarity,band,skip,read committed,2
 containment,index,reject,read committed,2
 containment,index,skip,repeatable read,50
 RUNS

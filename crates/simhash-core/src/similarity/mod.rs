@@ -6,12 +6,14 @@
 //! - [`frequent`]: the shingles that are no index keys;
 //! - [`keys`]: bottom-k and winnowed keys, and how many a lookup requires;
 //! - [`lookup`]: what an index lookup asks for, and what it guarantees;
+//! - [`band_lookup`]: the same for the band index, whose keys are the bulk engine's bands;
 //! - [`pairs`]: every pair at a threshold in bulk, and their clusters;
 //! - [`bulk`]: the same in linear time and bounded memory per row, by MinHash banding;
 //! - [`shard`]: where a text's copies go across shards, and which shard reports a pair;
 //! - [`explain`]: every shingle of two texts, and which has it;
 //! - [`exact`]: every pair at a threshold, by prefix filtering (the brute force of tests).
 
+pub mod band_lookup;
 pub mod bulk;
 pub mod decide;
 pub mod exact;

@@ -35,6 +35,6 @@ pub use segments::{
 };
 pub use similarity::{
     lookups_share_keys, parse_similarity_dedup_args, similarity_check_query, similarity_lock_keys,
-    similarity_table_lock_key, SimilarityCheckQuery, SimilarityDedupArgs, SIMILARITY_DEDUP_OPTIONS,
+    similarity_table_lock_key, LockedKeys, SimilarityCheckQuery, SimilarityDedupArgs, SIMILARITY_DEDUP_OPTIONS,
     SIMILARITY_DEDUP_SIGNATURE,
 };

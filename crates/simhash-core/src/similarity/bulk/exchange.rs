@@ -56,6 +56,14 @@ pub fn row_keys(text: &str, version: Version, theta: f64) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// `text`'s `b` band keys under `plan` and `version`, or None for a text without shingles
+/// (no band; a measure of 0 with every text). `tick` runs as the shingles are read.
+pub fn band_keys_of(text: &str, version: Version, plan: Plan, tick: &mut dyn FnMut()) -> Option<Vec<u32>> {
+    let (mut kept, mut keys, mut codes) = (Vec::new(), Vec::new(), Vec::new());
+    let sum = Sketcher::new(plan, version).sketch(text, &mut kept, &mut keys, &mut codes, tick);
+    (sum.size > 0).then_some(keys)
+}
+
 /// The fields of a row's band keys, as they are, checked against no plan.
 pub(super) struct Fields<'a> {
     pub version: u8,

@@ -76,7 +76,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 
-pub use exchange::row_keys;
+pub use exchange::{band_keys_of, row_keys};
 pub use plan::Plan;
 
 use super::pairs::{SimilarityPair, SimilarityPairs, TextRows};
