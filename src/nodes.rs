@@ -1,7 +1,7 @@
 //! Planner node helpers shared by the planner support functions (search/support.rs,
-//! similarity/support.rs) and the block-index discovery: Lists and node tags.
+//! similarity/support.rs) and the block-index discovery: Lists, node tags and qualified names.
 
-use std::ffi::c_void;
+use std::ffi::{c_char, c_void, CString};
 use std::ptr;
 
 use pgrx::pg_sys;
@@ -38,6 +38,19 @@ pub(crate) fn make_list<T>(items: &[*mut T]) -> *mut pg_sys::List {
         list = unsafe { pg_sys::lappend(list, item.cast()) };
     }
     list
+}
+
+/// The name list `nsp.name` (String nodes) that catalog lookups by name take
+/// (LookupFuncName, OpernameGetOprid, get_opfamily_oid, makeTypeNameFromNameList).
+///
+/// # Safety
+/// `nsp` must be a NUL-terminated string that lives as long as the list (a palloc'd schema
+/// name, as get_namespace_name returns); must run in a memory context (palloc).
+pub(crate) unsafe fn qualified_name(nsp: *mut c_char, name: &str) -> *mut pg_sys::List {
+    let name = CString::new(name).expect("no NUL in names");
+    // SAFETY: makeString keeps the pointer it is given: `nsp` lives long enough (caller), and
+    // the name is a palloc'd copy.
+    unsafe { make_list(&[pg_sys::makeString(nsp), pg_sys::makeString(pg_sys::pstrdup(name.as_ptr()))]) }
 }
 
 /// Whether `node` is non-NULL and has tag `tag`.

@@ -3,12 +3,12 @@
 //! `simhash_block(fp, i, n)`. The planner rewrite (support.rs) matches its probes to them;
 //! the dedup trigger (trigger/, its pre-check in trigger/precheck.rs) scans them directly.
 
-use std::ffi::{c_void, CString};
+use std::ffi::c_void;
 
 use pgrx::pg_sys;
 use simhash_core::search as core_blocks;
 
-use crate::nodes::{is_a, list_oids, list_ptrs, make_list};
+use crate::nodes::{is_a, list_oids, list_ptrs, qualified_name};
 
 const ACCESS_SHARE_LOCK: pg_sys::LOCKMODE = pg_sys::AccessShareLock as pg_sys::LOCKMODE;
 const NO_LOCK: pg_sys::LOCKMODE = pg_sys::NoLock as pg_sys::LOCKMODE;
@@ -47,9 +47,7 @@ impl Funcs {
                 return None;
             }
             let find = |name: &str, args: &[pg_sys::Oid]| -> pg_sys::Oid {
-                let name = CString::new(name).expect("no NUL in function names");
-                let names = make_list(&[pg_sys::makeString(nsp), pg_sys::makeString(pg_sys::pstrdup(name.as_ptr()))]);
-                pg_sys::LookupFuncName(names, args.len() as i32, args.as_ptr(), true)
+                pg_sys::LookupFuncName(qualified_name(nsp, name), args.len() as i32, args.as_ptr(), true)
             };
             let (i8, i4) = (pg_sys::INT8OID, pg_sys::INT4OID);
             let funcs = Funcs {

@@ -21,7 +21,7 @@
 //! [`sql_suffix`]); a rewrite stays within one version's objects, so a measure-1 predicate is
 //! answered only from a `simhash_ops_m1` index, and a measure-2 one only from `simhash_ops`.
 
-use std::ffi::{c_void, CString};
+use std::ffi::c_void;
 use std::ptr;
 
 use pgrx::pg_sys;
@@ -29,7 +29,7 @@ use pgrx::prelude::*;
 use simhash_core::similarity::{Measure, Version};
 
 use super::query::{measure_name, query_datum};
-use crate::nodes::{func_call as call, is_a, list_ptrs, make_list};
+use crate::nodes::{func_call as call, is_a, list_ptrs, make_list, qualified_name};
 
 /// The selectivity of a predicate.
 const SELECTIVITY: f64 = 0.001;
@@ -81,9 +81,7 @@ impl Objects {
             if nsp.is_null() {
                 return pg_sys::InvalidOid;
             }
-            let name = CString::new(name).expect("no NUL in names");
-            let qualified = make_list(&[pg_sys::makeString(nsp), pg_sys::makeString(pg_sys::pstrdup(name.as_ptr()))]);
-            pg_sys::LookupFuncName(qualified, args.len() as i32, args.as_ptr(), true)
+            pg_sys::LookupFuncName(qualified_name(nsp, name), args.len() as i32, args.as_ptr(), true)
         }
     }
 
@@ -98,19 +96,14 @@ impl Objects {
             if nsp.is_null() {
                 return None;
             }
-            let qualified = |name: &str| {
-                let name = CString::new(format!("{name}{suffix}")).expect("no NUL in names");
-                make_list(&[pg_sys::makeString(nsp), pg_sys::makeString(pg_sys::pstrdup(name.as_ptr()))])
-            };
             let func = |name: &str, args: &[pg_sys::Oid]| Objects::func(schema, &format!("{name}{suffix}"), args);
             let query_type = pg_sys::LookupTypeNameOid(
                 ptr::null_mut(),
-                pg_sys::makeTypeNameFromNameList(qualified("simhash_query")),
+                pg_sys::makeTypeNameFromNameList(qualified_name(nsp, &format!("simhash_query{suffix}"))),
                 true,
             );
             let (t, f8) = (pg_sys::TEXTOID, pg_sys::FLOAT8OID);
-            let op = make_list(&[pg_sys::makeString(nsp), pg_sys::makeString(pg_sys::pstrdup(c"@%".as_ptr()))]);
-            let match_op = pg_sys::OpernameGetOprid(op, t, query_type);
+            let match_op = pg_sys::OpernameGetOprid(qualified_name(nsp, "@%"), t, query_type);
             let o = Objects {
                 similarity: func("simhash_similarity", &[t, t]),
                 containment: func("simhash_containment", &[t, t]),

@@ -61,7 +61,7 @@ use super::lock::lock_similarity;
 use super::segments_precheck::{gin_indexes, relation_name, GinIndex};
 use super::{dedup_query, firing, value_of, Firing};
 use crate::fingerprint::text_datum_to_utf8;
-use crate::nodes::make_list;
+use crate::nodes::qualified_name;
 
 /// The trigger's name under version `v`.
 fn trigger_name(v: Version) -> &'static str {
@@ -132,9 +132,7 @@ unsafe fn band_opfamily(schema: pg_sys::Oid) -> pg_sys::Oid {
         if nsp.is_null() {
             return pg_sys::InvalidOid;
         }
-        let name =
-            make_list(&[pg_sys::makeString(nsp), pg_sys::makeString(pg_sys::pstrdup(c"simhash_band_ops".as_ptr()))]);
-        pg_sys::get_opfamily_oid(pg_sys::GIN_AM_OID, name, true)
+        pg_sys::get_opfamily_oid(pg_sys::GIN_AM_OID, qualified_name(nsp, "simhash_band_ops"), true)
     }
 }
 
