@@ -214,9 +214,8 @@ pub(super) struct Similarity {
     pub min_containment: Option<f64>,
     /// The `simhash_ops` (or `simhash_band_ops`) index on the text column, if it has one.
     pub index: Option<pg_sys::Oid>,
-    /// Whether the column has a `simhash_band_ops` index.
-    pub band: bool,
-    /// The keys an insert locks: those of the column's indexes.
+    /// The keys an insert locks: those of the column's indexes (with bands when it has a
+    /// `simhash_band_ops` index).
     pub locked: simhash_core::trigger::LockedKeys,
     /// Whether locking the new text's index keys makes every two inserters that could find
     /// each other contend: an index, and thresholds its lookups answer from keys

@@ -58,7 +58,7 @@ use super::cache::Kind;
 use super::check::{query_as_owner, Match};
 use super::config::{bad_args, target, text_column, Config, Similarity};
 use super::lock::lock_similarity;
-use super::segments_precheck::{gin_indexes, relation_name, GinIndex};
+use super::segments_precheck::{gin_indexes, relation_name};
 use super::{dedup_query, firing, value_of, Firing};
 use crate::fingerprint::text_datum_to_utf8;
 use crate::nodes::qualified_name;
@@ -93,21 +93,22 @@ unsafe fn config(rel: pg_sys::Relation, args: &[String], ext_schema: pg_sys::Oid
             .unwrap_or_default();
         // A simhash_band_ops index (measure 2's only: it holds measure 2's @%).
         let band_family = band_opfamily(ext_schema);
-        let is_band = |i: &&GinIndex| band_family != pg_sys::InvalidOid && i.opfamily == band_family;
-        let band = indexes.iter().any(|i| is_band(&i));
+        let has = |band: bool| {
+            indexes.iter().any(|i| (band_family != pg_sys::InvalidOid && i.opfamily == band_family) == band)
+        };
         // What the inserters lock: the keys of the indexes the check may use.
-        let locked = match (band, indexes.iter().all(|i| is_band(&i))) {
+        let locked = match (has(true), has(false)) {
+            (true, false) => LockedKeys::Bands,
+            (true, true) => LockedKeys::Both,
             (false, _) => LockedKeys::Sample,
-            (true, true) => LockedKeys::Bands,
-            (true, false) => LockedKeys::Both,
         };
         let index = indexes.first().map(|i| i.oid);
-        let by_keys = index.is_some() && dedup::lookups_share_keys(parsed.min_similarity, parsed.min_containment, band);
+        let by_keys =
+            index.is_some() && dedup::lookups_share_keys(parsed.min_similarity, parsed.min_containment, locked);
         let similarity = Similarity {
             min_similarity: parsed.min_similarity,
             min_containment: parsed.min_containment,
             index,
-            band,
             locked,
             by_keys,
         };
@@ -141,11 +142,13 @@ unsafe fn band_opfamily(schema: pg_sys::Oid) -> pg_sys::Oid {
 /// the trigger's measure (`simhash_ops`, or `simhash_ops_m1`).
 fn describe(s: &Similarity, column: &str, opclass: &str) -> String {
     match s.index {
-        Some(_) if s.band && s.by_keys => match s.locked {
-            LockedKeys::Bands => "candidates from the simhash_band_ops index; locks on the new text's band keys".to_owned(),
-            _ => format!("candidates from the {opclass} and simhash_band_ops indexes; locks on the new text's index and band keys"),
-        },
-        Some(_) if s.band => format!(
+        Some(_) if s.by_keys && s.locked == LockedKeys::Bands => {
+            "candidates from the simhash_band_ops index; locks on the new text's band keys".to_owned()
+        }
+        Some(_) if s.by_keys && s.locked == LockedKeys::Both => {
+            format!("candidates from the {opclass} and simhash_band_ops indexes; locks on the new text's index and band keys")
+        }
+        Some(_) if s.locked.bands() => format!(
             "thresholds below those the simhash_band_ops index answers from keys (similarity {BAND_THETA}, \
              no containment): every row is a candidate, and an insert locks the table"
         ),

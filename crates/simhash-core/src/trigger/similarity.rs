@@ -88,12 +88,12 @@ fn parse_similarity_options(json: &str) -> Result<Option<f64>, DedupError> {
 /// new text (module docs): both thresholds at or above the lowest that lookups answer from
 /// keys. When not, and when the column has no `simhash_ops` index, the index keys are no
 /// locks that suffice.
-/// `band`: the column also has a `simhash_band_ops` index, whose lookups answer only
-/// similarity from [`BAND_THETA`] on from keys (`crate::similarity::band_lookup`); the
-/// check query may use either index, so both must.
-pub fn lookups_share_keys(min_similarity: f64, min_containment: Option<f64>, band: bool) -> bool {
+/// `which` says the column's indexes ([`LockedKeys`]): a `simhash_band_ops` index answers
+/// only similarity from [`BAND_THETA`] on from keys (`crate::similarity::band_lookup`); the
+/// check query may use any of them, so all must.
+pub fn lookups_share_keys(min_similarity: f64, min_containment: Option<f64>, which: LockedKeys) -> bool {
     let ops = min_similarity >= MIN_SIMILARITY && min_containment.is_none_or(|g| g >= MIN_CONTAINMENT);
-    ops && (!band || (min_similarity >= BAND_THETA && min_containment.is_none()))
+    ops && (!which.bands() || (min_similarity >= BAND_THETA && min_containment.is_none()))
 }
 
 /// Which of a text's keys an inserter locks: those of the indexes on the column.
@@ -106,6 +106,13 @@ pub enum LockedKeys {
     Bands,
     /// Both (the column has both indexes: the check may use either).
     Both,
+}
+
+impl LockedKeys {
+    /// Whether the column has a `simhash_band_ops` index.
+    pub fn bands(self) -> bool {
+        self != LockedKeys::Sample
+    }
 }
 
 /// The advisory-lock keys of a text on column `attnum` of table `relid`: one per key the

@@ -74,14 +74,17 @@ fn options() {
 
 #[test]
 fn share_keys() {
-    assert!(lookups_share_keys(0.6, None, false));
-    assert!(lookups_share_keys(MIN_SIMILARITY, Some(MIN_CONTAINMENT), false));
-    assert!(!lookups_share_keys(0.2, None, false));
-    assert!(!lookups_share_keys(0.6, Some(0.4), false));
-    // A band index answers similarity from 0.5 on, and no containment.
-    assert!(lookups_share_keys(0.5, None, true));
-    assert!(!lookups_share_keys(0.4, None, true));
-    assert!(!lookups_share_keys(0.6, Some(0.8), true));
+    let ops = LockedKeys::Sample;
+    assert!(lookups_share_keys(0.6, None, ops));
+    assert!(lookups_share_keys(MIN_SIMILARITY, Some(MIN_CONTAINMENT), ops));
+    assert!(!lookups_share_keys(0.2, None, ops));
+    assert!(!lookups_share_keys(0.6, Some(0.4), ops));
+    // A band index answers similarity from 0.5 on, and no containment, alone or beside simhash_ops.
+    for bands in [LockedKeys::Bands, LockedKeys::Both] {
+        assert!(lookups_share_keys(0.5, None, bands));
+        assert!(!lookups_share_keys(0.4, None, bands));
+        assert!(!lookups_share_keys(0.6, Some(0.8), bands));
+    }
 }
 
 #[test]
