@@ -9,15 +9,18 @@
 //!   does not grow with the table. `simhash_ops`' keys are a sample of shingles, whose posting
 //!   lists do grow: at 1M rows its lookup p50 was 3.29× that at 100k (docs/performance.md).
 //! - **Similarity ≥ θ, θ ≥ [`BAND_THETA`]**: the query's first [`bands_needed`] band keys (all
-//!   56 at 0.5, 18 at 0.7), of which a row must have one. Measure 2 is the shingles' Jaccard index times the figures' agreement (at most 1),
-//!   so a row at similarity θ has `J ≥ θ` and is missed with probability at most
-//!   `(1 − θ³)^b` for the `b` bands asked: 6·10⁻⁴ at 0.5 and at most that above
-//!   ([`band_miss`]), within the 10⁻³ that `simhash_ops` lookups allow (`lookup`).
+//!   56 at 0.5, 18 at 0.7), of which a row must have one. Measure 2 is the shingles' Jaccard
+//!   index times the figures' agreement (at most 1), so a row at similarity θ has `J ≥ θ` and
+//!   is missed with probability at most `(1 − θ³)^b` for the `b` bands asked: 6·10⁻⁴ at 0.5
+//!   and at most that above ([`band_miss`]), within the 10⁻³ that `simhash_ops` lookups
+//!   allow (`lookup`).
 //! - **Anything else** (containment, which bands do not bound, or θ below 0.5): every row is
 //!   a candidate, and the recheck decides; the planner prefers a `simhash_ops` index or a
 //!   sequential scan for those, by cost.
 //! - A text without shingles has no key, and a measure of 0 with every text: a lookup for it
 //!   finds nothing.
+
+use std::sync::OnceLock;
 
 use super::bulk::band_keys_of;
 use super::bulk::plan::{plan, Plan};
@@ -30,17 +33,24 @@ use super::shingles::Version;
 /// 0.4 would need 113 (`bulk::plan`'s table).
 pub const BAND_THETA: f64 = 0.5;
 
-/// The banding of the index keys: the bulk plan at [`BAND_THETA`].
+/// The banding of the index keys: the bulk plan at [`BAND_THETA`], computed once (extractValue
+/// asks for it once a row).
 pub fn band_plan() -> Plan {
-    plan(BAND_THETA).expect("a plan at 0.5")
+    static PLAN: OnceLock<Plan> = OnceLock::new();
+    *PLAN.get_or_init(|| plan(BAND_THETA).expect("a plan at 0.5"))
 }
 
 /// The keys a `simhash_band_ops` index holds for `text` under version `v`: its band keys as
 /// int4, ascending, distinct; none for a text without shingles. `tick` runs as the shingles
 /// are read.
 pub fn band_index_keys(text: &str, v: Version, tick: &mut dyn FnMut()) -> Vec<i32> {
-    let mut keys: Vec<i32> =
-        band_keys_of(text, v, band_plan(), tick).unwrap_or_default().into_iter().map(|k| k as i32).collect();
+    first_band_keys(text, v, band_plan().b, tick)
+}
+
+/// The keys of `text`'s first `bands` bands, as [`band_index_keys`] gives them.
+fn first_band_keys(text: &str, v: Version, bands: usize, tick: &mut dyn FnMut()) -> Vec<i32> {
+    let keys = band_keys_of(text, v, band_plan(), tick).unwrap_or_default();
+    let mut keys: Vec<i32> = keys.into_iter().take(bands).map(|k| k as i32).collect();
     keys.sort_unstable();
     keys.dedup();
     keys
@@ -51,12 +61,7 @@ pub fn band_lookup(query: &str, v: Version, measure: Measure, threshold: f64, ti
     if measure != Measure::Similarity || threshold.is_nan() || threshold < BAND_THETA {
         return Lookup { keys: Vec::new(), required: 1, scan_all: true };
     }
-    let mut keys: Vec<i32> =
-        band_keys_of(query, v, band_plan(), tick).unwrap_or_default().into_iter().map(|k| k as i32).collect();
-    keys.truncate(bands_needed(threshold));
-    keys.sort_unstable();
-    keys.dedup();
-    Lookup { keys, required: 1, scan_all: false }
+    Lookup { keys: first_band_keys(query, v, bands_needed(threshold), tick), required: 1, scan_all: false }
 }
 
 /// The first bands a lookup at `threshold` (≥ [`BAND_THETA`]) asks for: the fewest whose miss
