@@ -12,6 +12,7 @@
 //! - [`trigger`]: the dedup trigger's arguments, lock keys and pre-check;
 //! - [`shard`]: routing block keys to shards, on top of `search` and `pairs`.
 
+pub mod decision;
 pub mod fingerprint;
 pub mod pairs;
 pub mod search;

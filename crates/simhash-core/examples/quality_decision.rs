@@ -1,0 +1,57 @@
+//! The decision on pairs of texts, for `make quality` (tests/quality/decision.py): stdin `[a,
+//! b]` a line; stdout a JSON object a line: the verdict ("dup", "reason", "cost", "allowed", in
+//! quarter weight units) and, with `hunks`, every hunk (its sides' text and flags, its cost).
+//! `params={...}` (JSON) overrides the default parameters, for measuring other ones.
+use std::io::{BufRead, Write};
+
+use simhash_core::decision::{diff::Side, Comparison, Params};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let hunks = args.iter().any(|a| a == "hunks");
+    let mut p = Params::default();
+    if let Some(j) = args.iter().find_map(|a| a.strip_prefix("params=")) {
+        let v: serde_json::Value = serde_json::from_str(j).expect("params JSON");
+        let get = |k: &str, d: u64| v.get(k).and_then(|x| x.as_u64()).unwrap_or(d);
+        p = Params {
+            budget: get("budget", p.budget),
+            typo: get("typo", p.typo),
+            insertion: get("insertion", p.insertion),
+            reworded: get("reworded", p.reworded),
+            slot: get("slot", p.slot.into()) as u32,
+            slot_floor: get("slot_floor", p.slot_floor.into()) as u32,
+            sentences: get("sentences", p.sentences),
+            edge_free: get("edge_free", p.edge_free.into()) as u32,
+            figure: get("figure", p.figure.into()) as u32,
+            passage: get("passage", p.passage),
+        };
+    }
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for l in std::io::stdin().lock().lines() {
+        let v: serde_json::Value = serde_json::from_str(&l.expect("stdin")).expect("a JSON line");
+        let c = Comparison::of(v[0].as_str().expect("a"), v[1].as_str().expect("b"), &mut || ());
+        let verdict = p.verdict(&c);
+        let mut o = serde_json::json!({
+            "dup": verdict.duplicate, "reason": format!("{:?}", verdict.reason),
+            "cost": verdict.cost, "allowed": verdict.allowed,
+            "wa": c.a.weight(), "wb": c.b.weight(), "matched": c.matched(),
+        });
+        if hunks {
+            let side = |s: &Side| serde_json::json!([s.tokens, s.weight, s.sentences, s.clauses, s.moved]);
+            let hs: Vec<serde_json::Value> = c
+                .diffs
+                .iter()
+                .zip(&verdict.costs)
+                .map(|(d, cost)| {
+                    serde_json::json!({
+                        "a": c.side_text(d, true), "b": c.side_text(d, false), "sa": side(&d.a), "sb": side(&d.b),
+                        "edge": d.edge, "truncated": d.truncated, "distance": d.distance,
+                        "figures": d.figures_changed, "cost": cost,
+                    })
+                })
+                .collect();
+            o["hunks"] = hs.into();
+        }
+        writeln!(out, "{o}").expect("stdout");
+    }
+}

@@ -1,0 +1,152 @@
+//! The decision on pairs a reader has judged: slots and figures apart, reposts together.
+
+use proptest::prelude::*;
+
+use super::tokens::Tokens;
+use super::{decide, Reason};
+use crate::fingerprint::normalize_folded;
+
+fn same(a: &str, b: &str) -> bool {
+    decide(a, b, &mut || ()).duplicate
+}
+
+#[test]
+fn slots_are_other_content() {
+    for (a, b) in [
+        ("Leather case for Apple iPhone 13, black", "Leather case for Apple iPhone 13, brown"),
+        (
+            "Men's running shoes, lightweight, breathable mesh, size 42",
+            "Women's running shoes, lightweight, breathable mesh, size 42",
+        ),
+        ("小米手环7 NFC版 黑色", "小米手环7 NFC版 白色"),
+        (
+            "ERROR: connection to 10.0.0.5 refused by host db-primary",
+            "ERROR: connection to 10.0.0.5 refused by host db-replica",
+        ),
+        ("乔石会见爱沙尼亚议长", "李岚清会见爱沙尼亚议长"),
+        ("Columbia Men's Powder Lite jacket, Beige, size XS", "Columbia Men's Powder Lite jacket, Beige, size L"),
+        (
+            "HUAWEI华为 WATCH GT 4 智能运动手表 男款 银色 45mm表盘 蓝牙通话 长续航",
+            "HUAWEI华为 WATCH GT 4 智能运动手表 女款 银色 45mm表盘 蓝牙通话 长续航",
+        ),
+    ] {
+        let v = decide(a, b, &mut || ());
+        assert!(!v.duplicate, "{a} | {b}: {v:?}");
+        assert_eq!(v.reason, Reason::Differs);
+    }
+}
+
+#[test]
+fn figures_are_content() {
+    let invoice = |n: u32, q: u32, item: u32| {
+        format!("Invoice {n}: {q} units of item {item} at 17.5 EUR, total {:.1} EUR, due 2024-01-02", 17.5 * q as f64)
+    };
+    assert!(!same(&invoice(1001, 8, 331), &invoice(1002, 8, 331)));
+    assert!(!same(&invoice(1001, 8, 331), &invoice(1001, 9, 331)));
+    assert!(same(&invoice(1001, 8, 331), &format!("Re: {}", invoice(1001, 8, 331))));
+    assert!(!same(
+        "Changed in version 3.6: Accepts a path-like object.",
+        "Changed in version 3.8: Accepts a path-like object."
+    ));
+    assert!(!same(
+        "2001年全国粮食总产量45262万吨，比上年增加1.2%。",
+        "2002年全国粮食总产量45706万吨，比上年增加1.0%。"
+    ));
+    assert!(!same("第四十八条本法自１９９８年５月１日起施行。", "第四十八条本法自１９９８年３月１日起施行。"));
+}
+
+#[test]
+fn reposts_are_the_same() {
+    let p = "中共中央总书记、国家主席江泽民发表1998年新年讲话。新年钟声即将敲响，人类社会就要进入新的一年。\
+             在这辞旧迎新的美好时刻，我向全国各族人民，表示节日的祝贺。";
+    for b in [
+        // Punctuation, width, case; a source line and a footer; a sentence dropped; a cut.
+        "中共中央总书记,国家主席江泽民发表１９９８年新年讲话.新年钟声即将敲响,人类社会就要进入新的一年.\
+         在这辞旧迎新的美好时刻,我向全国各族人民,表示节日的祝贺.",
+        "本报北京1月1日讯　记者王建国报道：中共中央总书记、国家主席江泽民发表1998年新年讲话。新年钟声即将敲响，人类社会就要进入新的一年。\
+         在这辞旧迎新的美好时刻，我向全国各族人民，表示节日的祝贺。（责任编辑：李明）",
+        "中共中央总书记、国家主席江泽民发表1998年新年讲话。在这辞旧迎新的美好时刻，我向全国各族人民，表示节日的祝贺。",
+        "中共中央总书记、国家主席江泽民发表1998年新年讲话。新年钟声即将敲响，人类社会就要进入新的一年。在这辞旧迎新的美",
+        // Sentences swapped.
+        "新年钟声即将敲响，人类社会就要进入新的一年。中共中央总书记、国家主席江泽民发表1998年新年讲话。\
+         在这辞旧迎新的美好时刻，我向全国各族人民，表示节日的祝贺。",
+    ] {
+        let v = decide(p, b, &mut || ());
+        assert!(v.duplicate, "{b}: {v:?}");
+    }
+    let e = "The quick brown fox jumps over the lazy dog near the riverbank, and the farmer watches from his porch.";
+    assert!(same(
+        e,
+        "the quick brown fox jumps ovr the lazy dog near the riverbank, and the farmer watches from his porch"
+    ));
+    assert!(same(e, "【限时特惠】The Quick Brown Fox jumps over the lazy dog near the riverbank, and the farmer watches from his porch!"));
+    assert!(same("Leather case for Apple iPhone 13, black", "LEATHER CASE FOR APPLE IPHONE １３ / BLACK"));
+    assert!(same("Leather case for Apple iPhone 13, black", "Leather case for Apple iPhone 13, bl…"));
+}
+
+#[test]
+fn a_phrase_is_no_passage() {
+    let long = "新华社北京１月１５日电《罗荣桓军事文选》出版座谈会今天在人民大会堂举行。\
+                中共中央总书记、国家主席、中央军委主席江泽民出席座谈会并发表重要讲话。";
+    let v = decide("中共中央总书记、国家主席江泽民", long, &mut || ());
+    assert_eq!(v.reason, Reason::OnlyAPhrase, "{v:?}");
+    // A whole sentence of the longer text is an excerpt.
+    assert!(same("《罗荣桓军事文选》出版座谈会今天在人民大会堂举行。", long));
+    assert_eq!(decide("，。", "abc", &mut || ()).reason, Reason::Empty);
+}
+
+/// Texts of words, CJK characters, figures and punctuation, often sharing runs.
+fn text() -> impl Strategy<Value = String> {
+    let parts = prop::sample::select(vec![
+        "the ",
+        "quick ",
+        "fox",
+        "中国",
+        "经济",
+        "发展",
+        "。",
+        "，",
+        ", ",
+        ". ",
+        "1998",
+        "3.6",
+        "ガイド",
+        "ＡＢＣ",
+        "…",
+        "\n",
+        "black ",
+        "brown ",
+    ]);
+    prop::collection::vec(parts, 0..30).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #[test]
+    fn one_decision_either_way(a in text(), b in text()) {
+        prop_assert_eq!(decide(&a, &b, &mut || ()), decide(&b, &a, &mut || ()));
+    }
+
+    #[test]
+    fn a_text_is_its_own_duplicate(a in text()) {
+        let v = decide(&a, &a, &mut || ());
+        prop_assert_eq!(v.duplicate, v.reason != Reason::Empty);
+    }
+
+    #[test]
+    fn normalized_texts_make_the_same_tokens(a in text()) {
+        let (t, n) = (Tokens::of(&a, &mut || ()), Tokens::of(&normalize_folded(&a), &mut || ()));
+        prop_assert_eq!(t.hashes(), n.hashes());
+        prop_assert_eq!(t.cut, n.cut);
+    }
+}
+
+#[test]
+fn long_texts_are_decided() {
+    // 60,000 CJK characters, a sentence dropped and a few characters changed: the anchors'
+    // path, not a quadratic table.
+    let sentence = |i: u32| format!("第{i}句话说的是一件与众不同的事情，编号{i}。");
+    let a: String = (0..3000).map(sentence).collect();
+    let b: String =
+        (0..3000).filter(|&i| i != 1500).map(sentence).collect::<String>().replacen("与众不同", "与众不通", 3);
+    assert!(same(&a, &b));
+}

@@ -1,0 +1,281 @@
+//! Step 1 of the decision: a text as the tokens a reader compares. The text is normalized as
+//! the similarity measure normalizes it (NFKC, lowercase, traditional characters folded to
+//! simplified: `normalize_folded`), read in the same pieces, and cut into:
+//! - a **wide** token per Han, kana or hangul character (weight [`WIDE`]), since a CJK
+//!   character is the unit a CJK reader substitutes ("黑色" → "白色");
+//! - a **word** per run of other letters (weight: its characters), the unit a Latin reader
+//!   substitutes ("black" → "brown");
+//! - a **figure** per run of digits, with a `.` between two digits inside (`3.6`, `10.0.0.5`;
+//!   a `,` separates, since "001,41" is a list as often as "1,234" is a number; weight: its
+//!   digits).
+//!
+//! Everything else (punctuation, spaces, symbols) only separates tokens, so that a repost's
+//! other punctuation, case or width never decides. A token is its hash (xxh3_64 of its
+//! UTF-8 bytes) and where its characters sit in [`Tokens::text`], for explanations.
+
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::fingerprint::normalize_folded;
+use crate::similarity::shingles::{is_wide, pieces};
+
+/// The weight of a wide character: as in a shingle (similarity/shingles.rs), two Latin
+/// characters' worth.
+pub const WIDE: u32 = 2;
+
+/// What a token is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// One Han, kana or hangul character.
+    Wide,
+    /// A run of other letters.
+    Word,
+    /// A run of digits (with `.` or `,` between two of them).
+    Figure,
+}
+
+/// One token: its hash, kind, weight, and its characters' byte range in [`Tokens::text`].
+#[derive(Debug, Clone, Copy)]
+pub struct Token {
+    pub hash: u64,
+    pub kind: Kind,
+    pub weight: u32,
+    pub start: u32,
+    pub end: u32,
+    /// A sentence ends after it: `。！？!?；;` or a line break follows, or a `.` that no
+    /// letter or digit follows.
+    pub sentence_end: bool,
+    /// Punctuation follows it (a clause, list item or parenthesis may end there).
+    pub clause_end: bool,
+}
+
+/// A text's tokens, in order, and their characters.
+#[derive(Default, Debug)]
+pub struct Tokens {
+    pub tokens: Vec<Token>,
+    /// The characters of every token, one after the other.
+    pub text: String,
+    /// An ellipsis (`…`, `...`, `⋯`) follows the last token: the writer cut the text there.
+    pub cut: bool,
+}
+
+impl Tokens {
+    /// The tokens of `doc`; `tick` after every piece (a check for cancellation).
+    pub fn of(doc: &str, tick: &mut dyn FnMut()) -> Tokens {
+        let mut t = Tokens::default();
+        let mut run: Option<Kind> = None;
+        // A `.` after a figure's digit, kept only if a digit follows.
+        let mut separator: Option<char> = None;
+        // A `.` after the last token: a sentence end unless a letter or digit follows.
+        let mut dot = false;
+        // The punctuation after the last token (the last few characters of it).
+        let mut tail = String::new();
+        for piece in pieces(doc) {
+            for c in normalize_folded(piece).chars() {
+                if c.is_alphanumeric() {
+                    tail.clear();
+                } else if tail.len() < 16 {
+                    tail.push(c);
+                }
+                if dot && !c.is_alphanumeric() {
+                    t.end_sentence();
+                }
+                dot = false;
+                let kind = if c.is_numeric() {
+                    Some(Kind::Figure)
+                } else if c.is_alphanumeric() || (c == '_' && run == Some(Kind::Word)) {
+                    Some(if is_wide(c) { Kind::Wide } else { Kind::Word })
+                } else {
+                    None
+                };
+                match kind {
+                    Some(Kind::Figure) if run == Some(Kind::Figure) => {
+                        if let Some(s) = separator.take() {
+                            t.text.push(s);
+                        }
+                        t.text.push(c);
+                    }
+                    Some(Kind::Word) if run == Some(Kind::Word) => t.text.push(c),
+                    Some(k) => {
+                        t.close(&mut run);
+                        if separator.take().is_some() {
+                            t.end_clause();
+                        }
+                        t.open(k, c);
+                        run = (k != Kind::Wide).then_some(k);
+                        if k == Kind::Wide {
+                            t.close(&mut Some(Kind::Wide));
+                        }
+                    }
+                    None if c == '.' && run == Some(Kind::Figure) && separator.is_none() => {
+                        separator = Some(c);
+                    }
+                    None => {
+                        t.close(&mut run);
+                        // A figure's trailing `.` or `,` is punctuation after all, and `c` follows it.
+                        let trailing = separator.take();
+                        if trailing.is_some() || !c.is_whitespace() {
+                            t.end_clause();
+                        }
+                        dot = c == '.';
+                        if trailing == Some('.') || matches!(c, '。' | '!' | '?' | '！' | '？' | ';' | '；' | '\n')
+                        {
+                            t.end_sentence();
+                        }
+                    }
+                }
+            }
+            tick();
+        }
+        t.close(&mut run);
+        t.end_sentence();
+        // NFKC makes `…` three dots.
+        t.cut = tail.contains("...") || tail.contains('⋯');
+        t
+    }
+
+    /// Marks the last token, if any, as ending a sentence (and so a clause).
+    fn end_sentence(&mut self) {
+        if let Some(t) = self.tokens.last_mut() {
+            t.sentence_end = true;
+            t.clause_end = true;
+        }
+    }
+
+    /// Marks the last token, if any, as ending a clause.
+    fn end_clause(&mut self) {
+        if let Some(t) = self.tokens.last_mut() {
+            t.clause_end = true;
+        }
+    }
+
+    /// Starts a token of kind `k` with the character `c`.
+    fn open(&mut self, k: Kind, c: char) {
+        let start = self.text.len() as u32;
+        self.text.push(c);
+        self.tokens.push(Token {
+            hash: 0,
+            kind: k,
+            weight: 0,
+            start,
+            end: start,
+            sentence_end: false,
+            clause_end: false,
+        });
+    }
+
+    /// Ends the token being read, if any.
+    fn close(&mut self, run: &mut Option<Kind>) {
+        if run.take().is_none() {
+            return;
+        }
+        let t = self.tokens.last_mut().expect("an open token");
+        t.end = self.text.len() as u32;
+        let s = &self.text[t.start as usize..t.end as usize];
+        t.hash = xxh3_64(s.as_bytes());
+        t.weight = match t.kind {
+            Kind::Wide => WIDE,
+            Kind::Word => s.chars().count() as u32,
+            Kind::Figure => s.chars().filter(|c| c.is_numeric()).count() as u32,
+        };
+    }
+
+    /// The characters of token `i`.
+    pub fn str(&self, i: usize) -> &str {
+        let t = &self.tokens[i];
+        &self.text[t.start as usize..t.end as usize]
+    }
+
+    /// The token ranges of the text's sentences, in order (each ends at a sentence end).
+    pub fn sentences(&self) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        for (i, t) in self.tokens.iter().enumerate() {
+            if t.sentence_end {
+                out.push((start, i + 1));
+                start = i + 1;
+            }
+        }
+        if start < self.tokens.len() {
+            out.push((start, self.tokens.len()));
+        }
+        out
+    }
+
+    /// One hash of the tokens `r`, in order (equal runs of tokens hash equal).
+    pub fn run_hash(&self, r: std::ops::Range<usize>) -> u64 {
+        self.tokens[r].iter().fold(0u64, |h, x| h.rotate_left(5) ^ x.hash.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+    }
+
+    /// The tokens' hashes, in order.
+    pub fn hashes(&self) -> Vec<u64> {
+        self.tokens.iter().map(|t| t.hash).collect()
+    }
+
+    /// The sum of the tokens' weights.
+    pub fn weight(&self) -> u64 {
+        self.tokens.iter().map(|t| u64::from(t.weight)).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strs(doc: &str) -> Vec<(String, Kind, u32)> {
+        let t = Tokens::of(doc, &mut || ());
+        (0..t.tokens.len()).map(|i| (t.str(i).to_owned(), t.tokens[i].kind, t.tokens[i].weight)).collect()
+    }
+
+    #[test]
+    fn kinds_and_weights() {
+        use Kind::*;
+        let s = |x: &str| x.to_owned();
+        assert_eq!(
+            strs("Leather case for iPhone 13, BLACK"),
+            [
+                (s("leather"), Word, 7),
+                (s("case"), Word, 4),
+                (s("for"), Word, 3),
+                (s("iphone"), Word, 6),
+                (s("13"), Figure, 2),
+                (s("black"), Word, 5)
+            ]
+        );
+        assert_eq!(
+            strs("小米手環７ NFC版"),
+            [
+                (s("小"), Wide, 2),
+                (s("米"), Wide, 2),
+                (s("手"), Wide, 2),
+                (s("环"), Wide, 2),
+                (s("7"), Figure, 1),
+                (s("nfc"), Word, 3),
+                (s("版"), Wide, 2)
+            ]
+        );
+        // Separators inside figures, as measure 2's figures; a trailing one ends the figure.
+        assert_eq!(
+            strs("total 1,234.50 EUR, due 2024-01-02."),
+            [
+                (s("total"), Word, 5),
+                (s("1"), Figure, 1),
+                (s("234.50"), Figure, 5),
+                (s("eur"), Word, 3),
+                (s("due"), Word, 3),
+                (s("2024"), Figure, 4),
+                (s("01"), Figure, 2),
+                (s("02"), Figure, 2)
+            ]
+        );
+        assert!(strs("，。 — !").is_empty());
+    }
+
+    #[test]
+    fn pieces_make_the_same_tokens() {
+        let unit = "Straße 中國 ﾃｽﾄ 3.5 ";
+        let doc = unit.repeat(crate::similarity::shingles::PIECE / unit.len() * 3);
+        let t = Tokens::of(&doc, &mut || ());
+        let one = Tokens::of(unit, &mut || ());
+        assert_eq!(t.tokens.len(), one.tokens.len() * (doc.len() / unit.len()));
+    }
+}
