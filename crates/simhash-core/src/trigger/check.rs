@@ -18,6 +18,21 @@ pub struct QueryTarget<'a> {
     pub with_link_value: bool,
     /// Whether to exclude the row being updated: `ctid <>` the query's last parameter.
     pub exclude_ctid: bool,
+    /// The text column the dedup decision reads (`crate::decision`), when the trigger asks
+    /// it: the query then returns that column fourth and every candidate, best first, with
+    /// no LIMIT, and the SQL layer reads them until the decision calls one the same passage.
+    pub decide: Option<&'a str>,
+}
+
+impl QueryTarget<'_> {
+    /// ` LIMIT 1`, unless the decision reads every candidate.
+    pub(super) fn limit(&self) -> &'static str {
+        if self.decide.is_some() {
+            ""
+        } else {
+            " LIMIT 1"
+        }
+    }
 }
 
 /// The pieces of the Hamming check query.
@@ -30,7 +45,8 @@ pub struct CheckQuery<'a> {
 }
 
 /// The check query: the nearest existing row within `max_distance` of `$1` (bigint), as
-/// `(key text, link value or NULL, distance int)`, ties broken by key. `simhash_near(fp,
+/// `(key text, link value or NULL, distance int)`, ties broken by key (with the decision:
+/// every such row in that order, and its text). `simhash_near(fp,
 /// $1, <const k>)` is what the planner support function rewrites into block-index probes.
 /// Every column is qualified with the alias `t`: an unqualified `ORDER BY id` would pick
 /// the output column `id::text` (also named `id`) and sort keys as strings. The ORDER BY
@@ -47,8 +63,10 @@ pub fn check_query(q: &CheckQuery<'_>) -> String {
     let k = KeyExprs::of(t);
     let exclude = if t.exclude_ctid { " AND t.ctid OPERATOR(pg_catalog.<>) $2" } else { "" };
     format!(
-        "SELECT {key_text}, {link}, {s}.hamming(t.{fp}, $1) FROM ONLY {table} AS t \
-         WHERE {s}.simhash_near(t.{fp}, $1, {max}){exclude} ORDER BY 3, {order} LIMIT 1",
+        "SELECT {key_text}, {link}, {s}.hamming(t.{fp}, $1){doc} FROM ONLY {table} AS t \
+         WHERE {s}.simhash_near(t.{fp}, $1, {max}){exclude} ORDER BY 3, {order}{limit}",
+        doc = t.decide.map(|c| format!(", t.{c}")).unwrap_or_default(),
+        limit = t.limit(),
         key_text = k.text,
         link = k.link,
         s = t.ext_schema,
@@ -107,6 +125,7 @@ mod tests {
             key_columns: &keys,
             with_link_value: true,
             exclude_ctid: true,
+            decide: None,
         };
         let q = CheckQuery { target, fp: "fp", max_distance: 3 };
         assert_eq!(
@@ -131,6 +150,13 @@ mod tests {
             "SELECT t.a::pg_catalog.text OPERATOR(pg_catalog.||) ', ' OPERATOR(pg_catalog.||) t.\"B\"::pg_catalog.text, NULL, \
              public.hamming(t.fp, $1) FROM ONLY public.docs AS t \
              WHERE public.simhash_near(t.fp, $1, 3) ORDER BY 3, t.a, t.\"B\" LIMIT 1"
+        );
+        // The decision reads every candidate and its text.
+        let q = CheckQuery { target: QueryTarget { decide: Some("body"), ..target }, ..q };
+        assert_eq!(
+            check_query(&q),
+            "SELECT t.ctid::pg_catalog.text, NULL, public.hamming(t.fp, $1), t.body FROM ONLY public.docs AS t \
+             WHERE public.simhash_near(t.fp, $1, 3) ORDER BY 3, t.ctid"
         );
     }
 }

@@ -136,19 +136,23 @@ pub fn segments_check_query(q: &SegmentsCheckQuery<'_>) -> String {
     let k = if q.max_distance > 0 { format!(", {}", q.max_distance) } else { String::new() };
     format!(
         "WITH c AS MATERIALIZED (SELECT t.ctid AS tid, {key_text} AS key, {link_value} AS link, t.{seg} AS seg, \
-         {order_cols} FROM ONLY {table} AS t WHERE t.{seg} OPERATOR(pg_catalog.&&) $1 \
+         {order_cols}{t_doc} FROM ONLY {table} AS t WHERE t.{seg} OPERATOR(pg_catalog.&&) $1 \
          LIMIT $2 OPERATOR(pg_catalog.+) 1) \
-         SELECT s.key, s.link, s.r FROM (\
-         SELECT c.key, c.link, {s}.simhash_resemblance($1, c.seg{k}) AS r, {c_cols} FROM c \
+         SELECT s.key, s.link, s.r{s_doc} FROM (\
+         SELECT c.key, c.link, {s}.simhash_resemblance($1, c.seg{k}) AS r, {c_cols}{c_doc} FROM c \
          WHERE {count} OPERATOR(pg_catalog.<=) $2{exclude_c} \
          UNION ALL \
-         SELECT {key_text}, {link_value}, {s}.simhash_resemblance($1, t.{seg}{k}), {order_cols} FROM ONLY {table} AS t \
+         SELECT {key_text}, {link_value}, {s}.simhash_resemblance($1, t.{seg}{k}), {order_cols}{t_doc} FROM ONLY {table} AS t \
          WHERE {count} OPERATOR(pg_catalog.>) $2 AND t.{seg} OPERATOR(pg_catalog.&&) \
          (SELECT pg_catalog.array_agg(u.k) FROM pg_catalog.unnest($1) AS u(k) \
          WHERE (SELECT pg_catalog.count(*) FROM (SELECT FROM ONLY {table} AS x \
          WHERE x.{seg} OPERATOR(pg_catalog.@>) ARRAY[u.k] LIMIT $2 OPERATOR(pg_catalog.+) 1) AS y) \
          OPERATOR(pg_catalog.<=) $2){exclude_t}) AS s \
-         WHERE s.r OPERATOR(pg_catalog.>=) $3 ORDER BY s.r DESC, {order} LIMIT 1",
+         WHERE s.r OPERATOR(pg_catalog.>=) $3 ORDER BY s.r DESC, {order}{limit}",
+        t_doc = t.decide.map(|c| format!(", t.{c} AS doc")).unwrap_or_default(),
+        c_doc = if t.decide.is_some() { ", c.doc" } else { "" },
+        s_doc = if t.decide.is_some() { ", s.doc" } else { "" },
+        limit = t.limit(),
         s = t.ext_schema,
         seg = q.segments,
         table = t.table,
@@ -235,6 +239,7 @@ mod tests {
             key_columns: &keys,
             with_link_value: true,
             exclude_ctid: true,
+            decide: None,
         };
         let q = SegmentsCheckQuery { target, segments: "segs", max_distance: 0 };
         let text = segments_check_query(&q);
@@ -247,6 +252,16 @@ mod tests {
         let target = QueryTarget { key_columns: &none, with_link_value: false, ..target };
         let text = segments_check_query(&SegmentsCheckQuery { target, ..q.clone() });
         assert!(text.contains("t.ctid::pg_catalog.text AS key, NULL AS link"), "{text}");
+        // The decision reads every candidate, best first, and its text.
+        let decide = QueryTarget { decide: Some("body"), ..target };
+        let text = segments_check_query(&SegmentsCheckQuery { target: decide, ..q.clone() });
+        assert!(text.contains("t.segs AS seg, t.ctid AS o0, t.body AS doc FROM ONLY"), "{text}");
+        assert!(
+            text.contains("SELECT s.key, s.link, s.r, s.doc FROM (") && text.contains("AS r, c.o0, c.doc FROM c"),
+            "{text}"
+        );
+        assert!(text.contains("t.ctid AS o0, t.body AS doc FROM ONLY public.docs AS t WHERE (SELECT"), "{text}");
+        assert!(text.ends_with("ORDER BY s.r DESC, s.o0"), "{text}");
         let text = segments_check_query(&SegmentsCheckQuery { max_distance: 8, ..q });
         assert!(text.contains("public.simhash_resemblance($1, c.seg, 8) AS r"), "{text}");
         assert!(text.contains("public.simhash_resemblance($1, t.segs, 8), t.id AS o0"), "{text}");

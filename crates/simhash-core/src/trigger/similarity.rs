@@ -181,7 +181,8 @@ pub struct SimilarityCheckQuery<'a> {
 /// The check query: the existing row with the highest similarity to `$1` (the new text) among
 /// those with similarity ≥ `$2` (float8) or, `with_containment`, containment ≥ `$3` either
 /// way, ties broken by key, as `(key text, link value or NULL, float8[])`: the array holds
-/// the similarity, and with containment the share of `$1` in the row and of the row in `$1`.
+/// the similarity, and with containment the share of `$1` in the row and of the row in `$1`
+/// (with the decision: every such row in that order, and its text).
 /// A row that matches by containment alone has a similarity below `$2`, so it comes after
 /// every row that matches by similarity.
 ///
@@ -195,7 +196,7 @@ pub fn similarity_check_query(q: &SimilarityCheckQuery<'_>) -> String {
     let keys = KeyExprs::of(t);
     let (key_text, link_value, order_cols, order) = (&keys.text, &keys.link, keys.named(), keys.names(""));
     let (s, text, v) = (t.ext_schema, q.text, q.suffix);
-    let (doc, containments, containment_match) = if q.with_containment {
+    let (doc, containments, containment_match) = if q.with_containment || t.decide.is_some() {
         (
             format!(", t.{text} AS doc"),
             format!(", {s}.simhash_containment{v}($1, s.doc), {s}.simhash_containment{v}(s.doc, $1)"),
@@ -206,19 +207,23 @@ pub fn similarity_check_query(q: &SimilarityCheckQuery<'_>) -> String {
     } else {
         (String::new(), String::new(), String::new())
     };
+    let (containments, containment_match) =
+        if q.with_containment { (containments, containment_match) } else { (String::new(), String::new()) };
+    let s_doc = if t.decide.is_some() { ", s.doc" } else { "" };
     let exclude = if t.exclude_ctid {
         format!(" AND t.ctid OPERATOR(pg_catalog.<>) ${}", if q.with_containment { 4 } else { 3 })
     } else {
         String::new()
     };
     format!(
-        "SELECT s.key, s.link, ARRAY[s.sim{containments}]::pg_catalog.float8[] FROM (\
+        "SELECT s.key, s.link, ARRAY[s.sim{containments}]::pg_catalog.float8[]{s_doc} FROM (\
          SELECT {key_text} AS key, {link_value} AS link, \
          {s}.simhash_similarity{v}(t.{text}, $1)::pg_catalog.float8 AS sim{doc}, {order_cols} \
          FROM ONLY {table} AS t \
          WHERE ({s}.simhash_similarity_at_least{v}(t.{text}, $1, $2){containment_match}){exclude} \
-         ORDER BY sim DESC, {order} LIMIT 1) AS s",
+         ORDER BY sim DESC, {order}{limit}) AS s",
         table = t.table,
+        limit = t.limit(),
     )
 }
 

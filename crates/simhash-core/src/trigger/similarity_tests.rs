@@ -164,6 +164,7 @@ fn query_text() {
         key_columns: &keys,
         with_link_value: true,
         exclude_ctid: false,
+        decide: None,
     };
     let q = SimilarityCheckQuery { target, text: "body", with_containment: false, suffix: "" };
     assert_eq!(
@@ -172,6 +173,14 @@ fn query_text() {
          t.id AS link, public.simhash_similarity(t.body, $1)::pg_catalog.float8 AS sim, t.id AS o0 \
          FROM ONLY public.docs AS t WHERE (public.simhash_similarity_at_least(t.body, $1, $2)) \
          ORDER BY sim DESC, o0 LIMIT 1) AS s"
+    );
+    // The decision reads every candidate, best first, and its text.
+    let text =
+        similarity_check_query(&SimilarityCheckQuery { target: QueryTarget { decide: Some("body"), ..target }, ..q });
+    assert!(text.starts_with("SELECT s.key, s.link, ARRAY[s.sim]::pg_catalog.float8[], s.doc FROM ("), "{text}");
+    assert!(
+        text.contains("AS sim, t.body AS doc, t.id AS o0 FROM") && text.ends_with("ORDER BY sim DESC, o0) AS s"),
+        "{text}"
     );
     let text =
         similarity_check_query(&SimilarityCheckQuery { target: QueryTarget { exclude_ctid: true, ..target }, ..q });
