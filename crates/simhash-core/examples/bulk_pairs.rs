@@ -87,7 +87,8 @@ fn main() {
     let mut found: Vec<(i64, i64, u64)> = Vec::new();
     match engine.as_str() {
         "bulk" => {
-            let mut run = BulkPairs::new(&Config { theta, version: v, threads, spill_dir }).expect("a run");
+            let mut run =
+                BulkPairs::new(&Config { theta, version: v, threads, spill_dir, decide: false }).expect("a run");
             let counters = run.counters();
             let mut cb = |p: Progress| {
                 if let Progress::Phase(m) = p {

@@ -187,12 +187,38 @@ pub fn scan(
     doc: &str,
     v: Version,
     tick: &mut dyn FnMut(),
+    figures: Option<&mut Figures>,
+    each: impl FnMut(Item, &str),
+) {
+    scan_normalized(doc, v, tick, figures, each, |_| ());
+}
+
+/// [`for_each_item`], and `normalized` with every character of the normalized text, kept or
+/// not (the dedup decision's text: `crate::decision::tokens` reads it as it reads the text).
+pub fn for_each_item_normalized(
+    doc: &str,
+    v: Version,
+    tick: &mut dyn FnMut(),
+    mut each: impl FnMut(Item),
+    normalized: impl FnMut(char),
+) {
+    let mut figures = (v == Version::M2).then(Figures::default);
+    scan_normalized(doc, v, tick, figures.as_mut(), |item, _| each(item), normalized);
+}
+
+/// [`scan`], with `normalized` called with every character of the normalized text first.
+fn scan_normalized(
+    doc: &str,
+    v: Version,
+    tick: &mut dyn FnMut(),
     mut figures: Option<&mut Figures>,
     mut each: impl FnMut(Item, &str),
+    mut normalized: impl FnMut(char),
 ) {
     let mut n = 0u32;
     for piece in pieces(doc) {
         for c in normalize_folded(piece).chars() {
+            normalized(c);
             if let Some(f) = figures.as_deref_mut() {
                 f.push(c, &mut |h, text| each(Item::Figure(h), text));
             }

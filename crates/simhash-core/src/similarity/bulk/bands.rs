@@ -18,8 +18,10 @@ use std::sync::Arc;
 
 use super::plan::Plan;
 use super::pool::Ctx;
-use super::sketch::sets_of_record;
+use super::sketch::{sets_of_record, text_of_record};
 use super::{Msg, Rows};
+use crate::decision::{tokens::Tokens, Comparison, Params};
+use crate::pairs::Progress;
 use crate::similarity::measure::{jaccard, similarity, Sets};
 
 /// Pairs per message back to the caller.
@@ -203,10 +205,34 @@ impl Rows {
     pub(super) fn set(&self, x: usize, buf: &mut Vec<u8>, ctx: &Ctx<Msg>) -> Sets {
         let loc = super::spill::Loc { offset: self.offsets[x], len: self.lens[x] };
         match self.spill.read(loc, buf) {
-            Ok(record) => sets_of_record(record, &mut || ctx.check())
+            Ok(record) => sets_of_record(record, self.version, &mut || ctx.check())
                 .unwrap_or_else(|| panic!("the bulk pairs' spill file: row {x}'s record is not one")),
             Err(e) => panic!("reading the bulk pairs' spill file: {e}"),
         }
+    }
+}
+
+impl Rows {
+    /// Whether the dedup decision calls local rows `x` and `y` the same passage, from their
+    /// records' normalized texts.
+    pub(super) fn same_passage(
+        &self,
+        x: usize,
+        y: usize,
+        bufs: &mut (Vec<u8>, Vec<u8>),
+        cb: &mut dyn FnMut(Progress),
+    ) -> bool {
+        let mut tick = || cb(Progress::Tick);
+        let tokens = |x: usize, buf: &mut Vec<u8>, tick: &mut dyn FnMut()| {
+            let loc = super::spill::Loc { offset: self.offsets[x], len: self.lens[x] };
+            let record =
+                self.spill.read(loc, buf).unwrap_or_else(|e| panic!("reading the bulk pairs' spill file: {e}"));
+            let text = text_of_record(record)
+                .unwrap_or_else(|| panic!("the bulk pairs' spill file: row {x}'s record is not one"));
+            Tokens::of(text, tick)
+        };
+        let (a, b) = (tokens(x, &mut bufs.0, &mut tick), tokens(y, &mut bufs.1, &mut tick));
+        Params::default().verdict(&Comparison::of(&a, &b, &mut tick)).duplicate
     }
 }
 

@@ -58,6 +58,7 @@ pub(super) struct Lsh {
     pub(super) plan: Plan,
     theta: f64,
     version: Version,
+    decide: bool,
     counters: Arc<Counters>,
     pub(super) pool: Pool<Msg>,
     spill: Arc<Spill>,
@@ -73,6 +74,10 @@ pub(super) struct Lsh {
     foreign: Vec<ForeignRow>,
     stage: Stage,
     out: Output,
+    /// The rows, once read (the decision reads their texts).
+    shared: Option<Arc<Rows>>,
+    /// Scratch for the decision's two records.
+    bufs: (Vec<u8>, Vec<u8>),
 }
 
 impl Lsh {
@@ -85,6 +90,7 @@ impl Lsh {
             plan,
             theta: config.theta,
             version: config.version,
+            decide: config.decide,
             counters,
             pool,
             spill,
@@ -98,6 +104,8 @@ impl Lsh {
             foreign: Vec::new(),
             stage: Stage::Input,
             out: Output::default(),
+            shared: None,
+            bufs: (Vec::new(), Vec::new()),
         })
     }
 
@@ -186,7 +194,16 @@ impl Lsh {
 
     pub(super) fn next(&mut self, cb: &mut dyn FnMut(Progress)) -> Option<Found> {
         loop {
-            if let Some(f) = self.out.next(&self.ids, self.theta, cb) {
+            let (rows, bufs, counters) = (&self.shared, &mut self.bufs, &self.counters);
+            let mut same = |x: u32, y: u32, cb: &mut dyn FnMut(Progress)| {
+                let rows = rows.as_ref().filter(|r| r.decide);
+                let same = rows.is_none_or(|r| r.same_passage(x as usize, y as usize, bufs, cb));
+                if !same {
+                    counters.apart.fetch_add(1, Ordering::Relaxed);
+                }
+                same
+            };
+            if let Some(f) = self.out.next(&self.ids, self.theta, &mut same, cb) {
                 return Some(f);
             }
             match &mut self.stage {
@@ -237,6 +254,8 @@ impl Lsh {
         let rows = Arc::new(Rows {
             plan: self.plan,
             theta: self.theta,
+            version: self.version,
+            decide: self.decide,
             sizes: s.sizes,
             offsets: s.offsets,
             lens: s.lens,
@@ -277,6 +296,7 @@ impl Lsh {
         drop((members, ends));
         self.counters.duplicates.store(links.len() as u64, Ordering::Relaxed);
         let reps = self.out.set_groups(&rows, &links, cb);
+        self.shared = Some(Arc::clone(&rows));
         // The bands, each a job.
         let b = self.plan.b;
         self.counters.bands.store(b as u64, Ordering::Relaxed);

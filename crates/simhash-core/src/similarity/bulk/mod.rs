@@ -91,8 +91,11 @@ pub struct Config {
     pub version: Version,
     /// Worker threads (at least 1).
     pub threads: usize,
-    /// Where the temporary file of kept characters goes (default: `std::env::temp_dir()`).
+    /// Where the temporary file of the rows' texts goes (default: `std::env::temp_dir()`).
     pub spill_dir: Option<PathBuf>,
+    /// Whether a pair is handed out only when the dedup decision calls its two texts the same
+    /// passage (`crate::decision`; 6.0's bulk pairs), or whenever it reaches θ (5.x's).
+    pub decide: bool,
 }
 
 /// What [`BulkPairs::next`] hands out.
@@ -133,6 +136,8 @@ pub struct Counters {
     pub candidates: AtomicU64,
     /// Pairs handed out.
     pub pairs: AtomicU64,
+    /// Pairs at θ or more that the dedup decision kept apart.
+    pub apart: AtomicU64,
     /// Bytes of kept characters in the spill file.
     pub spilled: AtomicU64,
     phase: AtomicU8,
@@ -158,7 +163,7 @@ impl Counters {
     pub fn summary(&self) -> String {
         let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
         format!(
-            "{:?}: {} rows, {} sketched ({} MB spilled), {} duplicates, bands {}/{}, {} collisions, {} candidates, {} pairs",
+            "{:?}: {} rows, {} sketched ({} MB spilled), {} duplicates, bands {}/{}, {} collisions, {} candidates, {} pairs, {} kept apart",
             self.phase(),
             g(&self.rows),
             g(&self.sketched),
@@ -168,7 +173,8 @@ impl Counters {
             g(&self.bands),
             g(&self.collisions),
             g(&self.candidates),
-            g(&self.pairs)
+            g(&self.pairs),
+            g(&self.apart)
         )
     }
 }
@@ -199,7 +205,8 @@ impl BulkPairs {
             Some(p) => Inner::Lsh(Box::new(Lsh::new(config, p, Arc::clone(&counters))?)),
             None => {
                 counters.set_phase(Phase::Fallback);
-                Inner::Fallback(Box::new((Some(TextRows::new(config.theta, config.version)), None, config.theta)))
+                let rows = TextRows::new(config.theta, config.version).deciding(config.decide);
+                Inner::Fallback(Box::new((Some(rows), None, config.theta)))
             }
         };
         Ok(BulkPairs { inner, counters })
@@ -296,6 +303,9 @@ enum Msg {
 struct Rows {
     plan: Plan,
     theta: f64,
+    version: Version,
+    /// Config's `decide`.
+    decide: bool,
     sizes: Vec<u32>,
     offsets: Vec<u64>,
     lens: Vec<u32>,

@@ -16,6 +16,10 @@ pub(super) const NONE: u32 = u32::MAX;
 /// Pairs passed over (equal ids) or rows looked at between two ticks.
 const TICK: u32 = 1 << 14;
 
+/// Whether local rows `(x, y)` are a pair to hand out (the dedup decision), with the
+/// caller's progress callback.
+pub(super) type Same<'a> = dyn FnMut(u32, u32, &mut dyn FnMut(Progress)) -> bool + 'a;
+
 #[derive(Clone, Copy)]
 enum Cursor {
     Idle,
@@ -111,8 +115,15 @@ impl Output {
         false
     }
 
-    /// The next pair out of the batches received and the group being expanded.
-    pub(super) fn next(&mut self, ids: &[i64], theta: f64, cb: &mut dyn FnMut(Progress)) -> Option<Found> {
+    /// The next pair out of the batches received and the group being expanded; a pair of
+    /// local rows `(x, y)` only if `same(x, y)` (the dedup decision, when the run asks it).
+    pub(super) fn next(
+        &mut self,
+        ids: &[i64],
+        theta: f64,
+        same: &mut Same,
+        cb: &mut dyn FnMut(Progress),
+    ) -> Option<Found> {
         loop {
             let cursor = match self.cursor {
                 Some(c) => c,
@@ -156,7 +167,7 @@ impl Output {
             }
             return match (cursor, found) {
                 (Cursor::Foreign { .. }, _) => Some(Found::Foreign { local: ix, foreign: iy }),
-                (_, Some(similarity)) => {
+                (_, Some(similarity)) if same(x, y, cb) => {
                     Some(Found::Pair(SimilarityPair { id1: ix.min(iy), id2: ix.max(iy), similarity }))
                 }
                 _ => {

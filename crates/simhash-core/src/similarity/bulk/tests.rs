@@ -66,12 +66,19 @@ fn ids(n: usize, seed: u64) -> Vec<i64> {
 type Pairs = Vec<(i64, i64, u64)>;
 
 fn brute(texts: &[String], ids: &[i64], theta: f64, v: Version) -> Pairs {
+    brute_deciding(texts, ids, theta, v, false)
+}
+
+/// The pairs at θ or more, and with `decide` only those the dedup decision calls the same
+/// passage.
+fn brute_deciding(texts: &[String], ids: &[i64], theta: f64, v: Version, decide: bool) -> Pairs {
     let sets: Vec<Sets> = texts.iter().map(|t| Sets::of(t, v, &mut || ())).collect();
     let mut out = Vec::new();
     for i in 0..sets.len() {
         for j in i + 1..sets.len() {
             let s = similarity(&sets[i], &sets[j]);
-            if s >= theta && ids[i] != ids[j] {
+            let same = || !decide || crate::decision::decide(&texts[i], &texts[j], &mut || ()).duplicate;
+            if s >= theta && ids[i] != ids[j] && same() {
                 out.push((ids[i].min(ids[j]), ids[i].max(ids[j]), s.to_bits()));
             }
         }
@@ -81,11 +88,15 @@ fn brute(texts: &[String], ids: &[i64], theta: f64, v: Version) -> Pairs {
 }
 
 fn config(theta: f64, version: Version, threads: usize) -> Config {
-    Config { theta, version, threads, spill_dir: None }
+    Config { theta, version, threads, spill_dir: None, decide: false }
 }
 
 fn run(texts: &[String], ids: &[i64], theta: f64, v: Version, threads: usize) -> Pairs {
-    let mut e = BulkPairs::new(&config(theta, v, threads)).expect("a run");
+    run_deciding(texts, ids, theta, v, threads, false)
+}
+
+fn run_deciding(texts: &[String], ids: &[i64], theta: f64, v: Version, threads: usize, decide: bool) -> Pairs {
+    let mut e = BulkPairs::new(&Config { decide, ..config(theta, v, threads) }).expect("a run");
     for (t, &id) in texts.iter().zip(ids) {
         e.push(id, t, &mut |_| ());
     }
@@ -113,6 +124,25 @@ fn pairs_are_brute_forces() {
         }
     }
     assert!(checked > 2000, "{checked} pairs checked");
+}
+
+#[test]
+fn decided_pairs_are_brute_forces() {
+    // Both engines (the sketch groups below 0.3, the bands above) hand out exactly the pairs
+    // at θ that the decision calls the same passage.
+    let (mut pairs, mut apart) = (0, 0);
+    for seed in 0..60u64 {
+        let texts = corpus(seed);
+        let ids = ids(texts.len(), seed);
+        for theta in [0.2, 0.5] {
+            let want = brute_deciding(&texts, &ids, theta, Version::M2, true);
+            pairs += want.len();
+            apart += brute(&texts, &ids, theta, Version::M2).len() - want.len();
+            let got = run_deciding(&texts, &ids, theta, Version::M2, 2, true);
+            assert_eq!(got, want, "seed {seed}, θ {theta}");
+        }
+    }
+    assert!(pairs > 300 && apart > 300, "{pairs} pairs, {apart} kept apart");
 }
 
 #[test]

@@ -171,7 +171,9 @@ impl SimilarityPairs {
             }
             let (x, y) = self.next_candidate(cb)?;
             if let Some(similarity) = self.measure(x, y) {
-                return Some(self.pair(x, y, similarity));
+                if let Some(p) = self.pair(x, y, similarity, cb) {
+                    return Some(p);
+                }
             }
         }
     }
@@ -184,9 +186,15 @@ impl SimilarityPairs {
         }
     }
 
-    fn pair(&self, x: usize, y: usize, similarity: f64) -> SimilarityPair {
+    /// Texts `x` and `y` as a pair, unless the dedup decision keeps them apart (when the rows
+    /// ask it: `TextRows::deciding`).
+    fn pair(&self, x: usize, y: usize, similarity: f64, cb: &mut dyn FnMut(Progress)) -> Option<SimilarityPair> {
         let (i1, i2) = (self.rows.ids[x], self.rows.ids[y]);
-        SimilarityPair { id1: i1.min(i2), id2: i1.max(i2), similarity }
+        self.rows.same_passage(x, y, &mut || cb(Progress::Tick)).then_some(SimilarityPair {
+            id1: i1.min(i2),
+            id2: i1.max(i2),
+            similarity,
+        })
     }
 
     /// Phase 1, the next whole-set text: its pairs with those before it (by prefix filtering
@@ -217,7 +225,7 @@ impl SimilarityPairs {
                     let s = jaccard(common(sx, sy), sx.len(), sy.len()) * self.rows.agreement(x, y);
                     let ours = self.owned.is_none_or(|o| o.owns_pair(sx, sy));
                     if s >= self.theta && self.rows.ids[x] != self.rows.ids[y] && ours {
-                        self.chunk.push(self.pair(x, y, s));
+                        self.chunk.extend(self.pair(x, y, s, cb));
                     }
                 }
             }

@@ -3,7 +3,8 @@
 
 use super::super::keys::{rank, KeyParams, K};
 use super::super::measure::{agreement, common};
-use super::super::shingles::{for_each_item, Item, Version, Window};
+use super::super::shingles::{for_each_item_normalized, Item, Version, Window};
+use crate::decision::{tokens::Tokens, Comparison, Params};
 
 /// The per-pair miss probability a bulk run allows itself at the threshold.
 pub const BULK_MISS: f64 = 1e-9;
@@ -71,6 +72,8 @@ pub struct TextRows {
     figures: Vec<u64>,
     figure_starts: Vec<usize>,
     pub(super) plan: Option<Plan>,
+    /// With the dedup decision: every text's normalized text, and where each ends.
+    decide: Option<(String, Vec<usize>)>,
 }
 
 impl TextRows {
@@ -87,7 +90,24 @@ impl TextRows {
             figures: Vec::new(),
             figure_starts: vec![0],
             plan: plan(theta),
+            decide: None,
         }
+    }
+
+    /// The same rows, which keep their normalized texts when `decide`, so that a pair is
+    /// handed out only when the dedup decision calls it the same passage (`crate::decision`).
+    pub fn deciding(mut self, decide: bool) -> TextRows {
+        self.decide = decide.then(|| (String::new(), Vec::new()));
+        self
+    }
+
+    /// Whether rows `x` and `y` are the same passage by the dedup decision (true when the rows
+    /// do not decide).
+    pub(super) fn same_passage(&self, x: usize, y: usize, tick: &mut dyn FnMut()) -> bool {
+        let Some((texts, ends)) = &self.decide else { return true };
+        let text = |i: usize| &texts[if i == 0 { 0 } else { ends[i - 1] }..ends[i]];
+        let (a, b) = (Tokens::of(text(x), tick), Tokens::of(text(y), tick));
+        Params::default().verdict(&Comparison::of(&a, &b, tick)).duplicate
     }
 
     pub fn len(&self) -> usize {
@@ -105,15 +125,29 @@ impl TextRows {
         let kept = &mut self.kept;
         let figures_from = self.figures.len();
         let figures = &mut self.figures;
-        for_each_item(doc, self.version, tick, |item| match item {
-            Item::Char(c) => {
-                kept.push(c);
-                if let Some(h) = window.push(c) {
-                    hashes.push(h);
+        let mut normalized = self.decide.as_mut().map(|d| &mut d.0);
+        for_each_item_normalized(
+            doc,
+            self.version,
+            tick,
+            |item| match item {
+                Item::Char(c) => {
+                    kept.push(c);
+                    if let Some(h) = window.push(c) {
+                        hashes.push(h);
+                    }
                 }
-            }
-            Item::Figure(h) => figures.push(h),
-        });
+                Item::Figure(h) => figures.push(h),
+            },
+            |c| {
+                if let Some(n) = normalized.as_mut() {
+                    n.push(c);
+                }
+            },
+        );
+        if let Some((texts, ends)) = self.decide.as_mut() {
+            ends.push(texts.len());
+        }
         self.figures[figures_from..].sort_unstable();
         let distinct = {
             let mut v = self.figures.split_off(figures_from);
