@@ -3,6 +3,7 @@
 //!
 //! - **all pairs**: every pair of one set of rows, streamed ([`Duplicates`]), collected
 //!   ([`duplicates`]) or joined into connected components ([`clusters`]);
+//! - **star clusters** of any pairs ([`Stars`]), the clusters a DELETE can trust;
 //! - **batch against corpus**: every (batch row, corpus row) pair, the batch in memory
 //!   in tables ([`BatchTables`], [`Prepared`]) and the corpus streamed past it a chunk at
 //!   a time ([`CorpusPairs`]), looked up by the caller or by [`LookupThreads`].
@@ -14,6 +15,7 @@
 mod all;
 mod corpus;
 mod plan;
+mod star;
 mod tables;
 #[cfg(test)]
 pub(crate) mod test_support;
@@ -25,6 +27,7 @@ pub use corpus::{
     Scan,
 };
 pub use plan::{corpus_plan, corpus_plan_cost, plan, plan_cost, CorpusPlan, Plan, MAX_TABLES};
+pub use star::Stars;
 pub(crate) use union_find::UnionFind;
 
 /// What the searches report to their caller while they run.
