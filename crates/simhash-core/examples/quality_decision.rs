@@ -4,7 +4,7 @@
 //! `params={...}` (JSON) overrides the default parameters, for measuring other ones.
 use std::io::{BufRead, Write};
 
-use simhash_core::decision::{diff::Side, Comparison, Params};
+use simhash_core::decision::{diff::Side, tokens::Tokens, Comparison, Params};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -29,7 +29,9 @@ fn main() {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     for l in std::io::stdin().lock().lines() {
         let v: serde_json::Value = serde_json::from_str(&l.expect("stdin")).expect("a JSON line");
-        let c = Comparison::of(v[0].as_str().expect("a"), v[1].as_str().expect("b"), &mut || ());
+        let (a, b) =
+            (Tokens::of(v[0].as_str().expect("a"), &mut || ()), Tokens::of(v[1].as_str().expect("b"), &mut || ()));
+        let c = Comparison::of(&a, &b, &mut || ());
         let verdict = p.verdict(&c);
         let mut o = serde_json::json!({
             "dup": verdict.duplicate, "reason": format!("{:?}", verdict.reason),

@@ -50,28 +50,24 @@ pub struct Diff {
 }
 
 /// Two texts' tokens and their hunks.
-pub struct Comparison {
-    pub a: Tokens,
-    pub b: Tokens,
+pub struct Comparison<'t> {
+    pub a: &'t Tokens,
+    pub b: &'t Tokens,
     pub diffs: Vec<Diff>,
     /// Side a is the second text given and b the first: the two are compared in one order
     /// whichever comes first, so that the decision on a pair does not depend on it.
     pub swapped: bool,
 }
 
-impl Comparison {
-    /// The hunks of `a` against `b`; `tick` now and then (a check for cancellation).
-    pub fn of(a: &str, b: &str, tick: &mut dyn FnMut()) -> Comparison {
-        Comparison::of_tokens(Tokens::of(a, tick), Tokens::of(b, tick), tick)
-    }
-
-    /// The hunks of two texts' tokens, in their canonical order ([`Comparison::swapped`]).
-    pub fn of_tokens(ta: Tokens, tb: Tokens, tick: &mut dyn FnMut()) -> Comparison {
+impl<'t> Comparison<'t> {
+    /// The hunks of two texts' tokens, in their canonical order ([`Comparison::swapped`]);
+    /// `tick` now and then (a check for cancellation).
+    pub fn of(ta: &'t Tokens, tb: &'t Tokens, tick: &mut dyn FnMut()) -> Comparison<'t> {
         let key = |t: &Tokens| (t.tokens.len(), t.run_hash(0..t.tokens.len()), t.cut);
-        let swapped = key(&tb) < key(&ta);
+        let swapped = key(tb) < key(ta);
         let (ta, tb) = if swapped { (tb, ta) } else { (ta, tb) };
-        let hunks = align::merge_islands(&ta.tokens, &tb.tokens, align::by_sentences(&ta, &tb, tick));
-        let diffs = hunks.iter().enumerate().map(|(k, &h)| describe(&ta, &tb, &hunks, k, h)).collect();
+        let hunks = align::merge_islands(&ta.tokens, &tb.tokens, align::by_sentences(ta, tb, tick));
+        let diffs = hunks.iter().enumerate().map(|(k, &h)| describe(ta, tb, &hunks, k, h)).collect();
         let mut c = Comparison { a: ta, b: tb, diffs, swapped };
         c.find_moves();
         c
@@ -84,7 +80,7 @@ impl Comparison {
 
     /// The characters of side a (`true`) or b of diff `d`, a space between tokens.
     pub fn side_text(&self, d: &Diff, a: bool) -> String {
-        let (t, r) = if a { (&self.a, d.hunk.a0..d.hunk.a1) } else { (&self.b, d.hunk.b0..d.hunk.b1) };
+        let (t, r) = if a { (self.a, d.hunk.a0..d.hunk.a1) } else { (self.b, d.hunk.b0..d.hunk.b1) };
         r.map(|i| t.str(i)).collect::<Vec<_>>().join(" ")
     }
 

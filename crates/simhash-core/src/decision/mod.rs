@@ -30,7 +30,8 @@ pub use verdict::{Params, Reason, Verdict};
 /// The decision on two texts under the default parameters; `tick` now and then (a check for
 /// cancellation).
 pub fn decide(a: &str, b: &str, tick: &mut dyn FnMut()) -> Verdict {
-    Params::default().verdict(&Comparison::of(a, b, tick))
+    let (ta, tb) = (tokens::Tokens::of(a, tick), tokens::Tokens::of(b, tick));
+    Params::default().verdict(&Comparison::of(&ta, &tb, tick))
 }
 
 #[cfg(test)]

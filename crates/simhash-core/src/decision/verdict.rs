@@ -130,7 +130,7 @@ impl Params {
     }
 
     /// The verdict on a comparison.
-    pub fn verdict(&self, c: &Comparison) -> Verdict {
+    pub fn verdict(&self, c: &Comparison<'_>) -> Verdict {
         let (wa, wb) = (c.a.weight(), c.b.weight());
         let costs: Vec<u64> = c.diffs.iter().map(|d| self.cost(d)).collect();
         let cost = costs.iter().sum();
@@ -150,7 +150,7 @@ impl Params {
     /// The rule for a text inside a mostly other one (module docs): true unless the longer
     /// text's other content outweighs what they share, what they share is under a passage,
     /// and it is not whole sentences of the longer text.
-    fn a_passage(&self, c: &Comparison) -> bool {
+    fn a_passage(&self, c: &Comparison<'_>) -> bool {
         let other = |a: bool| -> u64 {
             c.diffs.iter().filter_map(|d| live(if a { &d.a } else { &d.b })).map(|s| u64::from(s.weight)).sum()
         };
