@@ -19,6 +19,7 @@ pub mod search;
 pub mod segments;
 pub mod shard;
 pub mod similarity;
+pub mod spill;
 pub mod trigger;
 
 pub use fingerprint::{

@@ -19,6 +19,7 @@ mod star;
 mod tables;
 #[cfg(test)]
 pub(crate) mod test_support;
+mod texts;
 mod union_find;
 
 pub use all::{clusters, duplicates, Duplicates, BYTES_PER_ROW};
@@ -28,6 +29,7 @@ pub use corpus::{
 };
 pub use plan::{corpus_plan, corpus_plan_cost, plan, plan_cost, CorpusPlan, Plan, MAX_TABLES};
 pub use star::Stars;
+pub use texts::Texts;
 pub(crate) use union_find::UnionFind;
 
 /// What the searches report to their caller while they run.

@@ -203,7 +203,7 @@ impl Measurer<'_> {
 impl Rows {
     /// A local row's sets, from its record in the spill file.
     pub(super) fn set(&self, x: usize, buf: &mut Vec<u8>, ctx: &Ctx<Msg>) -> Sets {
-        let loc = super::spill::Loc { offset: self.offsets[x], len: self.lens[x] };
+        let loc = crate::spill::Loc { offset: self.offsets[x], len: self.lens[x] };
         match self.spill.read(loc, buf) {
             Ok(record) => sets_of_record(record, self.version, &mut || ctx.check())
                 .unwrap_or_else(|| panic!("the bulk pairs' spill file: row {x}'s record is not one")),
@@ -224,7 +224,7 @@ impl Rows {
     ) -> bool {
         let mut tick = || cb(Progress::Tick);
         let tokens = |x: usize, buf: &mut Vec<u8>, tick: &mut dyn FnMut()| {
-            let loc = super::spill::Loc { offset: self.offsets[x], len: self.lens[x] };
+            let loc = crate::spill::Loc { offset: self.offsets[x], len: self.lens[x] };
             let record =
                 self.spill.read(loc, buf).unwrap_or_else(|e| panic!("reading the bulk pairs' spill file: {e}"));
             let text = text_of_record(record)

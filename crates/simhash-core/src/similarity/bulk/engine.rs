@@ -11,10 +11,10 @@ use super::output::Output;
 use super::plan::{Plan, CODES};
 use super::pool::Pool;
 use super::sketch::Sketcher;
-use super::spill::Spill;
 use super::{bands, groups, Config, Counters, Found, Msg, Phase, Rows};
 use crate::pairs::Progress;
 use crate::similarity::shingles::Version;
+use crate::spill::Spill;
 
 /// A chunk is sent when it holds this many rows...
 const CHUNK_ROWS: usize = 1024;

@@ -68,7 +68,6 @@ pub mod plan;
 mod pool;
 mod sketch;
 pub mod slices;
-mod spill;
 #[cfg(test)]
 mod tests;
 
@@ -315,6 +314,6 @@ struct Rows {
     codes: Vec<u64>,
     /// Rows `n_local..` are foreign.
     n_local: usize,
-    spill: Arc<spill::Spill>,
+    spill: Arc<crate::spill::Spill>,
     counters: Arc<Counters>,
 }

@@ -1,7 +1,8 @@
-//! The temporary file of a bulk run's rows (`super`: each row's record, its figures and its
-//! kept characters, `sketch::record`): rows are written a chunk
-//! at a time by whichever worker sketched them, each chunk at a place reserved by an atomic
-//! counter (no lock, no order), and read back by position when a candidate is measured.
+//! A temporary file of rows' bytes, for the bulk runs that must not hold their texts in
+//! memory: a similarity run's records (`similarity::bulk`, written a chunk at a time by
+//! whichever worker sketched them) and the texts the dedup decision reads in the bulk
+//! fingerprint pairs (`pairs::texts`). Each write goes at a place reserved by an atomic
+//! counter (no lock, no order); rows are read back by position.
 //!
 //! The file is unlinked as soon as it is made: nothing is left behind by a crash or a
 //! cancel, and the space is freed when the last handle closes. Reads come from the page
@@ -15,19 +16,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Where a row's record is: byte offset and length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(super) struct Loc {
+pub struct Loc {
     pub offset: u64,
     pub len: u32,
 }
 
-pub(super) struct Spill {
+pub struct Spill {
     file: File,
     end: AtomicU64,
 }
 
 impl Spill {
     /// A new, already unlinked file in `dir`.
-    pub(super) fn create(dir: &Path) -> io::Result<Spill> {
+    pub fn create(dir: &Path) -> io::Result<Spill> {
         static SERIAL: AtomicU64 = AtomicU64::new(0);
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         for _ in 0..16 {
@@ -47,14 +48,14 @@ impl Spill {
     }
 
     /// Writes `bytes` at a newly reserved place; its offset.
-    pub(super) fn append(&self, bytes: &[u8]) -> io::Result<u64> {
+    pub fn append(&self, bytes: &[u8]) -> io::Result<u64> {
         let at = self.end.fetch_add(bytes.len() as u64, Ordering::Relaxed);
         self.file.write_all_at(bytes, at)?;
         Ok(at)
     }
 
     /// Reads a row's record into `buf`.
-    pub(super) fn read<'a>(&self, loc: Loc, buf: &'a mut Vec<u8>) -> io::Result<&'a [u8]> {
+    pub fn read<'a>(&self, loc: Loc, buf: &'a mut Vec<u8>) -> io::Result<&'a [u8]> {
         buf.resize(loc.len as usize, 0);
         self.file.read_exact_at(buf, loc.offset)?;
         Ok(buf)
