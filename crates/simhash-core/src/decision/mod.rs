@@ -27,6 +27,38 @@ pub mod verdict;
 pub use diff::Comparison;
 pub use verdict::{Params, Reason, Verdict};
 
+/// One difference of two texts, as `simhash_explain` lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Difference {
+    /// Its tokens in the first text and in the second (a space between tokens).
+    pub a: String,
+    pub b: String,
+    /// What it is: [`verdict::what`].
+    pub what: &'static str,
+    /// What it costs, in weight units (a CJK character 2, a Latin letter or digit 1).
+    pub cost: f64,
+}
+
+/// The decision on two texts and every difference it weighed, in the first text's order;
+/// `tick` now and then.
+pub fn explain(a: &str, b: &str, tick: &mut dyn FnMut()) -> (Verdict, Vec<Difference>) {
+    let (ta, tb) = (tokens::Tokens::of(a, tick), tokens::Tokens::of(b, tick));
+    let c = Comparison::of(&ta, &tb, tick);
+    let v = Params::default().verdict(&c);
+    let rows = c
+        .diffs
+        .iter()
+        .zip(&v.costs)
+        .map(|(d, &cost)| {
+            let (x, y) = (c.side_text(d, true), c.side_text(d, false));
+            let (a, b, what) =
+                if c.swapped { (y, x, verdict::flipped(verdict::what(d))) } else { (x, y, verdict::what(d)) };
+            Difference { a, b, what, cost: cost as f64 / 4.0 }
+        })
+        .collect();
+    (v, rows)
+}
+
 /// The decision on two texts under the default parameters; `tick` now and then (a check for
 /// cancellation).
 pub fn decide(a: &str, b: &str, tick: &mut dyn FnMut()) -> Verdict {

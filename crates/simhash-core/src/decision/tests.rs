@@ -150,3 +150,17 @@ fn long_texts_are_decided() {
         (0..3000).filter(|&i| i != 1500).map(sentence).collect::<String>().replacen("与众不同", "与众不通", 3);
     assert!(same(&a, &b));
 }
+
+#[test]
+fn explained_differences() {
+    let (v, rows) = super::explain("小米手环7 NFC版 黑色", "小米手环7 NFC版 白色", &mut || ());
+    assert!(!v.duplicate);
+    assert_eq!(v.describe(), "kept apart: the differences cost 4, at most 0.75 allowed");
+    assert_eq!(rows.len(), 1);
+    assert_eq!((rows[0].a.as_str(), rows[0].b.as_str(), rows[0].what, rows[0].cost), ("黑", "白", "substituted", 4.0));
+    // Sides as given, whichever order the decision compared them in.
+    let (_, rows) = super::explain("新年讲话全文。北京电。", "新年讲话全文。", &mut || ());
+    assert_eq!((rows[0].a.as_str(), rows[0].b.as_str(), rows[0].what), ("北 京 电", "", "sentence dropped"));
+    let (_, rows) = super::explain("新年讲话全文。", "新年讲话全文。北京电。", &mut || ());
+    assert_eq!((rows[0].a.as_str(), rows[0].b.as_str(), rows[0].what), ("", "北 京 电", "sentence added"));
+}

@@ -168,3 +168,50 @@ impl Params {
 fn live(s: &Side) -> Option<&Side> {
     (s.tokens > 0 && !s.moved).then_some(s)
 }
+
+/// What a diff is, in a word a reader knows (for `simhash_explain`): its costs decide.
+pub fn what(d: &Diff) -> &'static str {
+    let (a, b) = (live(&d.a), live(&d.b));
+    match (a, b) {
+        _ if d.truncated => "cut",
+        (None, None) => "moved",
+        (Some(_), None) | (None, Some(_)) if d.a.moved || d.b.moved => "moved",
+        (Some(s), None) | (None, Some(s)) if s.sentences => {
+            if a.is_some() {
+                "sentence dropped"
+            } else {
+                "sentence added"
+            }
+        }
+        (Some(_), None) => "dropped",
+        (None, Some(_)) => "added",
+        (Some(_), Some(_)) if d.figures_changed > 0 => "figure changed",
+        (Some(_), Some(_)) => "substituted",
+    }
+}
+
+/// [`what`] with the two texts the other way round.
+pub fn flipped(what: &'static str) -> &'static str {
+    match what {
+        "dropped" => "added",
+        "added" => "dropped",
+        "sentence dropped" => "sentence added",
+        "sentence added" => "sentence dropped",
+        other => other,
+    }
+}
+
+impl Verdict {
+    /// The verdict in words, for `simhash_explain`.
+    pub fn describe(&self) -> String {
+        let (cost, allowed) = (self.cost as f64 / 4.0, self.allowed as f64 / 4.0);
+        match self.reason {
+            Reason::Same => format!("same passage: the differences cost {cost}, at most {allowed} allowed"),
+            Reason::Differs => format!("kept apart: the differences cost {cost}, at most {allowed} allowed"),
+            Reason::OnlyAPhrase => {
+                "kept apart: the shorter text is a phrase of a text that is mostly other content".to_owned()
+            }
+            Reason::Empty => "kept apart: a text has no letter or digit".to_owned(),
+        }
+    }
+}
