@@ -9,6 +9,7 @@ use pgrx::prelude::*;
 use simhash_core::Definition;
 
 use super::config::Config;
+use super::Decision;
 
 /// The dedup trigger a Config is for.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -31,9 +32,10 @@ struct Entry {
     /// FUNCTION` can point a trigger's function at the other one without invalidating
     /// the table's relcache entry.
     default: Definition,
-    /// Which trigger's arguments it was built for (the same `CREATE OR REPLACE FUNCTION`
-    /// caveat).
+    /// Which trigger's arguments it was built for, and what decides (the same `CREATE OR
+    /// REPLACE FUNCTION` caveat).
     kind: Kind,
+    decision: Decision,
     config: std::rc::Rc<Config>,
     /// SPI plans kept with SPI_keepplan: [insert, update].
     plans: [pg_sys::SPIPlanPtr; 2],
@@ -86,6 +88,7 @@ pub(super) unsafe fn entry(
     td: *mut pg_sys::TriggerData,
     default: Definition,
     kind: Kind,
+    decision: Decision,
     build: impl FnOnce() -> Config,
 ) -> (std::rc::Rc<Config>, [pg_sys::SPIPlanPtr; 2]) {
     if !CALLBACK_REGISTERED.get() {
@@ -116,7 +119,7 @@ pub(super) unsafe fn entry(
                 keep
             });
         }
-        if c.get(&tgoid).is_some_and(|e| e.default != default || e.kind != kind) {
+        if c.get(&tgoid).is_some_and(|e| e.default != default || e.kind != kind || e.decision != decision) {
             let e = c.remove(&tgoid).expect("the entry just looked up");
             dropped.extend(e.plans.iter().copied().filter(|p| !p.is_null()));
         }
@@ -131,7 +134,7 @@ pub(super) unsafe fn entry(
     }
     let config = std::rc::Rc::new(build());
     let plans = [std::ptr::null_mut(); 2];
-    CACHE.with(|c| c.borrow_mut().insert(tgoid, Entry { default, kind, config: config.clone(), plans }));
+    CACHE.with(|c| c.borrow_mut().insert(tgoid, Entry { default, kind, decision, config: config.clone(), plans }));
     (config, plans)
 }
 

@@ -13,6 +13,7 @@ use super::cache::keep_plan;
 use super::column::cstring;
 use super::config::Config;
 use super::lock::lock;
+use super::Decision;
 use crate::error::raise;
 
 /// The existing row the check query found: the nearest within the distance bound (`T` is
@@ -140,7 +141,13 @@ impl Drop for IndexPlan {
     }
 }
 
-/// Runs the check query (under SPI, already connected) and copies its row out.
+/// Candidates read at a time when the decision reads the check query's rows (a cursor):
+/// bounds the tuples, and texts, held at once.
+const DECIDE_BATCH: i64 = 16;
+
+/// Runs the check query (under SPI, already connected) and copies out its row: its only one,
+/// or, with `doc` (the new row's text, under [`Decision::Passage`]), the first whose text
+/// (its fourth column) the dedup decision calls the same passage as `doc`.
 ///
 /// # Safety
 /// `td` must be the TriggerData of the firing trigger; SPI must be connected; `plan` must be
@@ -152,7 +159,12 @@ unsafe fn run_check<T: FromDatum>(
     values: &mut [pg_sys::Datum],
     nulls: &CStr,
     snapshot: Option<pg_sys::Snapshot>,
+    doc: Option<&str>,
 ) -> Option<Match<T>> {
+    if let Some(doc) = doc {
+        // SAFETY: forwarded from the caller.
+        return unsafe { first_same_passage(td, config, plan, values, nulls, snapshot, doc) };
+    }
     // SAFETY: forwarded from the caller. read_only = false: SPI increments the command
     // counter and takes a fresh snapshot (READ COMMITTED), so rows committed by whoever
     // held our locks, and rows inserted earlier by this statement, are visible.
@@ -182,7 +194,87 @@ unsafe fn run_check<T: FromDatum>(
             return None;
         }
         let table = pg_sys::SPI_tuptable;
-        let (tuple, desc) = (*(*table).vals, (*table).tupdesc);
+        Some(match_of(config, *(*table).vals, (*table).tupdesc))
+    }
+}
+
+/// The check query's rows through a cursor, best first, until the dedup decision calls one
+/// the same passage as `doc`: that row. A candidate the decision keeps apart is passed over,
+/// and so is one with a NULL text (it cannot be the same passage).
+///
+/// # Safety
+/// As [`run_check`].
+unsafe fn first_same_passage<T: FromDatum>(
+    td: *mut pg_sys::TriggerData,
+    config: &Config,
+    plan: pg_sys::SPIPlanPtr,
+    values: &mut [pg_sys::Datum],
+    nulls: &CStr,
+    snapshot: Option<pg_sys::Snapshot>,
+    doc: &str,
+) -> Option<Match<T>> {
+    let params = simhash_core::decision::Params::default();
+    let new = simhash_core::decision::tokens::Tokens::of(doc, &mut crate::similarity::tick);
+    // SAFETY: forwarded from the caller. Without a snapshot, read_only = false: SPI takes a
+    // fresh one (READ COMMITTED), as SPI_execute_plan does above. With one, it is made the
+    // active snapshot while the portal starts (read_only = true uses the active one, and
+    // PortalStart registers its own reference), then popped.
+    unsafe {
+        if let Some(s) = snapshot {
+            pg_sys::PushActiveSnapshot(s);
+        }
+        let portal =
+            pg_sys::SPI_cursor_open(std::ptr::null(), plan, values.as_mut_ptr(), nulls.as_ptr(), snapshot.is_some());
+        if snapshot.is_some() {
+            pg_sys::PopActiveSnapshot();
+        }
+        if portal.is_null() {
+            let code = pg_sys::SPI_result;
+            raise(
+                PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
+                format!("{}: could not open the check query (SPI code {code})", function_name(td)),
+                None,
+                None,
+            );
+        }
+        let mut found = None;
+        'fetch: loop {
+            pg_sys::SPI_cursor_fetch(portal, true, DECIDE_BATCH);
+            let (table, n) = (pg_sys::SPI_tuptable, pg_sys::SPI_processed as usize);
+            if n == 0 {
+                break;
+            }
+            let desc = (*table).tupdesc;
+            for i in 0..n {
+                let tuple = *(*table).vals.add(i);
+                let mut null = false;
+                let datum = pg_sys::SPI_getbinval(tuple, desc, 4, &mut null);
+                if null {
+                    continue;
+                }
+                let text = crate::fingerprint::text_datum_to_utf8(datum);
+                let old = simhash_core::decision::tokens::Tokens::of(&text, &mut crate::similarity::tick);
+                let comparison = simhash_core::decision::Comparison::of(&old, &new, &mut crate::similarity::tick);
+                if params.verdict(&comparison).duplicate {
+                    found = Some(match_of(config, tuple, desc));
+                    break 'fetch;
+                }
+            }
+            pg_sys::SPI_freetuptable(table);
+        }
+        pg_sys::SPI_cursor_close(portal);
+        found
+    }
+}
+
+/// The match in a check query's row `tuple` of `desc`: key, link value, measure.
+///
+/// # Safety
+/// `tuple` must be a row of the check query, of `desc`, under a connected SPI.
+unsafe fn match_of<T: FromDatum>(config: &Config, tuple: pg_sys::HeapTuple, desc: pg_sys::TupleDesc) -> Match<T> {
+    // SAFETY: forwarded from the caller; columns 1 to 3 are the key text, the link value
+    // and the measure, none of them NULL but the link value without link.
+    unsafe {
         let key_ptr = pg_sys::SPI_getvalue(tuple, desc, 1);
         let key = CStr::from_ptr(key_ptr).to_string_lossy().into_owned();
         let mut null = false;
@@ -196,7 +288,7 @@ unsafe fn run_check<T: FromDatum>(
         };
         let measure = T::from_datum(pg_sys::SPI_getbinval(tuple, desc, 3, &mut null), null)
             .expect("the check query's measure is never NULL");
-        Some(Match { key, link_value, measure })
+        Match { key, link_value, measure }
     }
 }
 
@@ -220,6 +312,7 @@ pub(super) unsafe fn check(
     plans: [pg_sys::SPIPlanPtr; 2],
     fp: i64,
     exclude: Option<pg_sys::ItemPointerData>,
+    doc: Option<&str>,
 ) -> Found<i32> {
     lock(config, fp);
     if let Some(precheck) = &config.precheck {
@@ -230,13 +323,15 @@ pub(super) unsafe fn check(
         }
     }
     // SAFETY: forwarded from the caller; the query's parameters are (bigint [, tid]).
-    unsafe { query_as_owner(td, config, plans, &[pg_sys::INT8OID], vec![pg_sys::Datum::from(fp)], exclude) }
+    unsafe { query_as_owner(td, config, plans, &[pg_sys::INT8OID], vec![pg_sys::Datum::from(fp)], exclude, doc) }
 }
 
 /// Runs the trigger's check query (insert or update, by `exclude`) as the table owner, then,
 /// under REPEATABLE READ and SERIALIZABLE if it found nothing, again with the latest
 /// snapshot. `types` and `values` are the query's parameters before the excluded row's
-/// ctid, which comes last in the update query. The caller has taken the locks.
+/// ctid, which comes last in the update query; `doc` is the new row's text, which the dedup
+/// decision compares with each candidate's under [`Decision::Passage`]. The caller has taken
+/// the locks.
 ///
 /// # Safety
 /// `td` must be the TriggerData of a firing dedup trigger whose Config is `config`; `values`
@@ -248,7 +343,9 @@ pub(super) unsafe fn query_as_owner<T: FromDatum>(
     types: &[pg_sys::Oid],
     mut values: Vec<pg_sys::Datum>,
     exclude: Option<pg_sys::ItemPointerData>,
+    doc: Option<&str>,
 ) -> Found<T> {
+    let doc = doc.filter(|_| config.decision == Decision::Passage);
     // SAFETY: the trigger's relation is open for the call, so its pg_class form is valid.
     let owner = unsafe { (*(*(*td).tg_relation).rd_rel).relowner };
     // Prepared and run with the owner's rights (see AsOwner); restored when `_owner` drops,
@@ -300,14 +397,14 @@ pub(super) unsafe fn query_as_owner<T: FromDatum>(
         let mut tid = exclude.unwrap_or_default();
         values.push(pg_sys::Datum::from(&mut tid as *mut pg_sys::ItemPointerData));
         let nulls = cstring(&" ".repeat(values.len()));
-        let mut found = match run_check(td, config, plan, &mut values, &nulls, None) {
+        let mut found = match run_check(td, config, plan, &mut values, &nulls, None, doc) {
             Some(m) => Found::Visible(m),
             None => Found::None,
         };
         // REPEATABLE READ and SERIALIZABLE: the transaction snapshot cannot see a row
         // committed since it was taken, e.g. by the transaction whose locks we waited for.
         if matches!(found, Found::None) && pg_sys::XactIsoLevel >= pg_sys::XACT_REPEATABLE_READ as i32 {
-            if let Some(m) = run_check(td, config, plan, &mut values, &nulls, Some(pg_sys::GetLatestSnapshot())) {
+            if let Some(m) = run_check(td, config, plan, &mut values, &nulls, Some(pg_sys::GetLatestSnapshot()), doc) {
                 found = Found::Concurrent(m);
             }
         }

@@ -13,6 +13,7 @@ use super::column::{column, relation_names, schema_name, type_name, Column};
 use super::key::{keys, Keys};
 use super::precheck::PreCheck;
 use super::segments_precheck::SegmentsIndex;
+use super::Decision;
 use crate::error::raise;
 use crate::search::{block_sets, covering, Funcs};
 
@@ -204,6 +205,9 @@ pub(super) struct Config {
     /// Whether the check query must be planned on an index, sequential scans off: its locks
     /// cover only the candidates an index lookup can return (check.rs, `IndexPlan`).
     pub plan_on_index: bool,
+    /// What decides (mod.rs): with [`Decision::Passage`] the check queries return every
+    /// candidate and its text, and the dedup decision picks.
+    pub decision: Decision,
 }
 
 /// What `simhash_similarity_dedup_trigger` adds to its Config (similarity_dedup.rs).
@@ -237,6 +241,7 @@ pub(super) unsafe fn config(
     default: Definition,
     func: &str,
     fp_only: bool,
+    decision: Decision,
 ) -> Config {
     let parse = if fp_only { dedup::parse_fp_args } else { dedup::parse_args };
     let parsed = parse(args).unwrap_or_else(|e| bad_args(e, func));
@@ -266,7 +271,7 @@ pub(super) unsafe fn config(
             Some(PreCheck { nblocks: sets[chosen].n, indexes: sets[chosen].indexes.clone() })
         });
         let k = parsed.max_distance;
-        Config { k, precheck, ..Config::new(rel, target, fp.clone(), text, parsed.action, options, query) }
+        Config { k, precheck, ..Config::new(rel, target, fp.clone(), text, parsed.action, options, decision, query) }
     }
 }
 
@@ -298,14 +303,16 @@ pub(super) unsafe fn target(
 }
 
 impl Target {
-    /// What the check queries read and return, for an insert or (`exclude_ctid`) an update.
-    pub(super) fn query(&self, exclude_ctid: bool) -> QueryTarget<'_> {
+    /// What the check queries read and return, for an insert or (`exclude_ctid`) an update;
+    /// `decide`: the text column the dedup decision reads.
+    pub(super) fn query<'a>(&'a self, exclude_ctid: bool, decide: Option<&'a str>) -> QueryTarget<'a> {
         QueryTarget {
             table: &self.table,
             ext_schema: &self.schema,
             key_columns: &self.keys.quoted,
             with_link_value: self.keys.link.is_some(),
             exclude_ctid,
+            decide,
         }
     }
 }
@@ -313,7 +320,9 @@ impl Target {
 impl Config {
     /// The config of a trigger on `rel` that checks column `fp` (computed from `text`),
     /// with `query(target)` as its insert and update check queries (the target's
-    /// `exclude_ctid` false, then true); no bound and no pre-check (the caller sets its own).
+    /// `exclude_ctid` false, then true), deciding by `decision` (the decision reads `text`,
+    /// so a trigger without one decides by the measure); no bound and no pre-check (the
+    /// caller sets its own).
     ///
     /// # Safety
     /// `rel` must be an open relation.
@@ -324,9 +333,12 @@ impl Config {
         text: Option<Column>,
         action: Action,
         options: Options,
+        decision: Decision,
         query: impl Fn(QueryTarget<'_>) -> String,
     ) -> Config {
-        let (query_insert, query_update) = (query(target.query(false)), query(target.query(true)));
+        let decision = if text.is_some() { decision } else { Decision::Measure };
+        let decide = (decision == Decision::Passage).then(|| text.as_ref().map(|c| c.sql.as_str())).flatten();
+        let (query_insert, query_update) = (query(target.query(false, decide)), query(target.query(true, decide)));
         Config {
             // SAFETY: an open relation (caller).
             relid: unsafe { (*rel).rd_id },
@@ -348,6 +360,7 @@ impl Config {
             segments_index: None,
             similarity: None,
             plan_on_index: false,
+            decision,
         }
     }
 }

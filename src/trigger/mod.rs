@@ -66,11 +66,24 @@ use simhash_core::trigger as dedup;
 use simhash_core::{Definition, Options};
 
 use crate::error::raise;
+use crate::fingerprint::text_datum_to_utf8;
 use act::{act, unchecked};
 use cache::{entry, Kind};
 use check::{check, Match};
 use column::Column;
 use config::{bad_args, fp_and_text, options, trigger_args, Config};
+
+/// What decides that a candidate is a near-duplicate (docs/decision.md). Each C symbol makes
+/// one, as each makes one fingerprint definition: 5.x's triggers, the `_d1` functions since
+/// 6.0.0, decide by the measure alone; 6.0's read the measure's candidates, best first, and
+/// take the first the dedup decision calls the same passage (`simhash_core::decision`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Decision {
+    /// The measure alone: within the bound is a duplicate (5.x).
+    Measure,
+    /// The measure's candidates, then the dedup decision on the two texts (6.0).
+    Passage,
+}
 
 /// The fired trigger, after checking that it was declared the way these functions need.
 struct Fired {
@@ -119,9 +132,9 @@ struct Firing {
     plans: [pg_sys::SPIPlanPtr; 2],
 }
 
-/// The firing of dedup trigger `func` of kind `kind`, its config cached or made by
-/// `build(relation, trigger arguments, extension schema)`; `default` is the definition when
-/// the options name none.
+/// The firing of dedup trigger `func` of kind `kind`, deciding by `decision`, its config
+/// cached or made by `build(relation, trigger arguments, extension schema)`; `default` is the
+/// definition when the options name none.
 ///
 /// # Safety
 /// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
@@ -130,6 +143,7 @@ unsafe fn firing(
     func: &str,
     default: Definition,
     kind: Kind,
+    decision: Decision,
     build: impl FnOnce(pg_sys::Relation, &[String], pg_sys::Oid) -> Config,
 ) -> Firing {
     // SAFETY: called by the fmgr with a valid fcinfo (caller); `fired` checks it is a BEFORE
@@ -139,7 +153,8 @@ unsafe fn firing(
         let td = f.td;
         let rel = (*td).tg_relation;
         let ext_schema = pg_sys::get_func_namespace((*(*td).tg_trigger).tgfoid);
-        let (config, plans) = entry(td, default, kind, || build(rel, &trigger_args((*td).tg_trigger), ext_schema));
+        let (config, plans) =
+            entry(td, default, kind, decision, || build(rel, &trigger_args((*td).tg_trigger), ext_schema));
         let tuple = if f.is_update { (*td).tg_newtuple } else { (*td).tg_trigtuple };
         Firing { td, is_update: f.is_update, desc: (*rel).rd_att, tuple, config, plans }
     }
@@ -264,13 +279,18 @@ with_definition! {
     pg_finfo_simhash_update_trigger, simhash_update_trigger => update_trigger, Definition::V0
 }
 
-/// The body of both `simhash_dedup_trigger` symbols and of `simhash_dedup_fp_trigger`
-/// (`fp_only`: the row brings its fingerprint). `default` is the definition when the
-/// options name none.
+/// The body of the `simhash_dedup_trigger` symbols and of `simhash_dedup_fp_trigger`
+/// (`fp_only`: the row brings its fingerprint, and no text the decision could read).
+/// `default` is the definition when the options name none.
 ///
 /// # Safety
 /// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
-unsafe fn dedup_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition, fp_only: bool) -> pg_sys::Datum {
+unsafe fn dedup_body(
+    fcinfo: pg_sys::FunctionCallInfo,
+    default: Definition,
+    fp_only: bool,
+    decision: Decision,
+) -> pg_sys::Datum {
     let func = if fp_only { "simhash_dedup_fp_trigger" } else { "simhash_dedup_trigger" };
     // SAFETY: called by the fmgr with a valid fcinfo (caller); `firing` checks it is a
     // BEFORE ROW INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid
@@ -278,8 +298,8 @@ unsafe fn dedup_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition, fp_o
     unsafe {
         let kind = if fp_only { Kind::FpOnly } else { Kind::Text };
         let Firing { td, is_update, desc, tuple, config, plans } =
-            firing(fcinfo, func, default, kind, |rel, args, schema| {
-                config::config(rel, args, schema, default, func, fp_only)
+            firing(fcinfo, func, default, kind, decision, |rel, args, schema| {
+                config::config(rel, args, schema, default, func, fp_only, decision)
             });
         let fp = match &config.text {
             Some(text) => fingerprint_of(tuple, desc, text, &config.options),
@@ -300,7 +320,9 @@ unsafe fn dedup_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition, fp_o
         } else {
             None
         };
-        let found = check(td, &config, plans, fp, exclude);
+        // The decision reads the new text (the fingerprint came from it, so it is not NULL).
+        let doc = config.text.as_ref().and_then(|t| value_of(tuple, desc, t)).map(|d| text_datum_to_utf8(d));
+        let found = check(td, &config, plans, fp, exclude, doc.as_deref());
         let what = |m: &Match<i32>| format!("is at Hamming distance {} (max_distance {})", m.measure, config.k);
         act(td, &config, func, found, tuple, &[(config.fp.attnum, fp_datum)], what)
     }
@@ -312,7 +334,7 @@ unsafe fn dedup_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition, fp_o
 /// As [`dedup_body`].
 unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
     // SAFETY: forwarded from the caller.
-    unsafe { dedup_body(fcinfo, default, false) }
+    unsafe { dedup_body(fcinfo, default, false, Decision::Measure) }
 }
 
 /// `simhash_dedup_fp_trigger`'s body; the definition is unused (nothing is fingerprinted).
@@ -321,7 +343,20 @@ unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -
 /// As [`dedup_body`].
 unsafe fn dedup_fp_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
     // SAFETY: forwarded from the caller.
-    unsafe { dedup_body(fcinfo, default, true) }
+    unsafe { dedup_body(fcinfo, default, true, Decision::Measure) }
+}
+
+function_info_v1!(pg_finfo_simhash_dedup_trigger_d2);
+/// `simhash_dedup_trigger()` since 6.0.0 (definition 3 by default): the candidates within
+/// `max_distance` bits, nearest first, and the first the dedup decision calls the same
+/// passage as the new text (docs/decision.md). 5.x's is `simhash_dedup_trigger_d1()`, on the
+/// symbol `simhash_dedup_trigger_v3`.
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_dedup_trigger_d2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: the fmgr calls it with a valid fcinfo, as the trigger function that
+    // sql/trigger/trigger.sql declares.
+    unsafe { dedup_body(fcinfo, Definition::V3, false, Decision::Passage) }
 }
 
 with_definition! {
@@ -360,22 +395,43 @@ fn simhash_dedup_skipped() -> i64 {
     act::skipped()
 }
 
+/// The check query of `simhash_dedup_trigger` deciding by `decision`, for `func`.
+///
+/// # Safety
+/// `fcinfo` must be that of a STRICT (regclass, text[]) function.
+unsafe fn fp_dedup_query(fcinfo: pg_sys::FunctionCallInfo, decision: Decision, func: &str) -> pg_sys::Datum {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        dedup_query(fcinfo, |rel, args, ext_schema| {
+            let config = config::config(rel, args, ext_schema, Definition::V3, func, false, decision);
+            (config.query_insert, config.precheck.as_ref().map(|p| p.describe()))
+        })
+    }
+}
+
 function_info_v1!(pg_finfo_simhash_dedup_query);
-/// `simhash_dedup_query(tbl regclass, VARIADIC trigger_args text[]) → text`: the check
-/// query `simhash_dedup_trigger(trigger_args...)` runs on `tbl` for an INSERT (`$1` is the
-/// new fingerprint), after the same validation, e.g. to EXPLAIN it. Options in the
-/// arguments are validated as the current trigger does (definition 3 unless they name one;
-/// definitions 1 to 3 take the same options); the query does not depend on them.
+/// `simhash_dedup_query_d1(tbl regclass, VARIADIC trigger_args text[]) → text` (5.x's
+/// `simhash_dedup_query`): the check query `simhash_dedup_trigger_d1(trigger_args...)` runs
+/// on `tbl` for an INSERT (`$1` is the new fingerprint), after the same validation, e.g. to
+/// EXPLAIN it. Options in the arguments are validated as the current trigger does
+/// (definition 3 unless they name one; definitions 1 to 3 take the same options); the query
+/// does not depend on them.
 #[unsafe(no_mangle)]
 #[pg_guard]
 pub unsafe extern "C-unwind" fn simhash_dedup_query(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
     // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of sql/trigger/trigger.sql.
-    unsafe {
-        dedup_query(fcinfo, |rel, args, ext_schema| {
-            let config = config::config(rel, args, ext_schema, Definition::V3, "simhash_dedup_query", false);
-            (config.query_insert, config.precheck.as_ref().map(|p| p.describe()))
-        })
-    }
+    unsafe { fp_dedup_query(fcinfo, Decision::Measure, "simhash_dedup_query_d1") }
+}
+
+function_info_v1!(pg_finfo_simhash_dedup_query_d2);
+/// `simhash_dedup_query(tbl regclass, VARIADIC trigger_args text[]) → text` since 6.0.0: the
+/// check query of `simhash_dedup_trigger(trigger_args...)`, which returns every candidate and
+/// its text for the dedup decision.
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_dedup_query_d2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of sql/trigger/trigger.sql.
+    unsafe { fp_dedup_query(fcinfo, Decision::Passage, "simhash_dedup_query") }
 }
 
 /// The body of `simhash_dedup_query`, `simhash_segments_dedup_query` and

@@ -38,7 +38,8 @@ use super::check::{query_as_owner, Found, Match};
 use super::config::{bad_args, segment_options, segments_and_text, target, Config};
 use super::lock::lock_segments;
 use super::segments_precheck::segments_index;
-use super::{dedup_query, firing, replace, segments_of, value_of, Firing};
+use super::{dedup_query, firing, replace, segments_of, value_of, Decision, Firing};
+use crate::fingerprint::text_datum_to_utf8;
 use simhash_core::Definition;
 
 use crate::segments::SEGMENT_MAX_ROWS;
@@ -55,6 +56,7 @@ unsafe fn config(
     args: &[String],
     ext_schema: pg_sys::Oid,
     default: Definition,
+    decision: Decision,
     func: &str,
 ) -> Config {
     let parsed = dedup::parse_segments_dedup_args(args).unwrap_or_else(|e| bad_args(e, func));
@@ -72,23 +74,34 @@ unsafe fn config(
             min_resemblance,
             max_distance,
             segments_index,
-            ..Config::new(rel, target, seg.clone(), Some(text), parsed.action, options, query)
+            ..Config::new(rel, target, seg.clone(), Some(text), parsed.action, options, decision, query)
         }
     }
 }
 
-/// The body of both `simhash_segments_dedup_trigger` symbols; `default` is the definition
+/// The body of the `simhash_segments_dedup_trigger` symbols; `default` is the definition
 /// when the options name none.
 ///
 /// # Safety
 /// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
 unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
+    // SAFETY: forwarded from the caller.
+    unsafe { dedup_body(fcinfo, default, Decision::Measure) }
+}
+
+/// The segments dedup trigger deciding by `decision`.
+///
+/// # Safety
+/// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
+unsafe fn dedup_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition, decision: Decision) -> pg_sys::Datum {
     // SAFETY: called by the fmgr with a valid fcinfo (caller); `firing` checks it is a BEFORE
     // ROW INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid for the call;
     // the config checked that the columns are a bigint[] and a text/varchar of the relation.
     unsafe {
         let Firing { td, is_update, desc, tuple, config, plans } =
-            firing(fcinfo, F, default, Kind::Segments, |rel, args, schema| config(rel, args, schema, default, F));
+            firing(fcinfo, F, default, Kind::Segments, decision, |rel, args, schema| {
+                config(rel, args, schema, default, decision, F)
+            });
         let text = config.text.as_ref().expect("the segments trigger has a text column");
         let Some(segments) = segments_of(tuple, desc, text, &config.options) else {
             return unchecked(tuple, desc, &config, &[(config.fp.attnum, None)]);
@@ -126,14 +139,29 @@ unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -
             config.min_resemblance.into_datum().expect("a float8 datum"),
         ];
         let types = [pg_sys::INT8ARRAYOID, pg_sys::INT4OID, pg_sys::FLOAT8OID];
-        let found = query_as_owner::<f64>(td, &config, plans, &types, params, exclude);
+        // The decision reads the new text (segments came from it, so it is not NULL).
+        let doc = value_of(tuple, desc, text).map(|d| text_datum_to_utf8(d));
+        let found = query_as_owner::<f64>(td, &config, plans, &types, params, exclude, doc.as_deref());
         act(td, &config, F, found, tuple, &set, what)
     }
 }
 
 with_definition! {
-    /// `simhash_segments_dedup_trigger()` since 3.0.0: definition 3 by default.
+    /// `simhash_segments_dedup_trigger_d1()` since 6.0.0, `simhash_segments_dedup_trigger()`
+    /// of 3.x to 5.x: definition 3 by default, the measure alone decides.
     pg_finfo_simhash_segments_dedup_trigger_v3, simhash_segments_dedup_trigger_v3 => dedup_trigger, Definition::V3
+}
+
+function_info_v1!(pg_finfo_simhash_segments_dedup_trigger_d2);
+/// `simhash_segments_dedup_trigger()` since 6.0.0: definition 3 by default; the candidates,
+/// most resembling first, and the first the dedup decision calls the same passage as the new
+/// text (docs/decision.md).
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_segments_dedup_trigger_d2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: the fmgr calls it with a valid fcinfo, as the trigger function that
+    // sql/trigger/trigger.sql declares.
+    unsafe { dedup_body(fcinfo, Definition::V3, Decision::Passage) }
 }
 with_definition! {
     /// `simhash_segments_dedup_trigger()` of 2.x, `simhash_segments_dedup_trigger_v2()` since
@@ -150,20 +178,40 @@ with_definition! {
 /// # Safety
 /// `fcinfo` must be that of a STRICT (regclass, text[]) function.
 unsafe fn dedup_query_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
+    // SAFETY: forwarded from the caller.
+    unsafe { query_of(fcinfo, default, Decision::Measure) }
+}
+
+/// The segments dedup trigger's check query, deciding by `decision`.
+///
+/// # Safety
+/// `fcinfo` must be that of a STRICT (regclass, text[]) function.
+unsafe fn query_of(fcinfo: pg_sys::FunctionCallInfo, default: Definition, decision: Decision) -> pg_sys::Datum {
     const Q: &str = "simhash_segments_dedup_query";
     // SAFETY: forwarded from the caller.
     unsafe {
         dedup_query(fcinfo, |rel, args, ext_schema| {
-            let config = config(rel, args, ext_schema, default, Q);
+            let config = config(rel, args, ext_schema, default, decision, Q);
             (config.query_insert, config.segments_index.map(|i| i.describe()))
         })
     }
 }
 
 with_definition! {
-    /// `simhash_segments_dedup_query(tbl, VARIADIC trigger_args)` since 3.0.0: the query of
-    /// `simhash_segments_dedup_trigger` (definition 3 by default).
+    /// `simhash_segments_dedup_query_d1(tbl, VARIADIC trigger_args)` since 6.0.0 (3.x to
+    /// 5.x's `simhash_segments_dedup_query`): the query of `simhash_segments_dedup_trigger_d1`
+    /// (definition 3 by default).
     pg_finfo_simhash_segments_dedup_query_v3, simhash_segments_dedup_query_v3 => dedup_query_body, Definition::V3
+}
+
+function_info_v1!(pg_finfo_simhash_segments_dedup_query_d2);
+/// `simhash_segments_dedup_query(tbl, VARIADIC trigger_args)` since 6.0.0: the query of
+/// `simhash_segments_dedup_trigger`, which returns every candidate and its text.
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_segments_dedup_query_d2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of sql/trigger/trigger.sql.
+    unsafe { query_of(fcinfo, Definition::V3, Decision::Passage) }
 }
 with_definition! {
     /// `simhash_segments_dedup_query` of 2.x, `simhash_segments_dedup_query_v2` since 3.0.0:

@@ -59,15 +59,16 @@ use super::check::{query_as_owner, Match};
 use super::config::{bad_args, target, text_column, Config, Similarity};
 use super::lock::lock_similarity;
 use super::segments_precheck::{gin_indexes, relation_name};
-use super::{dedup_query, firing, value_of, Firing};
+use super::{dedup_query, firing, value_of, Decision, Firing};
 use crate::fingerprint::text_datum_to_utf8;
 use crate::nodes::qualified_name;
 
-/// The trigger's name under version `v`.
-fn trigger_name(v: Version) -> &'static str {
-    match v {
-        Version::M1 => "simhash_similarity_dedup_trigger_m1",
-        Version::M2 => "simhash_similarity_dedup_trigger",
+/// The trigger's name under version `v` and `decision`.
+fn trigger_name(v: Version, decision: Decision) -> &'static str {
+    match (v, decision) {
+        (Version::M1, _) => "simhash_similarity_dedup_trigger_m1",
+        (Version::M2, Decision::Measure) => "simhash_similarity_dedup_trigger_d1",
+        (Version::M2, Decision::Passage) => "simhash_similarity_dedup_trigger",
     }
 }
 
@@ -76,7 +77,14 @@ fn trigger_name(v: Version) -> &'static str {
 ///
 /// # Safety
 /// `rel` must be an open relation; must run inside a transaction.
-unsafe fn config(rel: pg_sys::Relation, args: &[String], ext_schema: pg_sys::Oid, v: Version, func: &str) -> Config {
+unsafe fn config(
+    rel: pg_sys::Relation,
+    args: &[String],
+    ext_schema: pg_sys::Oid,
+    v: Version,
+    decision: Decision,
+    func: &str,
+) -> Config {
     let parsed = dedup::parse_similarity_dedup_args(args).unwrap_or_else(|e| bad_args(e, func));
     // SAFETY: forwarded from the caller; the relation is locked by the statement (trigger)
     // or by dedup_query, as gin_index needs.
@@ -113,8 +121,16 @@ unsafe fn config(rel: pg_sys::Relation, args: &[String], ext_schema: pg_sys::Oid
             by_keys,
         };
         // The measure takes no options: the fingerprint options of Config are unused.
-        let config =
-            Config::new(rel, target, text.clone(), Some(text.clone()), parsed.action, Options::default(), query);
+        let config = Config::new(
+            rel,
+            target,
+            text.clone(),
+            Some(text.clone()),
+            parsed.action,
+            Options::default(),
+            decision,
+            query,
+        );
         // A sequential scan would find rows that share no key with the new text (an empty
         // or small table, VACUUMed, plans as one), which the key locks do not cover.
         Config { similarity: Some(similarity), plan_on_index: by_keys, ..config }
@@ -181,19 +197,21 @@ fn what(m: &Match<Vec<f64>>, s: &Similarity) -> String {
     }
 }
 
-/// The trigger's body under version `v`.
+/// The trigger's body under version `v` and `decision`.
 ///
 /// # Safety
 /// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
-unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys::Datum {
-    let f = trigger_name(v);
+unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, v: Version, decision: Decision) -> pg_sys::Datum {
+    let f = trigger_name(v, decision);
     // SAFETY: called by the fmgr with a valid fcinfo (caller); `firing` checks it is a BEFORE
     // ROW INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid for the call;
     // the config checked that the text column is a text or varchar of the relation.
     unsafe {
         // The definition is unused (nothing is fingerprinted).
         let Firing { td, is_update, desc, tuple, config, plans } =
-            firing(fcinfo, f, Definition::V3, Kind::Similarity(v), |rel, args, schema| config(rel, args, schema, v, f));
+            firing(fcinfo, f, Definition::V3, Kind::Similarity(v), decision, |rel, args, schema| {
+                config(rel, args, schema, v, decision, f)
+            });
         let s = config.similarity.expect("the similarity trigger's config");
         let Some(datum) = value_of(tuple, desc, &config.fp) else {
             return unchecked(tuple, desc, &config, &[]);
@@ -220,20 +238,20 @@ unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys:
             params.push(float(g));
             types.push(pg_sys::FLOAT8OID);
         }
-        let found = query_as_owner::<Vec<f64>>(td, &config, plans, &types, params, exclude);
+        let found = query_as_owner::<Vec<f64>>(td, &config, plans, &types, params, exclude, Some(&doc));
         act(td, &config, f, found, tuple, &[], |m| what(m, &s))
     }
 }
 
-/// `simhash_similarity_dedup_query` under version `v` (below).
+/// `simhash_similarity_dedup_query` under version `v` and `decision` (below).
 ///
 /// # Safety
 /// `fcinfo` must be that of a STRICT (regclass, text[]) function.
-unsafe fn query(fcinfo: pg_sys::FunctionCallInfo, v: Version, func: &str) -> pg_sys::Datum {
+unsafe fn query(fcinfo: pg_sys::FunctionCallInfo, v: Version, decision: Decision, func: &str) -> pg_sys::Datum {
     // SAFETY: forwarded from the caller.
     unsafe {
         dedup_query(fcinfo, |rel, args, ext_schema| {
-            let config = config(rel, args, ext_schema, v, func);
+            let config = config(rel, args, ext_schema, v, decision, func);
             let s = config.similarity.expect("the similarity trigger's config");
             // The operator class's name in this catalog: measure 1's is simhash_ops_m1 since
             // 5.0.0, simhash_ops in a 4.x catalog.
@@ -252,19 +270,31 @@ function_info_v1!(pg_finfo_simhash_similarity_dedup_trigger_m1);
 pub unsafe extern "C-unwind" fn simhash_similarity_dedup_trigger_m1(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
     // SAFETY: the fmgr calls it with a valid fcinfo, as the trigger function that
     // sql/trigger/trigger.sql declares.
-    unsafe { dedup_trigger(fcinfo, Version::M1) }
+    unsafe { dedup_trigger(fcinfo, Version::M1, Decision::Measure) }
 }
 
 function_info_v1!(pg_finfo_simhash_similarity_dedup_trigger_m2);
-/// `simhash_similarity_dedup_trigger()`, used as `BEFORE INSERT OR UPDATE OF body ... FOR EACH
-/// ROW EXECUTE FUNCTION simhash_similarity_dedup_trigger('body', '0.6', 'reject' [,
-/// link_column] [, '{"min_containment": 0.8}'])`.
+/// `simhash_similarity_dedup_trigger_d1()` (5.x's `simhash_similarity_dedup_trigger`): the
+/// most similar candidate is the duplicate.
 #[unsafe(no_mangle)]
 #[pg_guard]
 pub unsafe extern "C-unwind" fn simhash_similarity_dedup_trigger_m2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
     // SAFETY: the fmgr calls it with a valid fcinfo, as the trigger function that
     // sql/trigger/trigger.sql declares.
-    unsafe { dedup_trigger(fcinfo, Version::M2) }
+    unsafe { dedup_trigger(fcinfo, Version::M2, Decision::Measure) }
+}
+
+function_info_v1!(pg_finfo_simhash_similarity_dedup_trigger_d2);
+/// `simhash_similarity_dedup_trigger()` since 6.0.0, used as `BEFORE INSERT OR UPDATE OF body
+/// ... FOR EACH ROW EXECUTE FUNCTION simhash_similarity_dedup_trigger('body', '0.5', 'reject'
+/// [, link_column] [, '{"min_containment": 0.8}'])`: the candidates, most similar first, and
+/// the first the dedup decision calls the same passage as the new text (docs/decision.md).
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_similarity_dedup_trigger_d2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: the fmgr calls it with a valid fcinfo, as the trigger function that
+    // sql/trigger/trigger.sql declares.
+    unsafe { dedup_trigger(fcinfo, Version::M2, Decision::Passage) }
 }
 
 function_info_v1!(pg_finfo_simhash_similarity_dedup_query_m1);
@@ -274,18 +304,31 @@ function_info_v1!(pg_finfo_simhash_similarity_dedup_query_m1);
 pub unsafe extern "C-unwind" fn simhash_similarity_dedup_query_m1(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
     // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of
     // sql/trigger/trigger.sql.
-    unsafe { query(fcinfo, Version::M1, "simhash_similarity_dedup_query_m1") }
+    unsafe { query(fcinfo, Version::M1, Decision::Measure, "simhash_similarity_dedup_query_m1") }
 }
 
 function_info_v1!(pg_finfo_simhash_similarity_dedup_query_m2);
-/// `simhash_similarity_dedup_query(tbl regclass, VARIADIC trigger_args text[]) → text`: the
-/// check query `simhash_similarity_dedup_trigger(trigger_args...)` runs on `tbl` for an
-/// INSERT (`$1` the new text, `$2` min_similarity, `$3` min_containment), after the same
-/// validation, with how it finds candidates and what it locks in a trailing comment.
+/// `simhash_similarity_dedup_query_d1(tbl regclass, VARIADIC trigger_args text[]) → text`
+/// (5.x's `simhash_similarity_dedup_query`): the check query
+/// `simhash_similarity_dedup_trigger_d1(trigger_args...)` runs on `tbl` for an INSERT (`$1`
+/// the new text, `$2` min_similarity, `$3` min_containment), after the same validation, with
+/// how it finds candidates and what it locks in a trailing comment.
 #[unsafe(no_mangle)]
 #[pg_guard]
 pub unsafe extern "C-unwind" fn simhash_similarity_dedup_query_m2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
     // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of
     // sql/trigger/trigger.sql.
-    unsafe { query(fcinfo, Version::M2, "simhash_similarity_dedup_query") }
+    unsafe { query(fcinfo, Version::M2, Decision::Measure, "simhash_similarity_dedup_query_d1") }
+}
+
+function_info_v1!(pg_finfo_simhash_similarity_dedup_query_d2);
+/// `simhash_similarity_dedup_query(tbl regclass, VARIADIC trigger_args text[]) → text` since
+/// 6.0.0: the check query of `simhash_similarity_dedup_trigger(trigger_args...)`, which
+/// returns every candidate and its text for the dedup decision.
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_similarity_dedup_query_d2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of
+    // sql/trigger/trigger.sql.
+    unsafe { query(fcinfo, Version::M2, Decision::Passage, "simhash_similarity_dedup_query") }
 }
