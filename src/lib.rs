@@ -13,6 +13,7 @@
 //! - `trigger/`: `simhash_update_trigger`, `simhash_dedup_trigger` and
 //!   `simhash_dedup_fp_trigger` (insert triggers), with the dedup trigger's index pre-check;
 //! - `shard.rs`: key routing over shards and `simhash_components` (with sql/shard/shard.sql);
+//! - `decision.rs`: `simhash_same_passage`, the dedup decision every dedup path asks;
 //! - `error.rs`: ERRORs with a DETAIL and a HINT;
 //! - `pg_compat.rs`: what differs between the PostgreSQL majors (15 to 18), behind `cfg`.
 
@@ -51,6 +52,7 @@ macro_rules! with_definition {
     };
 }
 
+mod decision;
 mod error;
 mod fingerprint;
 mod nodes;

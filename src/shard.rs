@@ -74,11 +74,11 @@ fn simhash_owned_duplicates(
     const F: &str = "simhash_owned_duplicates";
     let (k, s) = checked(F, max_distance, shards);
     let owner = checked_shard(F, shard, s);
-    let rows = crate::pairs::read_rows(F, "fingerprints", fingerprints);
+    let (rows, texts) = crate::pairs::read_rows(F, "fingerprints", fingerprints);
     let mut progress = crate::pairs::progress(F);
     let pairs = simhash_core::Duplicates::new(rows, k, &mut progress)
         .keeping(move |a, b| shard::pair_owner(a, b, k, s) == Some(owner));
-    TableIterator::new(crate::pairs::stream(pairs, progress))
+    TableIterator::new(crate::pairs::stream(F, pairs, texts, progress))
 }
 
 /// Rows fetched per SPI batch.

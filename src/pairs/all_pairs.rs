@@ -1,10 +1,14 @@
 //! All pairs (Manku's all-pairs mode): `simhash_duplicates(fingerprints, max_distance)`,
 //! every pair of rows of one query within the bound, and `simhash_clusters(fingerprints,
-//! max_distance)`, the connected components of those pairs. `simhash_duplicates` streams:
-//! its search state lives in the SRF's multi-call memory context, whose deletion (end of
-//! the scan, LIMIT reached, error) drops it.
+//! max_distance)`, their clusters. With a third, text column in the query, a pair is one only
+//! when the dedup decision calls its texts the same passage (6.0.0; docs/decision.md), and
+//! the clusters are star clusters a DELETE can trust; without it, every pair within the bound
+//! and its connected components, as in 5.x. `simhash_duplicates` streams: its search state
+//! lives in the SRF's multi-call memory context, whose deletion (end of the scan, LIMIT
+//! reached, error) drops it.
 
 use pgrx::prelude::*;
+use simhash_core::pairs::{Stars, Texts};
 use simhash_core::{pairs, Duplicates, Progress};
 
 use super::progress;
@@ -25,29 +29,45 @@ fn simhash_duplicates(
 ) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(distance, i32))> {
     const F: &str = "simhash_duplicates";
     let k = super::max_distance(F, max_distance);
-    let rows = read_rows(F, "fingerprints", fingerprints);
+    let (rows, texts) = read_rows(F, "fingerprints", fingerprints);
     let mut progress = progress(F);
     let pairs = Duplicates::new(rows, k, &mut progress);
     // Value per call, not a tuplestore: 100,000 identical fingerprints give their first
     // 10 rows in 0.023 s with the backend at 72 MB VmHWM (60 MB after SELECT 1), where a
     // tuplestore would take 5·10⁹ rows first (tests/bench/stream.sh).
-    TableIterator::new(stream(pairs, progress))
+    TableIterator::new(stream(F, pairs, texts, progress))
 }
 
-/// The pairs of `pairs` one at a time, checking for cancellation before each.
+/// The pairs of `pairs` one at a time, checking for cancellation before each; with `texts`,
+/// only those the dedup decision calls the same passage.
 pub(crate) fn stream(
+    func: &'static str,
     mut pairs: Duplicates,
+    mut texts: Option<Texts>,
     mut progress: impl FnMut(Progress) + 'static,
 ) -> impl Iterator<Item = (i64, i64, i32)> + 'static {
-    std::iter::from_fn(move || {
+    std::iter::from_fn(move || loop {
         // Each row is cheap, but a consumer such as count(*) asks for billions of them.
         check_for_interrupts!();
-        pairs.next_pair(&mut progress).map(|(a, b, d)| (a, b, d as i32))
+        let (a, b, d) = pairs.next_pair(&mut progress)?;
+        if same_passage(func, texts.as_mut(), a, b) {
+            return Some((a, b, d as i32));
+        }
     })
 }
 
-/// Connected components of the near-duplicate graph of `fingerprints`: `(id, cluster_id)`
-/// for every row with at least one near-duplicate, `cluster_id` the component's smallest id.
+/// Whether rows `a` and `b` are a pair: always without texts, else when the dedup decision
+/// calls their texts the same passage.
+pub(crate) fn same_passage(func: &str, texts: Option<&mut Texts>, a: i64, b: i64) -> bool {
+    texts.is_none_or(|t| {
+        t.same_passage(a, b, &mut crate::similarity::tick).unwrap_or_else(|e| super::rows::spill_error(func, e))
+    })
+}
+
+/// The clusters of `fingerprints`' pairs: `(id, cluster_id)` for every row with at least one
+/// near-duplicate. With a text column, the star clusters of the pairs the dedup decision
+/// calls the same passage (nearest first: `cluster_id` a kept row within the bound of it);
+/// without, the connected components, `cluster_id` the component's smallest id (5.x's).
 #[pg_extern(volatile, parallel_unsafe)]
 fn simhash_clusters(
     fingerprints: &str,
@@ -55,6 +75,17 @@ fn simhash_clusters(
 ) -> TableIterator<'static, (name!(id, i64), name!(cluster_id, i64))> {
     const F: &str = "simhash_clusters";
     let k = super::max_distance(F, max_distance);
-    let rows = read_rows(F, "fingerprints", fingerprints);
-    TableIterator::new(pairs::clusters(rows, k, &mut progress(F)))
+    let (rows, texts) = read_rows(F, "fingerprints", fingerprints);
+    let mut progress = progress(F);
+    let Some(mut texts) = texts else {
+        return TableIterator::new(pairs::clusters(rows, k, &mut progress));
+    };
+    let mut all = Duplicates::new(rows, k, &mut progress);
+    let mut stars = Stars::new();
+    while let Some((a, b, d)) = all.next_pair(&mut progress) {
+        if same_passage(F, Some(&mut texts), a, b) {
+            stars.add(a, b, -f64::from(d));
+        }
+    }
+    TableIterator::new(stars.clusters(&mut crate::similarity::tick))
 }

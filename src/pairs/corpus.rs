@@ -12,16 +12,64 @@ use pgrx::prelude::*;
 use simhash_core::{Advance, CorpusPairs, LookupThreads};
 
 use super::progress;
-use super::rows::{read_rows, take_fetched, FETCH_ROWS};
+use super::rows::{read_rows, spill_error, take_fetched, Fetched, FETCH_ROWS};
 
 /// The corpus query read through a cursor that outlives each SPI connection: every
 /// fetch connects, finds the portal by name, appends up to `FETCH_ROWS` rows to the
 /// caller's chunk and detaches again. The portal is closed when the rows run out; if the
 /// scan stops earlier (LIMIT, error) the transaction's end closes it.
+///
+/// With a text column (for the dedup decision) the rows go to the lookups under their
+/// sequence numbers in the corpus, their ids and texts kept in [`CorpusTexts`] until the
+/// pairs of their chunk are out.
 struct CorpusCursor {
     name: Option<String>,
     null_fps: u64,
-    checked: bool,
+    /// After the first fetch: whether the corpus has a text column.
+    shape: Option<bool>,
+    texts: CorpusTexts,
+}
+
+/// The ids and texts of the corpus rows whose chunks' pairs are not all out, by sequence
+/// number: chunk by chunk in the order fed, each dropped when the next one's pairs start
+/// (`CorpusPairs` hands out pairs chunk by chunk in that order).
+#[derive(Default)]
+struct CorpusTexts {
+    /// The sequence number of `rows[0]`.
+    base: u64,
+    rows: std::collections::VecDeque<(i64, Option<String>)>,
+    /// The number of rows of each chunk fed and not yet dropped, oldest first.
+    chunks: std::collections::VecDeque<usize>,
+    /// Whether a chunk's pairs have started (the front chunk is the current one).
+    started: bool,
+}
+
+impl CorpusTexts {
+    /// The next sequence number.
+    fn end(&self) -> u64 {
+        self.base + self.rows.len() as u64
+    }
+
+    /// A chunk was fed: the rows read since the last one.
+    fn fed(&mut self) {
+        let before: usize = self.chunks.iter().sum();
+        self.chunks.push_back(self.rows.len() - before);
+    }
+
+    /// A chunk's pairs start: the chunk before it, if any, is done.
+    fn next_chunk(&mut self) {
+        if std::mem::replace(&mut self.started, true) {
+            let n = self.chunks.pop_front().unwrap_or(0);
+            self.rows.drain(..n);
+            self.base += n as u64;
+        }
+    }
+
+    /// The id and text of corpus row `seq`.
+    fn get(&self, seq: u64) -> &(i64, Option<String>) {
+        let i = seq.checked_sub(self.base).and_then(|i| self.rows.get(i as usize));
+        i.unwrap_or_else(|| panic!("simhash_duplicates: corpus row {seq} is no longer held (from {})", self.base))
+    }
 }
 
 impl CorpusCursor {
@@ -31,26 +79,36 @@ impl CorpusCursor {
     /// before any pair).
     fn open(query: &str, first: &mut Vec<(i64, u64)>) -> CorpusCursor {
         let name = Spi::connect(|client| client.open_cursor(query, &[]).detach_into_name());
-        let mut c = CorpusCursor { name: Some(name), null_fps: 0, checked: false };
+        let mut c = CorpusCursor { name: Some(name), null_fps: 0, shape: None, texts: CorpusTexts::default() };
         c.fetch(first, FETCH_ROWS);
         c
     }
 
-    /// Appends the next up to `rows` rows to `buf`; closes the cursor once they run out.
+    /// Appends the next up to `rows` rows to `buf` (with texts: under their sequence numbers,
+    /// their ids and texts kept); closes the cursor once they run out.
     fn fetch(&mut self, buf: &mut Vec<(i64, u64)>, rows: i64) {
         let Some(name) = self.name.take() else { return };
-        let (null_fps, checked) = (&mut self.null_fps, &mut self.checked);
+        let from = buf.len();
+        let (null_fps, shape, texts) = (&mut self.null_fps, &mut self.shape, &mut self.texts);
+        let mut keep = |id: i64, text: Option<&str>| texts.rows.push_back((id, text.map(str::to_owned)));
         self.name = Spi::connect(|client| {
             let mut cursor = client.find_cursor(&name).unwrap_or_else(|e| error!("{}: {e}", Self::F));
             let n = cursor.fetch(rows).unwrap_or_else(|e| error!("{}: {e}", Self::F)).len();
+            let mut f = Fetched { rows: buf, null_fps, shape, text: &mut keep };
             // Fewer rows than asked for: the portal is at its end (so a small corpus is known
             // to be done after its first fetch).
-            if (take_fetched(Self::F, "corpus", n, buf, null_fps, checked) as i64) < rows {
+            if (take_fetched(Self::F, "corpus", n, &mut f) as i64) < rows {
                 None // dropping `cursor` closes the portal
             } else {
                 Some(cursor.detach_into_name())
             }
         });
+        if self.shape == Some(true) {
+            let first = self.texts.end() - (buf.len() - from) as u64;
+            for (i, row) in buf[from..].iter_mut().enumerate() {
+                row.0 = (first + i as u64) as i64;
+            }
+        }
     }
 
     /// Fills `buf` up to `max` rows (fewer at the end), fetched `FETCH_ROWS` at a time with
@@ -91,11 +149,20 @@ fn simhash_duplicates_corpus(
 ) -> TableIterator<'static, (name!(batch_id, i64), name!(corpus_id, i64), name!(distance, i32))> {
     const F: &str = "simhash_duplicates";
     let k = super::max_distance(F, max_distance);
-    let rows = read_rows(F, "batch", batch);
+    let (rows, mut batch_texts) = read_rows(F, "batch", batch);
     let mut progress = progress(F);
     let batch_is_empty = rows.is_empty();
     let mut first = Vec::new();
     let mut cursor = CorpusCursor::open(corpus, &mut first);
+    if batch_texts.is_some() != (cursor.shape == Some(true)) && cursor.shape.is_some() {
+        crate::error::raise(
+            PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH,
+            format!("{F}: the batch and corpus queries must both return a text column, or neither"),
+            None,
+            Some("With (id, fp, body) from both, the dedup decision reads the texts; with (id, fp), it does not."),
+        );
+    }
+    let deciding = batch_texts.is_some();
     if batch_is_empty {
         cursor.close(); // no pair is possible: the corpus's first fetch checked its columns
         first.clear();
@@ -123,7 +190,19 @@ fn simhash_duplicates_corpus(
         loop {
             check_for_interrupts!();
             if let Some((b, c, d)) = pairs.next_pending() {
-                return Some((b, c, d as i32));
+                if !deciding {
+                    return Some((b, c, d as i32));
+                }
+                // c is the corpus row's sequence number (CorpusCursor).
+                let (id, text) = cursor.texts.get(c as u64);
+                let same = text.as_deref().is_some_and(|t| {
+                    let texts = batch_texts.as_mut().expect("deciding");
+                    texts.same_passage_as(b, t, &mut crate::similarity::tick).unwrap_or_else(|e| spill_error(F, e))
+                });
+                if same {
+                    return Some((b, *id, d as i32));
+                }
+                continue;
             }
             if done {
                 return None;
@@ -133,6 +212,7 @@ fn simhash_duplicates_corpus(
             }
             // A chunk already looked up first, so pairs come out as early as they can.
             if pairs.advance(Duration::ZERO) == Advance::Ready {
+                cursor.texts.next_chunk();
                 continue;
             }
             if !read_all && pairs.wants_chunk() {
@@ -143,11 +223,16 @@ fn simhash_duplicates_corpus(
                     read_all = true;
                 } else {
                     pairs.feed_rows(rows);
+                    cursor.texts.fed();
                 }
                 continue;
             }
             // Waiting for the workers, a cancel is seen within a wait.
-            if pairs.advance(Duration::from_millis(10)) == Advance::Idle && read_all {
+            let advanced = pairs.advance(Duration::from_millis(10));
+            if advanced == Advance::Ready {
+                cursor.texts.next_chunk();
+            }
+            if advanced == Advance::Idle && read_all {
                 done = true;
                 notice!(
                     "{F}: read {} corpus rows ({} with a NULL fingerprint ignored), {} pairs, {} lookup threads",

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::prelude::*;
+use simhash_core::pairs::Stars;
 use simhash_core::similarity::bulk::{self, BulkPairs, Config, Counters};
 use simhash_core::similarity::Version;
 use simhash_core::Progress;
@@ -76,9 +77,10 @@ fn progress(func: &'static str, counters: Arc<Counters>) -> impl FnMut(Progress)
     }
 }
 
-/// A run at `theta` under version `v`, its workers started. ERROR 53000-class out of
-/// resources when neither threads nor the temporary file can be had.
-fn new_run(func: &str, theta: f64, v: Version) -> BulkPairs {
+/// A run at `theta` under version `v`, its workers started, handing out only the pairs the
+/// dedup decision calls the same passage when `decide`. ERROR 53000-class out of resources
+/// when neither threads nor the temporary file can be had.
+fn new_run(func: &str, theta: f64, v: Version, decide: bool) -> BulkPairs {
     let dir = std::path::PathBuf::from("base/pgsql_tmp");
     let config = Config {
         theta,
@@ -90,6 +92,7 @@ fn new_run(func: &str, theta: f64, v: Version) -> BulkPairs {
             let _ = std::fs::create_dir_all(&dir);
             Some(dir)
         },
+        decide,
     };
     // SAFETY: BulkPairs::new starts plain Rust threads and makes a file; neither calls into
     // PostgreSQL, and the threads never do.
@@ -127,8 +130,14 @@ pub(super) fn for_each_text(func: &str, query: &str, mut each: impl FnMut(i64, &
 
 /// A run at `theta` under version `v` ([`new_run`]) with its progress callback, the
 /// `(id, text)` rows of `query` pushed into it ([`for_each_text`]).
-pub(super) fn start_run(func: &'static str, query: &str, theta: f64, v: Version) -> (BulkPairs, impl FnMut(Progress)) {
-    let mut run = new_run(func, theta, v);
+pub(super) fn start_run(
+    func: &'static str,
+    query: &str,
+    theta: f64,
+    v: Version,
+    decide: bool,
+) -> (BulkPairs, impl FnMut(Progress)) {
+    let mut run = new_run(func, theta, v, decide);
     let mut progress = progress(func, run.counters());
     for_each_text(func, query, |id, text| run.push(id, text, &mut progress));
     // Below 0.3 the engine says what it does instead.
@@ -142,10 +151,17 @@ pub(super) fn start_run(func: &'static str, query: &str, theta: f64, v: Version)
 type PairRow = (i64, i64, f64);
 
 /// Every pair of rows of `query` with similarity ≥ `min_similarity` under version `v`, once,
-/// `id1 < id2`, with its similarity, in no particular order.
-fn pairs(query: &str, min_similarity: f64, v: Version, func: &'static str) -> TableIterator<'static, PairRow> {
+/// `id1 < id2`, with its similarity, in no particular order; with `decide`, only the pairs
+/// the dedup decision calls the same passage.
+fn pairs(
+    query: &str,
+    min_similarity: f64,
+    v: Version,
+    decide: bool,
+    func: &'static str,
+) -> TableIterator<'static, PairRow> {
     let theta = check_threshold(min_similarity, func);
-    let (mut run, mut progress) = start_run(func, query, theta, v);
+    let (mut run, mut progress) = start_run(func, query, theta, v, decide);
     TableIterator::new(std::iter::from_fn(move || {
         check_for_interrupts!();
         let p = run.next_pair(&mut progress)?;
@@ -160,24 +176,35 @@ fn simhash_similarity_pairs(
     query: &str,
     min_similarity: f64,
 ) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(similarity, f64))> {
-    pairs(query, min_similarity, Version::M1, "simhash_similarity_pairs_m1")
+    pairs(query, min_similarity, Version::M1, false, "simhash_similarity_pairs_m1")
 }
 
-/// `simhash_similarity_pairs`'s rows (measure 2), as the function above.
-#[pg_extern(name = "simhash_similarity_pairs_stream", volatile, parallel_unsafe)]
+/// `simhash_similarity_pairs_d1`'s rows (measure 2, the measure alone: 5.x's
+/// `simhash_similarity_pairs`), as the function above.
+#[pg_extern(name = "simhash_similarity_pairs_stream_d1", volatile, parallel_unsafe)]
 fn simhash_similarity_pairs_m2(
     query: &str,
     min_similarity: f64,
 ) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(similarity, f64))> {
-    pairs(query, min_similarity, Version::M2, "simhash_similarity_pairs")
+    pairs(query, min_similarity, Version::M2, false, "simhash_similarity_pairs_d1")
 }
 
-/// Connected components of the pairs of `simhash_similarity_pairs` under version `v`:
-/// `(id, cluster_id)` for every row in at least one pair, `cluster_id` the component's
-/// smallest id, sorted.
+/// `simhash_similarity_pairs`'s rows since 6.0.0: the pairs the dedup decision calls the same
+/// passage, as the function above.
+#[pg_extern(name = "simhash_similarity_pairs_stream", volatile, parallel_unsafe)]
+fn simhash_similarity_pairs_d2(
+    query: &str,
+    min_similarity: f64,
+) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(similarity, f64))> {
+    pairs(query, min_similarity, Version::M2, true, "simhash_similarity_pairs")
+}
+
+/// Connected components of the pairs of `simhash_similarity_pairs` under version `v` (the
+/// measure alone): `(id, cluster_id)` for every row in at least one pair, `cluster_id` the
+/// component's smallest id, sorted.
 fn clusters(query: &str, min_similarity: f64, v: Version, func: &'static str) -> TableIterator<'static, (i64, i64)> {
     let theta = check_threshold(min_similarity, func);
-    let (run, mut progress) = start_run(func, query, theta, v);
+    let (run, mut progress) = start_run(func, query, theta, v, false);
     TableIterator::new(bulk::clusters(run, &mut progress))
 }
 
@@ -190,13 +217,33 @@ fn simhash_similarity_clusters(
     clusters(query, min_similarity, Version::M1, "simhash_similarity_clusters_m1")
 }
 
-/// `simhash_similarity_clusters` (measure 2).
-#[pg_extern(name = "simhash_similarity_clusters", volatile, parallel_unsafe)]
+/// `simhash_similarity_clusters_d1` (measure 2, the measure alone: 5.x's
+/// `simhash_similarity_clusters`).
+#[pg_extern(name = "simhash_similarity_clusters_d1", volatile, parallel_unsafe)]
 fn simhash_similarity_clusters_m2(
     query: &str,
     min_similarity: f64,
 ) -> TableIterator<'static, (name!(id, i64), name!(cluster_id, i64))> {
-    clusters(query, min_similarity, Version::M2, "simhash_similarity_clusters")
+    clusters(query, min_similarity, Version::M2, "simhash_similarity_clusters_d1")
+}
+
+/// `simhash_similarity_clusters` since 6.0.0: the star clusters (`simhash_core::pairs::Stars`)
+/// of the pairs the dedup decision calls the same passage, so that every row a DELETE of
+/// `id <> cluster_id` removes has its near-duplicate among the kept rows.
+#[pg_extern(name = "simhash_similarity_clusters", volatile, parallel_unsafe)]
+fn simhash_similarity_clusters_d2(
+    query: &str,
+    min_similarity: f64,
+) -> TableIterator<'static, (name!(id, i64), name!(cluster_id, i64))> {
+    const F: &str = "simhash_similarity_clusters";
+    let theta = check_threshold(min_similarity, F);
+    let (mut run, mut progress) = start_run(F, query, theta, Version::M2, true);
+    let mut stars = Stars::new();
+    while let Some(p) = run.next_pair(&mut progress) {
+        stars.add(p.id1, p.id2, p.similarity);
+    }
+    notice!("{F}: {}", run.counters().summary());
+    TableIterator::new(stars.clusters(&mut super::tick))
 }
 
 pgrx::extension_sql_file!(
@@ -206,7 +253,9 @@ pgrx::extension_sql_file!(
         "similarity",
         simhash_similarity_pairs,
         simhash_similarity_pairs_m2,
+        simhash_similarity_pairs_d2,
         simhash_similarity_clusters,
-        simhash_similarity_clusters_m2
+        simhash_similarity_clusters_m2,
+        simhash_similarity_clusters_d2
     ]
 );
