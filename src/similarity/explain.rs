@@ -71,8 +71,9 @@ fn simhash_explain_items_utf8(
 }
 
 /// The dedup decision's rows of `simhash_explain(a, b)` (6.0.0): one per difference of the two
-/// texts (kind `difference`, item "a's tokens → b's tokens: what it is, what it costs"; in_a
-/// and in_b: whether each side has tokens), and one with the verdict (kind `decision`).
+/// texts (kind `difference`, item "a's tokens → b's tokens: what it is, what it costs", ∅ for
+/// a side without tokens; in_a and in_b: whether each side has tokens), and one with the
+/// verdict (kind `decision`).
 #[allow(clippy::type_complexity)]
 #[pg_extern(name = "simhash_explain_decision_utf8", immutable, strict, parallel_safe)]
 fn simhash_explain_decision_utf8(
@@ -81,7 +82,8 @@ fn simhash_explain_decision_utf8(
 ) -> TableIterator<'static, (name!(kind, &'static str), name!(item, Vec<u8>), name!(in_a, bool), name!(in_b, bool))> {
     let (verdict, rows) = simhash_core::decision::explain(utf8(a), utf8(b), &mut tick);
     let differences = rows.into_iter().map(|d| {
-        let item = format!("{} → {}: {}, costs {}", d.a, d.b, d.what, d.cost);
+        let side = |s: &str| if s.is_empty() { "∅".to_owned() } else { s.to_owned() };
+        let item = format!("{} → {}: {}, costs {}", side(&d.a), side(&d.b), d.what, d.cost);
         ("difference", item.into_bytes(), !d.a.is_empty(), !d.b.is_empty())
     });
     let decision = ("decision", verdict.describe().into_bytes(), verdict.duplicate, verdict.duplicate);

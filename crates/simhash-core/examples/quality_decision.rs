@@ -24,6 +24,7 @@ fn main() {
             edge_free: get("edge_free", p.edge_free.into()) as u32,
             figure: get("figure", p.figure.into()) as u32,
             passage: get("passage", p.passage),
+            agreement: get("agreement", p.agreement.into()) as u32,
         };
     }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());

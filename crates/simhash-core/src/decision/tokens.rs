@@ -211,6 +211,25 @@ impl Tokens {
         self.tokens.iter().map(|t| t.hash).collect()
     }
 
+    /// The text's distinct figures, ascending.
+    fn figure_set(&self) -> Vec<u64> {
+        let mut f: Vec<u64> = self.tokens.iter().filter(|t| t.kind == Kind::Figure).map(|t| t.hash).collect();
+        f.sort_unstable();
+        f.dedup();
+        f
+    }
+
+    /// How many distinct figures the text has.
+    pub fn distinct_figures(&self) -> u32 {
+        self.figure_set().len() as u32
+    }
+
+    /// How many distinct figures both texts have.
+    pub fn shared_figures(&self, other: &Tokens) -> u32 {
+        let (a, b) = (self.figure_set(), other.figure_set());
+        a.iter().filter(|h| b.binary_search(h).is_ok()).count() as u32
+    }
+
     /// The sum of the tokens' weights.
     pub fn weight(&self) -> u64 {
         self.tokens.iter().map(|t| u64::from(t.weight)).sum()

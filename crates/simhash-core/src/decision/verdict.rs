@@ -47,6 +47,12 @@ pub struct Params {
     pub figure: u32,
     /// Below this matched weight, a text inside a mostly other one must be whole sentences.
     pub passage: u64,
+    /// The least agreement of the two texts' figures, in percent: `(shared + 1) / (figures of
+    /// the text with fewer + 1)`, measure 2's factor (similarity/measure.rs), so that a path
+    /// without the measure (fingerprints, segments) reads figures as the measure does: 60,
+    /// so that a text's one figure changed ("Changed in version 3.5" → "3.6": 0.5) keeps two
+    /// rows apart and one of two (0.67) does not; 70 lost 0.03 of Chinese short labels' recall.
+    pub agreement: u32,
 }
 
 impl Default for Params {
@@ -62,6 +68,7 @@ impl Default for Params {
             edge_free: 20,
             figure: 4,
             passage: 40,
+            agreement: 60,
         }
     }
 }
@@ -77,6 +84,8 @@ pub enum Reason {
     OnlyAPhrase,
     /// One text has no letter or digit.
     Empty,
+    /// Their figures disagree: too few of them are in both texts.
+    Figures,
 }
 
 /// The verdict on two texts.
@@ -139,6 +148,10 @@ impl Params {
             Reason::Empty
         } else if !self.a_passage(c) {
             Reason::OnlyAPhrase
+        } else if 100 * (c.a.shared_figures(c.b) + 1)
+            < self.agreement * (c.a.distinct_figures().min(c.b.distinct_figures()) + 1)
+        {
+            Reason::Figures
         } else if cost * self.budget > 4 * wa.min(wb) {
             Reason::Differs
         } else {
@@ -212,6 +225,7 @@ impl Verdict {
                 "kept apart: the shorter text is a phrase of a text that is mostly other content".to_owned()
             }
             Reason::Empty => "kept apart: a text has no letter or digit".to_owned(),
+            Reason::Figures => "kept apart: their figures disagree".to_owned(),
         }
     }
 }
