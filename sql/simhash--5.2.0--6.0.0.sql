@@ -129,6 +129,12 @@ COMMENT ON FUNCTION simhash_similarity_clusters(text, float8) IS
     'Star clusters of simhash_similarity_pairs, which a DELETE can trust: (id, cluster_id) for every row in a pair, cluster_id the kept row its cluster is around, a row it is paired with (its own id for a kept row); rows are taken in id order, each joining its most similar kept row of smaller id or staying; sorted by (cluster_id, id)';
 
 
+-- sql/pairs/pairs.sql: the fingerprint pairs decide when their query brings a text column.
+COMMENT ON FUNCTION simhash_duplicates(text, int) IS
+    'Every pair of rows of a query returning (id bigint, fp bigint) within max_distance bits, once, id1 < id2; with a third column (body text), only the pairs whose texts the dedup decision calls the same passage; streamed: distance-0 pairs first, by fingerprint, then the others as found';
+COMMENT ON FUNCTION simhash_duplicates(text, text, int) IS
+    'Every (batch row, corpus row) pair within max_distance bits, both queries returning (id bigint, fp bigint), or both (id bigint, fp bigint, body text) and then only the pairs whose texts the dedup decision calls the same passage; the batch is held in memory, the corpus streamed; pairs inside the batch are left out';
+
 -- src/similarity/explain.rs, sql/similarity/explain.sql
 CREATE FUNCTION "simhash_explain_decision_utf8"(
 	"a" bytea, /* & [u8] */

@@ -329,9 +329,11 @@ DROP ROLE simhash_regress_sim_owner, simhash_regress_sim_inserter, simhash_regre
 -- 10. Brute force: 150 corpus paragraphs and reposts of half of them (a copy, the first
 -- sentence dropped, a character changed, the first half as an excerpt, the paragraph and
 -- the next one's first sentence), in an order that mixes them, through the skip trigger at
--- similarity 0.6 and containment 0.8: no two rows left reach either threshold, compared
--- with simhash_similarity and simhash_containment over all pairs (as float8: no index),
--- and every skipped text reaches one with a row left.
+-- similarity 0.6 and containment 0.8: no two rows left reach either threshold and are the
+-- same passage by the dedup decision, compared with simhash_similarity, simhash_containment
+-- and simhash_same_passage over all pairs (as float8: no index), and every skipped text is
+-- such a pair with a row left. (A few rows left reach a threshold by the measures alone: the
+-- half-paragraph excerpts of a paragraph whose other variants came first, a phrase of it.)
 CREATE TABLE sim_bf(id int PRIMARY KEY, body text);
 CREATE INDEX ON sim_bf USING gin (body simhash_ops);
 CREATE TRIGGER dedup BEFORE INSERT ON sim_bf
@@ -352,17 +354,20 @@ SELECT count(*) AS items, count(*) FILTER (WHERE item % 10 > 0) AS reposts FROM 
 SELECT simhash_dedup_skipped() AS skipped_before \gset
 INSERT INTO sim_bf SELECT item, body FROM bf_items ORDER BY md5(item::text);
 SELECT count(*) AS rows_left, simhash_dedup_skipped() - :skipped_before AS skipped FROM sim_bf;
--- close(a, b): a and b reach either threshold, by the measures alone.
-CREATE FUNCTION pg_temp.bf_close_to(doc text, ids int[]) RETURNS bigint LANGUAGE plpgsql AS $$
+-- close(a, b): a and b reach either threshold by the measures, and with `decide` are the same
+-- passage by the decision.
+CREATE FUNCTION pg_temp.bf_close_to(doc text, ids int[], decide boolean DEFAULT true) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE n bigint;
 BEGIN
     -- `doc` is a parameter: its shingle set is computed once per call.
     EXECUTE 'SELECT count(*) FROM sim_bf b WHERE b.id = ANY ($2) AND (simhash_similarity(b.body, $1)::float8 >= 0.6
-             OR simhash_containment(b.body, $1)::float8 >= 0.8 OR simhash_containment($1, b.body)::float8 >= 0.8)'
-        INTO n USING doc, ids;
+             OR simhash_containment(b.body, $1)::float8 >= 0.8 OR simhash_containment($1, b.body)::float8 >= 0.8)
+             AND (NOT $3 OR simhash_same_passage(b.body, $1))'
+        INTO n USING doc, ids, decide;
     RETURN n;
 END $$;
-SELECT sum(pg_temp.bf_close_to(a.body, ARRAY(SELECT b.id FROM sim_bf b WHERE b.id > a.id))) AS close_pairs_left
+SELECT sum(pg_temp.bf_close_to(a.body, ARRAY(SELECT b.id FROM sim_bf b WHERE b.id > a.id))) AS close_pairs_left,
+       sum(pg_temp.bf_close_to(a.body, ARRAY(SELECT b.id FROM sim_bf b WHERE b.id > a.id), false)) AS by_the_measures_alone
 FROM sim_bf a;
 SELECT count(*) AS skipped_items, count(*) FILTER (WHERE pg_temp.bf_close_to(i.body, ARRAY(SELECT id FROM sim_bf)) = 0) AS skipped_without_match
 FROM bf_items i WHERE NOT EXISTS (SELECT FROM sim_bf b WHERE b.id = i.item);
