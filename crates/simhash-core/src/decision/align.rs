@@ -41,6 +41,14 @@ impl Hunk {
 
 /// The hunks of `a` against `b`, in order; `tick` now and then (a check for cancellation).
 pub fn hunks(a: &[u64], b: &[u64], tick: &mut dyn FnMut()) -> Vec<Hunk> {
+    hunks_from(a, b, true, tick)
+}
+
+/// [`hunks`]; `at_start`: `a` and `b` begin their texts, so that of the longest common
+/// subsequences of a gap at their start the one matching as late as it can is taken: what
+/// one text has before it is then an edge insertion (a source line, a sentence added before),
+/// not an island of a word it happens to share ("《澳门日报》元旦献辞说…" before "献辞总结了…").
+fn hunks_from(a: &[u64], b: &[u64], at_start: bool, tick: &mut dyn FnMut()) -> Vec<Hunk> {
     let mut out = Vec::new();
     // Ranges still to align, the next one last (so the hunks come out in order).
     let mut todo = vec![(0, a.len(), 0, b.len())];
@@ -61,7 +69,8 @@ pub fn hunks(a: &[u64], b: &[u64], tick: &mut dyn FnMut()) -> Vec<Hunk> {
             continue;
         }
         if (a1 - a0) * (b1 - b0) <= DP_CELLS {
-            lcs(a, b, (a0, a1, b0, b1), &mut out);
+            let late = at_start && (a0 == 0 || b0 == 0);
+            lcs(a, b, (a0, a1, b0, b1), late, &mut out);
             continue;
         }
         let chain = unique_chain(&a[a0..a1], &b[b0..b1]);
@@ -102,7 +111,7 @@ pub fn by_sentences(a: &Tokens, b: &Tokens, tick: &mut dyn FnMut()) -> Vec<Hunk>
         };
         let (a0, a1) = span(&sa, s.a0, s.a1, ha.len());
         let (b0, b1) = span(&sb, s.b0, s.b1, hb.len());
-        for h in hunks(&ha[a0..a1], &hb[b0..b1], tick) {
+        for h in hunks_from(&ha[a0..a1], &hb[b0..b1], a0 == 0 && b0 == 0, tick) {
             out.push(Hunk { a0: a0 + h.a0, a1: a0 + h.a1, b0: b0 + h.b0, b1: b0 + h.b1 });
         }
     }
@@ -189,8 +198,28 @@ fn longest_increasing(pairs: &[(usize, usize)]) -> Vec<(usize, usize)> {
     chain
 }
 
-/// The hunks of `a[a0..a1]` against `b[b0..b1]` by their longest common subsequence.
-fn lcs(a: &[u64], b: &[u64], (a0, a1, b0, b1): (usize, usize, usize, usize), out: &mut Vec<Hunk>) {
+/// The hunks of `a[a0..a1]` against `b[b0..b1]` by their longest common subsequence, the one
+/// matching as early as it can, or with `late` as late as it can (the same walk over the two
+/// gaps reversed).
+fn lcs(a: &[u64], b: &[u64], (a0, a1, b0, b1): (usize, usize, usize, usize), late: bool, out: &mut Vec<Hunk>) {
+    if !late {
+        return lcs_early(a, b, (a0, a1, b0, b1), out);
+    }
+    let (ra, rb): (Vec<u64>, Vec<u64>) =
+        (a[a0..a1].iter().rev().copied().collect(), b[b0..b1].iter().rev().copied().collect());
+    let mut reversed = Vec::new();
+    lcs_early(&ra, &rb, (0, ra.len(), 0, rb.len()), &mut reversed);
+    let (n, m) = (ra.len(), rb.len());
+    out.extend(reversed.iter().rev().map(|h| Hunk {
+        a0: a0 + n - h.a1,
+        a1: a0 + n - h.a0,
+        b0: b0 + m - h.b1,
+        b1: b0 + m - h.b0,
+    }));
+}
+
+/// [`lcs`], matching as early as it can.
+fn lcs_early(a: &[u64], b: &[u64], (a0, a1, b0, b1): (usize, usize, usize, usize), out: &mut Vec<Hunk>) {
     let (n, m) = (a1 - a0, b1 - b0);
     // l[i][j]: the LCS of a[a0 + i..a1] and b[b0 + j..b1] (suffixes, so the walk goes forward).
     let w = m + 1;

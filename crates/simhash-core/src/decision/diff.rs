@@ -41,9 +41,9 @@ pub struct Diff {
     pub distance: Option<u32>,
     /// It can sit at the start or the end of both texts.
     pub edge: bool,
-    /// At the end of both texts, one side is a word that begins the other side's first word
-    /// (a copy cut inside a word), or the text without it ends with an ellipsis (its writer
-    /// cut it there).
+    /// At the end of both texts, one side is a word or figure that begins the other side's
+    /// first token and ends its text bare (a copy cut inside a word), or the text without it
+    /// ends with an ellipsis (its writer cut it there).
     pub truncated: bool,
     /// Figures on one side that the other side does not have, both sides counted.
     pub figures_changed: u32,
@@ -136,7 +136,8 @@ fn describe(ta: &Tokens, tb: &Tokens, hunks: &[Hunk], k: usize, h: Hunk) -> Diff
             let ((t, x0, x1), (long, y0)) =
                 if ca.len() < cb.len() { ((ta, h.a0, h.a1), (tb, h.b0)) } else { ((tb, h.b0, h.b1), (ta, h.a0)) };
             let (cut, word) = (t.str(x0), long.str(y0));
-            x1 - x0 == 1 && t.tokens[x0].kind == Kind::Word && word.len() > cut.len() && word.starts_with(cut)
+            // A word or figure cut where the text ends, bare: "…iPhone 13, bl", "１９９７年１至１".
+            x1 - x0 == 1 && t.bare_end && word.len() > cut.len() && word.starts_with(cut)
         };
     Diff { hunk: h, a, b, distance, edge, truncated, figures_changed: figures_changed(ta, h.a0..h.a1, tb, h.b0..h.b1) }
 }

@@ -74,6 +74,17 @@ fn reposts_are_the_same() {
         let v = decide(p, b, &mut || ());
         assert!(v.duplicate, "{b}: {v:?}");
     }
+    // A sentence added before, and a character changed in the next: the one word the two share
+    // (献辞) is matched where the copy starts, so what comes before it is an edge insertion.
+    assert!(same(
+        "献辞总结了一九九七年中国外交工作取得的巨大成绩，指出，这体现了中国的全方位多元外交，建立和巩固双边之间以共同利益为基础的新型合作关系。",
+        "《澳门日报》元旦献辞说，回首旧岁，展望未来，中国人民深为祖国的斐然成就而欢欣鼓舞。献辞总结了一九九七年中国外交工作取得的巨大成绩，指出，某体现了中国的全方位多元外交，建立和巩固双边之间以共同利益为基础的新型合作关系。"
+    ));
+    // Cut inside a figure.
+    assert!(same(
+        "以１３９户地县属国有工业企业为例，１９９７年１至１０月份，完成工业产值８５亿元，占全区全部工业产值的４０％。",
+        "以１３９户地县属国有工业企业为例，１９９７年１至１"
+    ));
     let e = "The quick brown fox jumps over the lazy dog near the riverbank, and the farmer watches from his porch.";
     assert!(same(
         e,

@@ -56,6 +56,8 @@ pub struct Tokens {
     pub text: String,
     /// An ellipsis (`…`, `...`, `⋯`) follows the last token: the writer cut the text there.
     pub cut: bool,
+    /// Nothing follows the last token but white space: the text may have been cut inside it.
+    pub bare_end: bool,
 }
 
 impl Tokens {
@@ -130,6 +132,7 @@ impl Tokens {
         t.end_sentence();
         // NFKC makes `…` three dots.
         t.cut = tail.contains("...") || tail.contains('⋯');
+        t.bare_end = tail.chars().all(char::is_whitespace);
         t
     }
 
