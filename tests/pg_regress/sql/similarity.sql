@@ -155,5 +155,6 @@ SELECT count(*) AS pairs, count(*) FILTER (WHERE f_a > 0) AS with_figures,
                           AND ba = simhash_containment(b, a)
                           AND s = given_s AND ab = given_ab AND ba = given_ba) AS equal
 FROM sums;
-SELECT count(*) AS no_rows FROM simhash_explain('', '，。');
+-- Texts without shingles: no shingle row, only the decision's word.
+SELECT kind, item FROM simhash_explain('', '，。');
 SELECT count(*) AS null_rows FROM simhash_explain(NULL, 'abc');

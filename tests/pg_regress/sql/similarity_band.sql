@@ -66,13 +66,14 @@ CREATE INDEX ON band_dedup USING gin (body simhash_band_ops);
 CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON band_dedup
     FOR EACH ROW EXECUTE FUNCTION simhash_similarity_dedup_trigger('body', '0.6', 'skip');
 INSERT INTO band_dedup SELECT id, body FROM band_docs WHERE id % 600 IN (0, 300) OR id < 3000 OR id >= 100000 ORDER BY id % 100000, id;
--- Brute force: the rows in that order, each kept unless an earlier kept row is at 0.6 or more.
+-- Brute force: the rows in that order, each kept unless an earlier kept row is at 0.6 or more
+-- and the same passage by the dedup decision.
 CREATE TEMP TABLE kept(id int, body text);
 DO $d$
 DECLARE r record;
 BEGIN
     FOR r IN SELECT id, body FROM band_docs WHERE id % 600 IN (0, 300) OR id < 3000 OR id >= 100000 ORDER BY id % 100000, id LOOP
-        IF NOT EXISTS (SELECT 1 FROM kept k WHERE simhash_similarity(k.body, r.body) >= 0.6) THEN
+        IF NOT EXISTS (SELECT 1 FROM kept k WHERE simhash_similarity(k.body, r.body) >= 0.6 AND simhash_same_passage(k.body, r.body)) THEN
             INSERT INTO kept VALUES (r.id, r.body);
         END IF;
     END LOOP;

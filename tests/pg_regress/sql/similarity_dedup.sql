@@ -332,8 +332,8 @@ DROP ROLE simhash_regress_sim_owner, simhash_regress_sim_inserter, simhash_regre
 -- similarity 0.6 and containment 0.8: no two rows left reach either threshold and are the
 -- same passage by the dedup decision, compared with simhash_similarity, simhash_containment
 -- and simhash_same_passage over all pairs (as float8: no index), and every skipped text is
--- such a pair with a row left. (A few rows left reach a threshold by the measures alone: the
--- half-paragraph excerpts of a paragraph whose other variants came first, a phrase of it.)
+-- such a pair with a row left. Every variant here is a repost the decision links, so no
+-- two rows left reach a threshold by the measures alone either.
 CREATE TABLE sim_bf(id int PRIMARY KEY, body text);
 CREATE INDEX ON sim_bf USING gin (body simhash_ops);
 CREATE TRIGGER dedup BEFORE INSERT ON sim_bf
@@ -371,6 +371,5 @@ SELECT sum(pg_temp.bf_close_to(a.body, ARRAY(SELECT b.id FROM sim_bf b WHERE b.i
 FROM sim_bf a;
 SELECT count(*) AS skipped_items, count(*) FILTER (WHERE pg_temp.bf_close_to(i.body, ARRAY(SELECT id FROM sim_bf)) = 0) AS skipped_without_match
 FROM bf_items i WHERE NOT EXISTS (SELECT FROM sim_bf b WHERE b.id = i.item);
-
 DROP TABLE sim_dd, sim_skip, sim_link, sim_cont, sim_nocont, sim_rank, sim_bad, sim_nopk, sim_small, sim_noindex, sim_low, sim_bf;
 DROP FUNCTION sim_fire(regclass, text, text);

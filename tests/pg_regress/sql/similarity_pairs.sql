@@ -14,31 +14,51 @@ UNION ALL SELECT 300000 + id, '（新华社北京１月１日电）' || body FRO
 UNION ALL SELECT 400000 + id, '' FROM corpus WHERE id % 4000 = 0;
 
 -- Every pair the brute force finds, with the same similarity, at thresholds that use sketches
--- (0.3, 0.5, 0.8) and one that compares every pair (0.05), and none more.
+-- (0.3, 0.5, 0.8) and one that compares every pair (0.05), and none more: 6.0's function
+-- gives the pairs the dedup decision calls the same passage, 5.x's (_d1) every one.
 CREATE TEMP TABLE sp_brute AS
-SELECT t, id1, id2, s
-FROM (SELECT a.id AS id1, b.id AS id2, simhash_similarity(a.body, b.body)::float8 AS s
-      FROM sp_docs a JOIN sp_docs b ON a.id < b.id) p, unnest(ARRAY[0.05, 0.3, 0.5, 0.8]) t
+SELECT t, id1, id2, s, same
+FROM (SELECT a.id AS id1, b.id AS id2, simhash_similarity(a.body, b.body)::float8 AS s,
+             simhash_same_passage(a.body, b.body) AS same
+      FROM sp_docs a JOIN sp_docs b ON a.id < b.id
+      WHERE simhash_similarity(a.body, b.body)::float8 >= 0.05) p, unnest(ARRAY[0.05, 0.3, 0.5, 0.8]) t
 WHERE s >= t;
 CREATE TEMP TABLE sp_bulk AS
 SELECT t, p.* FROM unnest(ARRAY[0.05, 0.3, 0.5, 0.8]) t,
      simhash_similarity_pairs('SELECT id, body FROM sp_docs', t) p;
-SELECT t, count(*) AS pairs FROM sp_brute GROUP BY t ORDER BY t;
-SELECT (SELECT count(*) FROM (SELECT * FROM sp_bulk EXCEPT ALL SELECT * FROM sp_brute) x) AS only_bulk,
-       (SELECT count(*) FROM (SELECT * FROM sp_brute EXCEPT ALL SELECT * FROM sp_bulk) x) AS only_brute;
+CREATE TEMP TABLE sp_bulk_d1 AS
+SELECT t, p.* FROM unnest(ARRAY[0.05, 0.3, 0.5, 0.8]) t,
+     simhash_similarity_pairs_d1('SELECT id, body FROM sp_docs', t) p;
+SELECT t, count(*) AS pairs, count(*) FILTER (WHERE same) AS same_passage FROM sp_brute GROUP BY t ORDER BY t;
+SELECT (SELECT count(*) FROM (SELECT * FROM sp_bulk EXCEPT ALL SELECT t, id1, id2, s FROM sp_brute WHERE same) x) AS only_bulk,
+       (SELECT count(*) FROM (SELECT t, id1, id2, s FROM sp_brute WHERE same EXCEPT ALL SELECT * FROM sp_bulk) x) AS only_brute,
+       (SELECT count(*) FROM (SELECT * FROM sp_bulk_d1 EXCEPT ALL SELECT t, id1, id2, s FROM sp_brute) x) AS only_bulk_d1,
+       (SELECT count(*) FROM (SELECT t, id1, id2, s FROM sp_brute EXCEPT ALL SELECT * FROM sp_bulk_d1) x) AS only_brute_d1;
 
--- Clusters: the connected components of the pairs, as simhash_components numbers them.
-SELECT (SELECT count(*) FROM (SELECT * FROM simhash_similarity_clusters('SELECT id, body FROM sp_docs', 0.5)
+-- Clusters. 5.x's: the connected components of its pairs, as simhash_components numbers
+-- them. 6.0's: stars (decision.sql checks them against their rule): every row in a cluster
+-- around another is in a pair with it, and every row in a pair is in a cluster.
+SELECT (SELECT count(*) FROM (SELECT * FROM simhash_similarity_clusters_d1('SELECT id, body FROM sp_docs', 0.5)
                               EXCEPT ALL
-                              SELECT * FROM simhash_components('SELECT id1, id2 FROM sp_brute WHERE t = 0.5')) x) AS only_clusters,
+                              SELECT * FROM simhash_components('SELECT id1, id2 FROM sp_brute WHERE t = 0.5')) x) AS only_clusters_d1,
        (SELECT count(*) FROM (SELECT * FROM simhash_components('SELECT id1, id2 FROM sp_brute WHERE t = 0.5')
                               EXCEPT ALL
-                              SELECT * FROM simhash_similarity_clusters('SELECT id, body FROM sp_docs', 0.5)) x) AS only_components,
-       (SELECT count(*) FROM simhash_similarity_clusters('SELECT id, body FROM sp_docs', 0.5)) AS rows_in_clusters;
+                              SELECT * FROM simhash_similarity_clusters_d1('SELECT id, body FROM sp_docs', 0.5)) x) AS only_components;
+CREATE TEMP TABLE sp_stars AS SELECT * FROM simhash_similarity_clusters('SELECT id, body FROM sp_docs', 0.5);
+SELECT count(*) AS rows_in_stars, count(DISTINCT cluster_id) AS stars,
+       count(*) FILTER (WHERE id <> cluster_id AND NOT EXISTS (
+           SELECT FROM sp_brute b WHERE b.t = 0.5 AND b.same AND (b.id1, b.id2) IN ((c.id, c.cluster_id), (c.cluster_id, c.id)))) AS not_paired_with_its_star,
+       (SELECT count(*) FROM (SELECT id1 FROM sp_brute WHERE t = 0.5 AND same UNION SELECT id2 FROM sp_brute WHERE t = 0.5 AND same
+                              EXCEPT SELECT id FROM sp_stars) x) AS paired_rows_in_no_star
+  FROM sp_stars c;
 
--- At 0 every pair, empty texts too (0 >= 0); a varchar column; LIMIT stops early.
-SELECT count(*) AS all_pairs FROM simhash_similarity_pairs('SELECT id, body FROM sp_docs WHERE id % 7 = 0', 0);
+-- At 0 every pair (5.x's), empty texts too (0 >= 0), and every pair the decision calls the
+-- same passage (6.0's); a varchar column; LIMIT stops early.
+SELECT count(*) AS all_pairs_d1 FROM simhash_similarity_pairs_d1('SELECT id, body FROM sp_docs WHERE id % 7 = 0', 0);
 SELECT count(*) AS expected FROM sp_docs a JOIN sp_docs b ON a.id < b.id WHERE a.id % 7 = 0 AND b.id % 7 = 0;
+SELECT count(*) AS all_same_passage_pairs FROM simhash_similarity_pairs('SELECT id, body FROM sp_docs WHERE id % 7 = 0', 0);
+SELECT count(*) AS expected FROM sp_docs a JOIN sp_docs b ON a.id < b.id
+ WHERE a.id % 7 = 0 AND b.id % 7 = 0 AND simhash_same_passage(a.body, b.body);
 SELECT count(*) AS varchar_pairs FROM simhash_similarity_pairs('SELECT id, body::varchar FROM sp_docs', 0.5);
 SELECT count(*) AS limited FROM (SELECT * FROM simhash_similarity_pairs('SELECT id, body FROM sp_docs', 0.3) LIMIT 3) x;
 
