@@ -9,7 +9,8 @@ run.sh; without a server pg_trgm's cells are "—"). Detectors, each a yes/no pe
 
   m2 sim >= 0.5           README's default: simhash_similarity(a, b) >= 0.5
   m2 dedup                the dedup trigger with min_containment: similarity >= 0.5 OR a
-                          containment either way >= 0.8
+                          containment either way >= 0.8 (5.2.0's decision; 6.0's gate)
+  decision                6.0's: the gate (m2 dedup) AND quality_decision's "dup" (decision.py)
   m1 sim >= 0.5, m1 dedup the same under measure 1 (4.x)
   trgm >= 0.3 / 0.5       pg_trgm similarity (0.3: pg_trgm.similarity_threshold's default)
   wsim >= 0.6 / 0.5       pg_trgm word_similarity, the greater way round (0.6: its default)
@@ -34,13 +35,29 @@ precision is not what a user of a whole corpus sees; hence the corpus precision
   (sample.py drew them by measure 1's bands, by a model of measure 2 without the figures'
   agreement, and by containment), so this is an estimate. The same for measure 1 by its bands.
 
+The decision's corpus precision likewise, at similarity >= 0.5 only (allpairs with gamma 2 finds
+no containment pairs): the corpus pairs at >= 0.5 are kept in the cache besides the counts and
+decided each run; N_d(b, L) = those the decision accepts, p_d(b, L) = the labelled precision of
+the band's labelled corpus pairs at >= 0.5 that it accepts (the same fallbacks), P_d =
+sum N_d p_d / sum N_d: an estimate of `simhash_similarity >= 0.5 AND dup` over the whole corpus.
+
+Short texts (tests/quality/labels/short_pairs.tsv, drawn by labels/short_sample.py: product
+titles, log lines, addresses, reviews, headlines; same format and rule): m2 dedup and the
+decision per corpus and length band and over all of them. When the blind second reading of the
+same pairs is there (labels/short_pairs_second.tsv: `pair label reason`), the two readers'
+agreement (share of equal labels, Cohen's kappa) and both detectors by the second reader's labels.
+
 Targets (measure 2 at README's defaults): precision >= 0.95 for chinese and mixed, >= 0.90 for
 japanese, for each length band (english is reported, without a target); recall by the labels
->= 0.95.
+>= 0.95. 6.0's targets, the decision by pairs.tsv's labels: under 100 characters precision
+>= 0.90 (chinese, english), >= 0.80 (japanese, mixed) and recall >= 0.85; 100 characters and over
+precision >= 0.95 and recall no lower than m2 dedup's; its corpus precision beside, against the same
+precision goals. Each is reported PASS/FAIL; none fails the run.
 
 Writes DIR/labels.txt (--out) and prints it. Deterministic.
 
-  python3 labels.py --tool quality_similarity --out DIR [--server DIR] [--corpora DIR] [--pairs FILE]
+  python3 labels.py --tool quality_similarity --decision quality_decision --out DIR [--server DIR]
+      [--corpora DIR] [--pairs FILE] [--short-pairs FILE] [--second FILE]
 """
 from __future__ import annotations
 
@@ -53,7 +70,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tables import table
+from decision import Decider, gate, run_tool
+from tables import ratio, table
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "labels"))
@@ -66,6 +84,9 @@ THETA, GAMMA = 0.5, 0.8                             # README's defaults
 FRONTIER = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 TARGET_PRECISION = {"chinese": 0.95, "mixed": 0.95, "japanese": 0.90}
 TARGET_RECALL = 0.95
+DECISION_PRECISION = {("<100", "chinese"): 0.90, ("<100", "english"): 0.90, ("<100", "japanese"): 0.80,
+                      ("<100", "mixed"): 0.80, **{("100+", c): 0.95 for c in CORPORA}}
+DECISION_RECALL = 0.85                              # under 100; 100 and over: m2 dedup's
 NONE = "—"
 
 
@@ -79,6 +100,8 @@ class Pair:
     b: str
     m: dict[int, tuple[float, float, float]] = field(default_factory=dict)   # measure -> (sim, a_in_b, b_in_a)
     trgm: tuple[float, float] | None = None                                  # (similarity, word_similarity)
+    dup: bool | None = None                                                  # quality_decision's "dup"
+    label2: int | None = None                                                # the second reader's label
 
     @property
     def length(self) -> str:
@@ -100,16 +123,37 @@ def read_pairs(path: Path) -> list[Pair]:
     return out
 
 
-def run_tool(binary: str, args: list[str], lines: list) -> list[str]:
-    data = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines)
-    return subprocess.run([binary, *args], input=data, capture_output=True, text=True, check=True).stdout.splitlines()
+def read_second(path: Path, pairs: list[Pair]) -> None:
+    """The second reader's labels (`pair label reason`) onto `pairs` (label2)."""
+    lines = [l for l in path.read_text(encoding="utf-8").splitlines() if l and not l.startswith("#")]
+    assert lines[0].split("\t") == ["pair", "label", "reason"], lines[0]
+    got = {}
+    for l in lines[1:]:
+        r = l.split("\t")
+        assert len(r) == 3 and r[1] in ("0", "1"), r
+        got[r[0]] = int(r[1])
+    unknown = set(got) - {p.id for p in pairs}
+    assert not unknown, sorted(unknown)[:3]
+    for p in pairs:
+        p.label2 = got.get(p.id)
+
+
+def measure(pairs: list[Pair], tool: str, decider: Decider) -> None:
+    """Measure 2 and 1 of each pair, and the decision of those through the gate."""
+    for m in (2, 1):
+        for p, line in zip(pairs, run_tool(tool, ["pairs", f"m={m}"], [[p.a, p.b] for p in pairs]), strict=True):
+            p.m[m] = tuple(float(x) for x in line.split())
+    decider.decide([(p.a, p.b) for p in pairs if gate(p.m[2])])
+    for p in pairs:
+        p.dup = decider.dup(p.a, p.b) if gate(p.m[2]) else False
 
 
 # ---------------------------------------------------------------- detectors
 
 DETECTORS = {
     "m2 sim>=0.5": lambda p: p.m[2][0] >= THETA,
-    "m2 dedup": lambda p: p.m[2][0] >= THETA or max(p.m[2][1:]) >= GAMMA,
+    "m2 dedup": lambda p: gate(p.m[2]),
+    "decision": lambda p: gate(p.m[2]) and p.dup,
     "m1 sim>=0.5": lambda p: p.m[1][0] >= THETA,
     "m1 dedup": lambda p: p.m[1][0] >= THETA or max(p.m[1][1:]) >= GAMMA,
     "trgm>=0.3": lambda p: None if p.trgm is None else p.trgm[0] >= 0.3,
@@ -119,25 +163,20 @@ DETECTORS = {
 }
 
 
-def counts(pairs: list[Pair], found) -> tuple[int, int, int] | None:
-    """(true positives, matched, label-1 pairs), or None when the detector has no values."""
+def counts(pairs: list[Pair], found, label=lambda p: p.label) -> tuple[int, int, int] | None:
+    """(true positives, matched, label-1 pairs), or None when the detector has no values;
+    `label`: whose label (the second reader's: lambda p: p.label2)."""
     got = [found(p) for p in pairs]
     if any(g is None for g in got):
         return None
-    tp = sum(g and p.label == 1 for g, p in zip(got, pairs))
-    return tp, sum(got), sum(p.label == 1 for p in pairs)
+    tp = sum(g and label(p) == 1 for g, p in zip(got, pairs))
+    return tp, sum(got), sum(label(p) == 1 for p in pairs)
 
 
-def ratio(k: int, n: int, counts_too: bool = True) -> str:
-    if not n:
-        return f"- 0/0" if counts_too else "-"
-    return f"{k / n:.3f} {k}/{n}" if counts_too else f"{k / n:.3f}"
-
-
-def groups(pairs: list[Pair]) -> list[tuple[str, str, list[Pair]]]:
+def groups(pairs: list[Pair], corpora=CORPORA) -> list[tuple[str, str, list[Pair]]]:
     """(corpus, length, pairs) per corpus and length band, each corpus's all, and overall."""
     out = []
-    for c in [*CORPORA, "overall"]:
+    for c in [*corpora, "overall"]:
         ps = [p for p in pairs if c in ("overall", p.corpus)]
         for length in (*LENGTHS, "all"):
             out.append((c, length, [p for p in ps if length in ("all", p.length)]))
@@ -193,17 +232,21 @@ def corpus_texts(name: str, corpus_dir: Path) -> tuple[list[str], list[str]]:
     return texts, [sample.kept(t, False) for t in texts]
 
 
-def corpus_counts(binary: str, texts: list[str], norm: list[str], m: int, cache: Path | None) -> Counter:
-    """(band, length) -> the corpus pairs at similarity >= 0.3 under measure m. The counts are
-    kept in `cache` under the hash of the binary, its arguments and its input: allpairs at 0.3
-    takes minutes on the English corpus, and the same inputs give the same counts."""
+def corpus_counts(binary: str, texts: list[str], norm: list[str], m: int,
+                  cache: Path | None) -> tuple[Counter, list[tuple[int, int, float]]]:
+    """(band, length) -> the corpus pairs at similarity >= 0.3 under measure m, and the pairs
+    (i, j, similarity) at >= THETA (for the decision). Both are kept in `cache` under the hash of the
+    binary, its arguments and its input: allpairs at 0.3 takes minutes on the English corpus,
+    and the same inputs give the same pairs."""
     args = ["allpairs", str(BANDS[0][0]), "2", f"m={m}"]
     data = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in texts)
-    key = hashlib.sha256(Path(binary).read_bytes() + json.dumps(args).encode() + data.encode()).hexdigest()[:24]
+    key = hashlib.sha256(b"counts, pairs >= theta\n" + Path(binary).read_bytes() + json.dumps(args).encode()
+                         + data.encode()).hexdigest()[:24]
     file = cache / f"allpairs-{key}.json" if cache else None
     if file and file.exists():
-        return Counter({(b, length): n for b, length, n in json.loads(file.read_text())})
-    n = Counter()
+        d = json.loads(file.read_text())
+        return Counter({(b, length): n for b, length, n in d["counts"]}), [tuple(x) for x in d["above"]]
+    n, above = Counter(), []
     out = subprocess.run([binary, *args], input=data, capture_output=True, text=True, check=True).stdout
     for line in out.splitlines():
         i, j, s = line.split()[:3]
@@ -213,18 +256,31 @@ def corpus_counts(binary: str, texts: list[str], norm: list[str], m: int, cache:
         b = band_index(float(s))
         if b is not None:
             n[b, "<100" if sample.short(texts[i], texts[j]) else "100+"] += 1
+        if float(s) >= THETA:
+            above.append((i, j, float(s)))
     if file:
         file.parent.mkdir(parents=True, exist_ok=True)
-        file.write_text(json.dumps(sorted([b, length, k] for (b, length), k in n.items())))
+        file.write_text(json.dumps({"counts": sorted([b, length, k] for (b, length), k in n.items()), "above": above}))
+    return n, above
+
+
+def decided_counts(decider: Decider, texts: list[str], above: list[tuple[int, int, float]]) -> Counter:
+    """(band, length) -> the corpus pairs at similarity >= THETA (measure 2) the decision accepts."""
+    decider.decide([(texts[i], texts[j]) for i, j, _ in above])
+    n = Counter()
+    for i, j, x in above:
+        if decider.dup(texts[i], texts[j]):
+            n[band_index(x), "<100" if sample.short(texts[i], texts[j]) else "100+"] += 1
     return n
 
 
-def band_precision(pairs: list[Pair], m: int) -> dict[tuple[int, str], tuple[int, int]]:
-    """(band, length) -> (label-1, labelled) of one corpus's labelled corpus pairs under measure m."""
+def band_precision(pairs: list[Pair], m: int, accept=lambda p: True) -> dict[tuple[int, str], tuple[int, int]]:
+    """(band, length) -> (label-1, labelled) of one corpus's labelled corpus pairs under measure m
+    (those `accept` accepts)."""
     out: dict = {}
     for p in pairs:
         b = band_index(p.m[m][0])
-        if p.from_corpus and b is not None:
+        if p.from_corpus and b is not None and accept(p):
             k, n = out.get((b, p.length), (0, 0))
             out[b, p.length] = (k + p.label, n + 1)
     return out
@@ -261,14 +317,34 @@ def post_stratified(N: Counter, lab: dict, t: float, lengths) -> tuple[float, in
     return (num / den if den else float("nan")), den, fb
 
 
-def corpus_section(pairs: list[Pair], binary: str, corpus_dir: Path, cache: Path | None) -> tuple[list[str], dict]:
-    bands_rows, prec_rows, results = [], [], {}
+def estimate(p: float, den: int, fb: int) -> str:
+    """A post-stratified precision as a cell: "0.500 of 12 (3 fb)"."""
+    return ("-" if p != p else f"{p:.3f}") + f" of {den:,}" + (f" ({fb:,} fb)" if fb else "")
+
+
+def corpus_section(pairs: list[Pair], binary: str, decider: Decider, corpus_dir: Path,
+                   cache: Path | None) -> tuple[list[str], dict]:
+    bands_rows, prec_rows, dec_rows, results = [], [], [], {}
+    top = [b for b, (lo, _) in enumerate(BANDS) if lo >= THETA - 1e-9]
     for c in CORPORA:
         texts, norm = corpus_texts(c, corpus_dir)
         ps = [p for p in pairs if p.corpus == c]
         for m in (2, 1):
-            N = corpus_counts(binary, texts, norm, m, cache)
+            N, above = corpus_counts(binary, texts, norm, m, cache)
             lab = band_precision(ps, m)
+            if m == 2:
+                Nd = decided_counts(decider, texts, above)
+                labd = band_precision(ps, 2, lambda p: p.m[2][0] >= THETA and p.dup)
+                for length in (*LENGTHS, "all"):
+                    ls = LENGTHS if length == "all" else (length,)
+                    pd, dend, fbd = post_stratified(Nd, labd, THETA, ls)
+                    results[c, "decision", length] = pd
+                    cells = []
+                    for b in top:
+                        k, n = (sum(labd.get((b, l), (0, 0))[i] for l in ls) for i in (0, 1))
+                        cells.append(f"{sum(Nd[b, l] for l in ls):,}/{sum(N[b, l] for l in ls):,} ({k}/{n})")
+                    dec_rows.append([c, length, estimate(*post_stratified(N, lab, THETA, ls)), estimate(pd, dend, fbd),
+                                     *cells])
             for length in LENGTHS:
                 cells = []
                 for b in range(len(BANDS)):
@@ -283,7 +359,7 @@ def corpus_section(pairs: list[Pair], binary: str, corpus_dir: Path, cache: Path
                 for t in FRONTIER:
                     p, den, fb = post_stratified(N, lab, t, ls)
                     results[c, m, length, t] = p
-                    cells.append(("-" if p != p else f"{p:.3f}") + f" of {den:,}" + (f" ({fb:,} fb)" if fb else ""))
+                    cells.append(estimate(p, den, fb))
                 prec_rows.append([c, f"m{m}", length, *cells])
         print(f"labels: {c}: {len(texts):,} texts, corpus pairs counted", file=sys.stderr, flush=True)
     out = ["Corpus precision (post-stratified): per band, the corpus's pairs N (every pair of distinct texts,",
@@ -296,6 +372,12 @@ def corpus_section(pairs: list[Pair], binary: str, corpus_dir: Path, cache: Path
             "'fb': of them, in cells whose precision is a fallback)", ""]
     out += table(["corpus", "measure", "length", *(f"t = {t}" for t in FRONTIER)], prec_rows,
                  set(range(3, 3 + len(FRONTIER))))
+    out += ["", f"The decision's corpus precision: P_d = sum over bands >= {THETA} of N_d(b, L) p_d(b, L) / sum of",
+            f"N_d(b, L), N_d = the corpus pairs at similarity >= {THETA} the decision accepts, p_d = the labelled",
+            "precision of the labelled corpus pairs it accepts (the same fallbacks); per band: N_d / N (label 1 /",
+            "labelled, accepted)", ""]
+    out += table(["corpus", "length", f"m2 sim >= {THETA}: P", "decision: P_d",
+                  *(f"{BANDS[b][0]:.1f}-{BANDS[b][1]:.1f}" for b in top)], dec_rows, set(range(2, 4 + len(top))))
     return out, results
 
 
@@ -338,22 +420,119 @@ def targets(det: dict, corp: dict | None) -> list[str]:
                         "corpus: sim>=0.5", "recall: dedup", "recall: sim>=0.5 (info)"], rows, set())
 
 
+def decision_targets(det: dict, corp: dict | None) -> list[str]:
+    """6.0's targets for the decision by pairs.tsv's labels (module docs), its corpus precision
+    beside: PASS/FAIL, reported."""
+    rows = []
+    for c in CORPORA:
+        for length in LENGTHS:
+            tp, n, pos = det[c, length, "decision"]
+            gtp, gn, _ = det[c, length, "m2 dedup"]
+            goal = DECISION_PRECISION[length, c]
+            prec = tp / n if n else float("nan")
+            if length == "<100":
+                rgoal, rok = f">= {DECISION_RECALL}", pos and tp / pos >= DECISION_RECALL
+            else:
+                rgoal, rok = f">= m2 dedup's {gtp / pos:.3f}" if pos else "-", tp >= gtp
+            x = NONE if corp is None else corp[c, "decision", length]
+            shown = x if corp is None else "- (no pair found)" if x != x else f"{x:.3f} {verdict(x >= goal)}"
+            rows.append([c, length, f">= {goal}", f"{ratio(tp, n)} {verdict(prec >= goal)}", shown, rgoal,
+                         f"{ratio(tp, pos)} {verdict(bool(rok))}",
+                         f"{ratio(gtp, gn, False)} / {ratio(gtp, pos, False)}"])
+    out = ["Targets of 6.0, the decision (the gate AND quality_decision's dup) by the labels: under 100 characters",
+           f"precision >= 0.90 (chinese, english), >= 0.80 (japanese, mixed), recall >= {DECISION_RECALL}; 100",
+           "characters and over precision >= 0.95, recall no lower than m2 dedup's. The decision's corpus precision",
+           f"(similarity >= {THETA} AND dup, post-stratified) beside, against the same goal. Reported, not failing",
+           "the run.", ""]
+    out += table(["corpus", "length", "precision target", "decision: precision", "corpus: decision", "recall target",
+                  "decision: recall", "m2 dedup: precision / recall"], rows, set())
+    cells = [c for r in rows for c in r if c.endswith(("PASS", "FAIL"))]
+    failed = sum(c.endswith("FAIL") for c in cells)
+    return out + ["", f"6.0 decision targets: {verdict(not failed)} ({failed} of {len(cells)} failed)"]
+
+
+# ---------------------------------------------------------------- short texts
+
+SHORT_DETECTORS = ("m2 dedup", "decision")
+
+
+def short_table(pairs: list[Pair], label, corpora: tuple[str, ...]) -> list[str]:
+    """Precision / recall of SHORT_DETECTORS per corpus and length band, by `label`."""
+    rows = []
+    for c, length, ps in groups(pairs, corpora):
+        if not ps and c != "overall":
+            continue
+        cells = []
+        for name in SHORT_DETECTORS:
+            tp, n, pos = counts(ps, DETECTORS[name], label)
+            cells += [ratio(tp, n), ratio(tp, pos)]
+        rows.append([c, length, f"{len(ps)}", f"{sum(label(p) for p in ps)}", *cells])
+    header = ["corpus", "length", "pairs", "label 1",
+              *(f"{name}: {what}" for name in SHORT_DETECTORS for what in ("precision", "recall"))]
+    return table(header, rows, set(range(2, len(header))))
+
+
+def kappa(xs: list[tuple[int, int]]) -> float:
+    """Cohen's kappa of two readers' 0/1 labels."""
+    n = len(xs)
+    po = sum(a == b for a, b in xs) / n
+    a1, b1 = sum(a for a, _ in xs) / n, sum(b for _, b in xs) / n
+    pe = a1 * b1 + (1 - a1) * (1 - b1)
+    return (po - pe) / (1 - pe) if pe < 1 else float("nan")
+
+
+def agreement(pairs: list[Pair], corpora: tuple[str, ...]) -> list[str]:
+    rows = []
+    for c in (*corpora, "overall"):
+        xs = [(p.label, p.label2) for p in pairs if c in ("overall", p.corpus) and p.label2 is not None]
+        if not xs:
+            continue
+        eq = sum(a == b for a, b in xs)
+        rows.append([c, f"{len(xs)}", f"{eq / len(xs):.3f} {eq}/{len(xs)}", f"{kappa(xs):.3f}",
+                     f"{sum(a > b for a, b in xs)}", f"{sum(a < b for a, b in xs)}"])
+    return table(["corpus", "pairs read twice", "equal labels", "Cohen's kappa", "first 1, second 0",
+                  "first 0, second 1"], rows, set(range(1, 6)))
+
+
+def short_section(pairs: list[Pair], path: Path, second: Path | None) -> list[str]:
+    corpora = tuple(dict.fromkeys(p.corpus for p in pairs))
+    n = Counter(p.corpus for p in pairs)
+    shown = path.relative_to(HERE.parents[1]) if path.is_relative_to(HERE.parents[1]) else path
+    out = [f"Short texts ({shown}): {len(pairs)} pairs (" + ", ".join(f"{c} {n[c]}" for c in corpora)
+           + f"), {sum(p.label for p in pairs)} labelled 1.",
+           "m2 dedup (5.2.0's decision, the gate) and the decision (the gate AND quality_decision's dup): precision /",
+           "recall by the labels", ""]
+    out += short_table(pairs, lambda p: p.label, corpora)
+    if second is None:
+        return out + ["", "No second reading (labels/short_pairs_second.tsv): no agreement reported"]
+    read = [p for p in pairs if p.label2 is not None]
+    out += ["", f"The two readers ({second.name}: a blind second reading, {len(read)} of the {len(pairs)} pairs): "
+            "agreement", ""]
+    out += agreement(read, corpora)
+    out += ["", "The same detectors by the second reader's labels", ""]
+    return out + short_table(read, lambda p: p.label2, corpora)
+
+
 # ---------------------------------------------------------------- main
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tool", required=True)
+    ap.add_argument("--decision", required=True, help="quality_decision")
     ap.add_argument("--out", required=True)
     ap.add_argument("--pairs", type=Path, default=HERE / "labels" / "pairs.tsv")
+    ap.add_argument("--short-pairs", type=Path, default=HERE / "labels" / "short_pairs.tsv",
+                    help="the short texts' labelled pairs (skipped when missing)")
+    ap.add_argument("--second", type=Path, default=HERE / "labels" / "short_pairs_second.tsv",
+                    help="their second reading (skipped when missing)")
     ap.add_argument("--corpora", type=Path, default=HERE.parents[1] / "target" / "corpus")
     ap.add_argument("--server", type=Path, help="directory of the server's pg_trgm_labels.tsv")
     ap.add_argument("--no-corpus", action="store_true", help="skip the corpus precision")
     ap.add_argument("--cache", type=Path, help="where to keep the corpus pair counts (default: OUT/cache)")
     a = ap.parse_args()
+    decider = Decider(a.decision)
     pairs = read_pairs(a.pairs)
-    for m in (2, 1):
-        for p, line in zip(pairs, run_tool(a.tool, ["pairs", f"m={m}"], [[p.a, p.b] for p in pairs]), strict=True):
-            p.m[m] = tuple(float(x) for x in line.split())
+    measure(pairs, a.tool, decider)
     if a.server:
         got = {}
         for line in (a.server / "pg_trgm_labels.tsv").read_text(encoding="utf-8").splitlines():
@@ -371,11 +550,18 @@ def main() -> int:
               f"pg_trgm {'from the server' if a.server else 'not measured (no server): ' + NONE}", ""]
     det_lines, det = detector_tables(pairs)
     report += det_lines + [""] + frontier_table(pairs)
+    if a.short_pairs.exists():
+        short = read_pairs(a.short_pairs)
+        measure(short, a.tool, decider)
+        second = a.second if a.second.exists() else None
+        if second:
+            read_second(second, short)
+        report += [""] + short_section(short, a.short_pairs, second)
     corp = None
     if not a.no_corpus:
-        lines, corp = corpus_section(pairs, a.tool, a.corpora, a.cache or Path(a.out) / "cache")
+        lines, corp = corpus_section(pairs, a.tool, decider, a.corpora, a.cache or Path(a.out) / "cache")
         report += [""] + lines
-    report += [""] + targets(det, corp)
+    report += [""] + targets(det, corp) + [""] + decision_targets(det, corp)
     text = "\n".join(report) + "\n"
     Path(a.out).mkdir(parents=True, exist_ok=True)
     (Path(a.out) / "labels.txt").write_text(text, encoding="utf-8")

@@ -10,11 +10,18 @@
 # besides the Chinese sets, recall and precision by one judge, simhash and segments beside
 # pg_trgm and 5-gram shingles (target/quality/languages.txt; corpora from corpora.sh). Then
 # tests/quality/similarity.py: exact similarity (measure 2, measure 1 beside it), recall over
-# the repost edits, the stock-index check, the index (target/quality/similarity.txt). Last
+# the repost edits and under 6.0's dedup decision (the gate AND quality_decision's dup) beside it,
+# the stock-index check, the index (target/quality/similarity.txt). Then
 # tests/quality/labels.py: precision and recall by the pairs labelled by reading
-# (tests/quality/labels/pairs.tsv), measure 2 and 1 beside pg_trgm, and each corpus's
-# post-stratified precision (target/quality/labels.txt; its corpus pair counts are kept in
-# target/quality/cache/, about 15 minutes the first time, the English corpus most of it).
+# (tests/quality/labels/pairs.tsv), measure 2 and 1 beside pg_trgm and the decision beside
+# 5.2.0's (the gate alone) with 6.0's targets; the same two on the short texts
+# (labels/short_pairs.tsv) with the agreement of their second reading
+# (labels/short_pairs_second.tsv); each corpus's post-stratified precision of the measure
+# (target/quality/labels.txt; its corpus pair counts are kept in target/quality/cache/, about
+# 15 minutes the first time, the English corpus most of it). Last tests/quality/apart.py: the
+# independent sets of tests/quality/apart/ (reposts, one-slot variants, figure families) under
+# 5.2.0's and 6.0's decisions against their targets (target/quality/apart.tsv: the sets;
+# target/quality/apart.txt: the report; a few seconds).
 # Exits non-zero only on an error, including server pairs that differ from the brute force.
 #
 # Takes about 2.5 minutes on 2 shared cores once built for quality.py (python jieba over the
@@ -32,6 +39,7 @@
 #   QUALITY_LANGUAGES_ONLY=1 run languages.py alone (no quality.py, no server pairs of simhash)
 #   QUALITY_SIMHASH_RULES=SPEC  languages.py's simhash column from `quality_fp --rules SPEC`
 #   QUALITY_LABELS=0         skip labels.py
+#   QUALITY_APART=0          skip apart.py
 set -euo pipefail
 source "$(dirname "$0")/../harness/lib.sh"
 cd "$root"
@@ -55,7 +63,7 @@ $venv/bin/python -c 'import importlib.metadata as m, sys
 assert all(m.version(n) == v for n, v in (p.split("==") for p in sys.argv[1:]))' "${pins[@]}" 2>/dev/null ||
     $venv/bin/pip install -q "${pins[@]}"
 
-cargo build --release -q -p simhash-core --example quality_fp --example quality_similarity
+cargo build --release -q -p simhash-core --example quality_fp --example quality_similarity --example quality_decision
 
 rm -rf "$out/server"
 mkdir -p "$out/server"
@@ -133,11 +141,17 @@ fi
 if [ -n "$sim_sets" ]; then
     echo
     $venv/bin/python tests/quality/similarity.py --sets "$sim_sets" \
-        --tool target/release/examples/quality_similarity --out "$out" "${server[@]}" || status=$?
+        --tool target/release/examples/quality_similarity --decision target/release/examples/quality_decision \
+        --out "$out" "${server[@]}" || status=$?
 fi
 if [ "${QUALITY_LABELS:-1}" = 1 ]; then
     echo
     $venv/bin/python tests/quality/labels.py --tool target/release/examples/quality_similarity \
-        --out "$out" "${server[@]}" || status=$?
+        --decision target/release/examples/quality_decision --out "$out" "${server[@]}" || status=$?
+fi
+if [ "${QUALITY_APART:-1}" = 1 ]; then
+    echo
+    $venv/bin/python tests/quality/apart.py --tool target/release/examples/quality_similarity \
+        --decision target/release/examples/quality_decision --out "$out" || status=$?
 fi
 exit $status

@@ -14,6 +14,12 @@ when present):
   changed" reported apart, as the share still matched (not a recall). Targets (PASS/FAIL):
   >= 0.97 for paragraphs and articles and >= 0.95 for short texts at similarity >= 0.5, >= 0.95
   for the excerpts and the merged texts at containment >= 0.8;
+- the same recall under 6.0's dedup decision (decision.py: the measure, then
+  `quality_decision`'s "dup" at its defaults): the mean over the eight kinds of the share at
+  similarity >= 0.5 AND dup, the excerpts and merged texts at containment >= 0.8 AND dup, beside
+  the measure alone (5.2.0) with the difference, and per kind at 0.5; reported as "decision
+  recall within 0.01 of 5.2.0's" PASS/FAIL per set and length (each of the three; not failing
+  the run);
 - the stock-index check (chinese): People's Daily's index quote lines ("上证指数１１９４·１０…",
   every line of an index name followed by figures only) and the all-figures quote lines of
   the same tables ("４４·８００·３８３…"), each table a day: every pair of lines of different
@@ -36,19 +42,20 @@ distinct paragraphs (id = their place in order of first occurrence) against the 
 and, for rows of 60 characters or more, at containment 0.8 (query in row) are reported as
 the share of the brute force's pairs they find, and must return no pair it does not.
 
-  python3 similarity.py --tool quality_similarity --out DIR [--sets chinese,english,...] [--server DIR]
+  python3 similarity.py --tool quality_similarity --decision quality_decision --out DIR
+      [--sets chinese,english,...] [--server DIR]
 """
 from __future__ import annotations
 
 import argparse
 import json
 import re
-import subprocess
 import sys
 import unicodedata
 from pathlib import Path
 
 import languages
+from decision import Decider, gate, run_tool
 from edits import KINDS, read_corpus
 from tables import table
 
@@ -66,6 +73,7 @@ REPOSTS = tuple(k for k in KINDS if k != NOT_REPOST)
 CONTAINMENT = ("excerpt 60%", "merged")
 TARGET_RECALL = {"paragraphs": 0.97, "articles": 0.97, "short": 0.95}
 TARGET_CONTAINMENT = 0.95
+DECISION_WITHIN = 0.01                            # the decision's recall against the measure alone's
 STOCK_MAX = 0.3                                   # index quotes of different days: at most this similar
 STOCK_NAMES = ("上证指数", "深证成指", "沪深", "上证30", "上证a股", "上证b股", "深证指数", "成份指数", "成分指数",
                "深证a股", "深证b股")              # after NFKC and lowercasing
@@ -83,10 +91,7 @@ class Tool:
         self.measures: dict[tuple[str, str], tuple[float, float, float]] = {}
 
     def run(self, args: list[str], lines: list) -> list[str]:
-        data = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines)
-        out = subprocess.run([self.binary, *args, f"m={self.m}"], input=data, capture_output=True, text=True,
-                             check=True)
-        return out.stdout.splitlines()
+        return run_tool(self.binary, [*args, f"m={self.m}"], lines)
 
     def texts(self, texts: list[str]) -> None:
         new = list(dict.fromkeys(t for t in texts if t not in self.keys))
@@ -129,12 +134,16 @@ def verdict(x: float, goal: float) -> str:
     return f"{x:.3f} {'PASS' if x >= goal else 'FAIL'}"
 
 
-def recall(tools: dict[int, Tool], s, name: str) -> dict[str, list[list[str]]]:
-    """The recall tables' rows of one set (module docs): "frontier", "kinds", "targets"."""
-    rows = {"frontier": [], "kinds": [], "targets": []}
+def recall(tools: dict[int, Tool], decider: Decider, s, name: str) -> dict[str, list[list[str]]]:
+    """The recall tables' rows of one set (module docs): "frontier", "kinds", "targets", and
+    the decision's: "decision", "decision kinds", "decision verdicts" (one line each)."""
+    rows = {"frontier": [], "kinds": [], "targets": [], "decision": [], "decision kinds": [], "decision verdicts": []}
     for length, kinds in s.edited.items():
         for tool in tools.values():
             tool.pairs([p for ps in kinds.values() for p in ps])
+        for k, row in zip(("decision", "decision kinds", "decision verdicts"),
+                          decision_recall(tools[2], decider, kinds, name, length)):
+            rows[k].append(row)
         sim = {m: {k: {t: share([tool.measures[p][0] >= t for p in kinds[k]]) for t in FRONTIER}
                    for k in (*REPOSTS, NOT_REPOST)} for m, tool in tools.items()}
         cont = {m: {k: {g: share([contained(tool, k, p) >= g for p in kinds[k]]) for g in GAMMAS}
@@ -154,6 +163,29 @@ def recall(tools: dict[int, Tool], s, name: str) -> dict[str, list[list[str]]]:
                                 *(f"{cont[1][k][DEFAULT_GAMMA]:.3f}" for k in CONTAINMENT),
                                 f"{sim[2][NOT_REPOST][DEFAULT_THETA]:.3f} ({sim[1][NOT_REPOST][DEFAULT_THETA]:.3f})"])
     return rows
+
+
+def decision_recall(tool: Tool, decider: Decider, kinds: dict, name: str, length: str) -> tuple[list, list, str]:
+    """One set and length under 6.0's decision against the measure alone (5.2.0): the row of
+    the means, the row per kind at DEFAULT_THETA, the "within DECISION_WITHIN" line."""
+    decider.decide([p for ps in kinds.values() for p in ps if gate(tool.measures[p])])
+
+    def dup(p):
+        return gate(tool.measures[p]) and decider.dup(*p)
+    sim = {k: (share([tool.measures[p][0] >= DEFAULT_THETA for p in kinds[k]]),
+               share([tool.measures[p][0] >= DEFAULT_THETA and dup(p) for p in kinds[k]]))
+           for k in (*REPOSTS, NOT_REPOST)}
+    cont = {k: (share([contained(tool, k, p) >= DEFAULT_GAMMA for p in kinds[k]]),
+                share([contained(tool, k, p) >= DEFAULT_GAMMA and dup(p) for p in kinds[k]])) for k in CONTAINMENT}
+    mean = tuple(sum(sim[k][i] for k in REPOSTS) / len(REPOSTS) for i in (0, 1))
+    three = {"similarity": mean, "excerpts": cont["excerpt 60%"], "merged": cont["merged"]}
+    cells = [c for old, new in three.values() for c in (f"{old:.3f}", f"{new:.3f}", f"{new - old:+.3f}")]
+    row = [name, length, f"{sum(len(kinds[k]) for k in REPOSTS):,}", *cells]
+    kinds_row = [name, length, *(f"{sim[k][1]:.3f} ({sim[k][1] - sim[k][0]:+.3f})" for k in (*REPOSTS, NOT_REPOST))]
+    ok = all(old - new <= DECISION_WITHIN + 1e-9 for old, new in three.values())
+    line = (f"{name} {length}: decision recall within {DECISION_WITHIN} of 5.2.0's: {'PASS' if ok else 'FAIL'} ("
+            + ", ".join(f"{k} {new - old:+.3f}" for k, (old, new) in three.items()) + ")")
+    return row, kinds_row, line
 
 
 def found_counts(found: list, name: str) -> list[list[str]]:
@@ -245,15 +277,15 @@ def server_check(name: str, lines: list[str], brute: list, server: Path) -> tupl
             str(extra)], ok
 
 
-def run(tools: dict[int, Tool], sets: dict, quick: bool = False, found_by_set: dict | None = None,
+def run(tools: dict[int, Tool], decider: Decider, sets: dict, quick: bool = False, found_by_set: dict | None = None,
         corpus_path: Path | None = None) -> tuple[list[str], bool]:
     tool = tools[2]
     out, ok = [], True
-    rec = {"frontier": [], "kinds": [], "targets": []}
+    rec = {}
     counts, idx = [], []
     for name, s in sets.items():
-        for k, rows in recall(tools, s, name).items():
-            rec[k] += rows
+        for k, rows in recall(tools, decider, s, name).items():
+            rec.setdefault(k, []).extend(rows)
         found = tool.allpairs(s.corpus, min(FRONTIER), 2.0 if quick else DEFAULT_GAMMA)
         counts += found_counts(found, name)
         if found_by_set is not None:
@@ -280,6 +312,18 @@ def run(tools: dict[int, Tool], sets: dict, quick: bool = False, found_by_set: d
                   "m1 excerpts", "m1 merged", f"{NOT_REPOST}: m2 (m1)"], rec["targets"], right=set())
     ok_targets = all("FAIL" not in c for r in rec["targets"] for c in r)
     out += ["", f"Recall targets: {'PASS' if ok_targets else 'FAIL'}"]
+    out += ["", "Recall over the repost edits under 6.0's dedup decision (the measure AND quality_decision's dup): the "
+            f"mean over the {len(REPOSTS)} edits",
+            f"at similarity >= {DEFAULT_THETA}, excerpts / merged texts at containment >= {DEFAULT_GAMMA}; 5.2.0 = the "
+            "measure alone, then the decision and the difference", ""]
+    out += table(["set", "length", "pairs", f"sim >= {DEFAULT_THETA}: 5.2.0", "decision", "diff",
+                  f"excerpts, cont >= {DEFAULT_GAMMA}: 5.2.0", "decision", "diff", "merged: 5.2.0", "decision", "diff"],
+                 rec["decision"], right=set(range(2, 12)))
+    out += ["", f"Per edit at similarity >= {DEFAULT_THETA} AND dup: the decision (its difference from the measure "
+            f"alone); \"{NOT_REPOST}\" is no positive, shown as the share still matched", ""]
+    out += table(["set", "length", *REPOSTS, NOT_REPOST], rec["decision kinds"], right=set(range(2, 3 + len(REPOSTS))))
+    out += ["", f"The decision's recall against 5.2.0's, each of the three within {DECISION_WITHIN} (reported, not "
+            "failing the run):", *rec["decision verdicts"]]
     if corpus_path is not None:
         lines, _ = stock_check(tools, corpus_path)
         out += [""] + lines
@@ -298,6 +342,7 @@ def run(tools: dict[int, Tool], sets: dict, quick: bool = False, found_by_set: d
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tool", required=True)
+    ap.add_argument("--decision", required=True, help="quality_decision")
     ap.add_argument("--out", required=True)
     ap.add_argument("--corpora", default=str(Path(__file__).resolve().parents[2] / "target" / "corpus"))
     ap.add_argument("--sets", default="chinese,english,pydocs,japanese,mixed")
@@ -311,7 +356,7 @@ def main() -> int:
                       else languages.new_set(name, corpora))
     tools = {2: Tool(a.tool, 2), 1: Tool(a.tool, 1)}
     found: dict = {}
-    report, ok = run(tools, sets, a.quick, found,
+    report, ok = run(tools, Decider(a.decision), sets, a.quick, found,
                      corpora / "peoples_daily_199801.txt" if "chinese" in sets else None)
     if a.server:
         rows = []
