@@ -292,7 +292,7 @@ enum Msg {
     /// Confirmed `(representative, member)` links.
     Links(Vec<(u32, u32)>),
     /// Measured pairs of representatives `(x, y, similarity)`.
-    Pairs(Vec<(u32, u32, f64)>),
+    Pairs(Vec<(u32, u32, f64, bool)>),
     /// `(local representative, foreign row)` candidates.
     Foreign(Vec<(u32, u32)>),
     BandDone,

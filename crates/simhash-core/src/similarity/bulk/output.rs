@@ -23,12 +23,14 @@ pub(super) type Same<'a> = dyn FnMut(u32, u32, &mut dyn FnMut(Progress)) -> bool
 #[derive(Clone, Copy)]
 enum Cursor {
     Idle,
-    /// Members `mx` of x's group and `my` of y's, `y` the head of y's.
+    /// Members `mx` of x's group and `my` of y's, `y` the head of y's; `decided` while they
+    /// are the measured pair itself: what the workers' dedup decision said of it.
     Cross {
         y: u32,
         mx: u32,
         my: u32,
         similarity: f64,
+        decided: Option<bool>,
     },
     /// Members `a < b` of one group.
     Within {
@@ -44,10 +46,10 @@ enum Cursor {
 
 #[derive(Default)]
 pub(super) struct Output {
-    pub pairs: VecDeque<Vec<(u32, u32, f64)>>,
+    pub pairs: VecDeque<Vec<(u32, u32, f64, bool)>>,
     pub foreign: VecDeque<Vec<(u32, u32)>>,
     /// The batch being expanded and its next entry.
-    batch: Vec<(u32, u32, f64)>,
+    batch: Vec<(u32, u32, f64, bool)>,
     foreign_batch: Vec<(u32, u32)>,
     at: usize,
     cursor: Option<Cursor>,
@@ -115,8 +117,9 @@ impl Output {
         false
     }
 
-    /// The next pair out of the batches received and the group being expanded; a pair of
-    /// local rows `(x, y)` only if `same(x, y)` (the dedup decision, when the run asks it).
+    /// The next pair out of the batches received and the group being expanded; a group's pair
+    /// of local rows `(x, y)` only if `same(x, y)` (the dedup decision, when the run asks it;
+    /// the batches' pairs were decided by the workers).
     pub(super) fn next(
         &mut self,
         ids: &[i64],
@@ -138,10 +141,13 @@ impl Output {
                     self.cursor = None;
                     continue;
                 }
-                Cursor::Cross { y, mx, my, similarity } => {
+                Cursor::Cross { y, mx, my, similarity, .. } => {
                     let (nx, ny) = if next(my) == NONE { (next(mx), y) } else { (mx, next(my)) };
-                    self.cursor =
-                        Some(if nx == NONE { Cursor::Idle } else { Cursor::Cross { y, mx: nx, my: ny, similarity } });
+                    self.cursor = Some(if nx == NONE {
+                        Cursor::Idle
+                    } else {
+                        Cursor::Cross { y, mx: nx, my: ny, similarity, decided: None }
+                    });
                     (mx, my, Some(similarity))
                 }
                 Cursor::Within { a, b } => {
@@ -167,6 +173,15 @@ impl Output {
             }
             return match (cursor, found) {
                 (Cursor::Foreign { .. }, _) => Some(Found::Foreign { local: ix, foreign: iy }),
+                // A measured pair was decided where it was measured (bands.rs); its groups'
+                // other members, and a group's pairs of identical sets, are decided here.
+                (Cursor::Cross { decided: Some(same), .. }, Some(similarity)) => {
+                    if !same {
+                        self.tick(cb);
+                        continue;
+                    }
+                    Some(Found::Pair(SimilarityPair { id1: ix.min(iy), id2: ix.max(iy), similarity }))
+                }
                 (_, Some(similarity)) if same(x, y, cb) => {
                     Some(Found::Pair(SimilarityPair { id1: ix.min(iy), id2: ix.max(iy), similarity }))
                 }
@@ -181,9 +196,9 @@ impl Output {
     /// Takes the next received pair (or foreign candidate) as the cursor; None if none is left.
     fn load(&mut self) -> Option<()> {
         loop {
-            if let Some(&(x, y, similarity)) = self.batch.get(self.at) {
+            if let Some(&(x, y, similarity, same)) = self.batch.get(self.at) {
                 self.at += 1;
-                self.cursor = Some(Cursor::Cross { y, mx: x, my: y, similarity });
+                self.cursor = Some(Cursor::Cross { y, mx: x, my: y, similarity, decided: Some(same) });
                 return Some(());
             }
             if let Some(&(x, f)) = self.foreign_batch.get(self.at) {
