@@ -7,6 +7,8 @@ use simhash_core::pairs::Texts;
 
 /// Rows fetched per SPI batch: bounds the tuple memory held at once to a few MB.
 pub(super) const FETCH_ROWS: i64 = 50_000;
+/// Rows a fetch reads when the query has a text column (and for its first fetch).
+const TEXT_FETCH_ROWS: i64 = 1_000;
 
 /// Runs `query`, which must return `(id bigint, value)` with `value` of one of the types
 /// `second` (else ERROR 42804 with `message()`'s text and hint), and calls `each(id, value)`
@@ -90,7 +92,9 @@ pub(crate) fn read_rows(func: &str, what: &str, query: &str) -> (Vec<(i64, u64)>
             }
         };
         loop {
-            let n = cursor.fetch(FETCH_ROWS).unwrap_or_else(|e| error!("{func}: {e}")).len();
+            // Texts make rows of any size: 1,000 at a time then, as the similarity pairs read.
+            let size = if shape == Some(false) { FETCH_ROWS } else { TEXT_FETCH_ROWS };
+            let n = cursor.fetch(size).unwrap_or_else(|e| error!("{func}: {e}")).len();
             let mut f = Fetched { rows: &mut rows, null_fps: &mut null_fps, shape: &mut shape, text: &mut put };
             if take_fetched(func, what, n, &mut f) == 0 {
                 break;

@@ -214,7 +214,8 @@ unsafe fn first_same_passage<T: FromDatum>(
     doc: &str,
 ) -> Option<Match<T>> {
     let params = simhash_core::decision::Params::default();
-    let new = simhash_core::decision::tokens::Tokens::of(doc, &mut crate::similarity::tick);
+    // The new text's tokens, made at the first candidate (most inserts have none).
+    let mut new = None;
     // SAFETY: forwarded from the caller. Without a snapshot, read_only = false: SPI takes a
     // fresh one (READ COMMITTED), as SPI_execute_plan does above. With one, it is made the
     // active snapshot while the portal starts (read_only = true uses the active one, and
@@ -254,7 +255,10 @@ unsafe fn first_same_passage<T: FromDatum>(
                 }
                 let text = crate::fingerprint::text_datum_to_utf8(datum);
                 let old = simhash_core::decision::tokens::Tokens::of(&text, &mut crate::similarity::tick);
-                let comparison = simhash_core::decision::Comparison::of(&old, &new, &mut crate::similarity::tick);
+                let new = new.get_or_insert_with(|| {
+                    simhash_core::decision::tokens::Tokens::of(doc, &mut crate::similarity::tick)
+                });
+                let comparison = simhash_core::decision::Comparison::of(&old, new, &mut crate::similarity::tick);
                 if params.verdict(&comparison).duplicate {
                     found = Some(match_of(config, tuple, desc));
                     break 'fetch;
