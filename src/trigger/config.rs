@@ -271,7 +271,7 @@ pub(super) unsafe fn config(
             Some(PreCheck { nblocks: sets[chosen].n, indexes: sets[chosen].indexes.clone() })
         });
         let k = parsed.max_distance;
-        Config { k, precheck, ..Config::new(rel, target, fp.clone(), text, parsed.action, options, decision, query) }
+        Config { k, precheck, ..Config::new(rel, target, (fp.clone(), text), parsed.action, options, decision, query) }
     }
 }
 
@@ -318,7 +318,7 @@ impl Target {
 }
 
 impl Config {
-    /// The config of a trigger on `rel` that checks column `fp` (computed from `text`),
+    /// The config of a trigger on `rel` that checks column `fp` and the text `fp` is computed from (one pair),
     /// with `query(target)` as its insert and update check queries (the target's
     /// `exclude_ctid` false, then true), deciding by `decision` (the decision reads `text`,
     /// so a trigger without one decides by the measure); no bound and no pre-check (the
@@ -329,8 +329,7 @@ impl Config {
     pub(super) unsafe fn new(
         rel: pg_sys::Relation,
         target: Target,
-        fp: Column,
-        text: Option<Column>,
+        (fp, text): (Column, Option<Column>),
         action: Action,
         options: Options,
         decision: Decision,

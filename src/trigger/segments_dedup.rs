@@ -74,7 +74,7 @@ unsafe fn config(
             min_resemblance,
             max_distance,
             segments_index,
-            ..Config::new(rel, target, seg.clone(), Some(text), parsed.action, options, decision, query)
+            ..Config::new(rel, target, (seg.clone(), Some(text)), parsed.action, options, decision, query)
         }
     }
 }

@@ -124,8 +124,7 @@ unsafe fn config(
         let config = Config::new(
             rel,
             target,
-            text.clone(),
-            Some(text.clone()),
+            (text.clone(), Some(text.clone())),
             parsed.action,
             Options::default(),
             decision,

@@ -8,7 +8,8 @@
 -- here, by PostgreSQL's own array operators). So a correct dedup trigger keeps exactly one
 -- row per group. Creates the target table docs(id, body, segs) with its GIN index, and
 -- resembling_pairs(theta [, k]), the number of pairs of docs rows that share a segment and
--- resemble each other at theta or more within k bits (brute force over shared segments).
+-- resemble each other at theta or more within k bits (brute force over shared segments),
+-- and with k = 0 are the same passage (the 6.0 trigger's decision).
 \if :{?k}
 \else
 \set k 0
@@ -63,9 +64,14 @@ DELETE FROM cand c WHERE NOT EXISTS (SELECT FROM cand o WHERE o.g = c.g AND o.va
 ALTER TABLE cand ADD COLUMN segs bigint[];
 UPDATE cand SET segs = :segfn(body) WHERE body IS NOT NULL;
 DELETE FROM cand WHERE coalesce(cardinality(segs), 0) = 0;
--- Within a group, every two texts resemble each other at theta or more.
+-- Within a group, every two texts resemble each other at theta or more, and (exact
+-- matching, the 6.0 trigger's) the dedup decision calls them the same passage: 6.0 keeps
+-- apart a paragraph and its repost with a sentence added when the sentence outweighs what
+-- it shares with the other repost. Within k bits the rounds run 5.x's trigger (_d1), which
+-- decides by resemblance alone, since a word changed in every sentence is a frame-mate.
 DELETE FROM cand c WHERE EXISTS (SELECT 1 FROM cand o WHERE o.g = c.g AND o.var <> c.var
-                                 AND NOT (o.segs && c.segs AND simhash_resemblance(o.segs, c.segs, :k) >= :theta));
+                                 AND NOT (o.segs && c.segs AND simhash_resemblance(o.segs, c.segs, :k) >= :theta
+                                          AND (:k > 0 OR simhash_same_passage(o.body, c.body))));
 -- Across groups, no two do: drop both groups of any such pair.
 CREATE TABLE cand_seg AS SELECT g, var, unnest(segs) AS seg FROM cand;
 DELETE FROM cand WHERE g IN (
@@ -81,5 +87,6 @@ CREATE TABLE docs(id int PRIMARY KEY, body text, segs bigint[]);
 CREATE INDEX docs_segs ON docs USING gin (segs);
 CREATE FUNCTION resembling_pairs(theta float8, k int DEFAULT 0) RETURNS bigint LANGUAGE sql AS $$
     SELECT count(*) FROM (SELECT DISTINCT a.id, b.id FROM docs a JOIN docs b ON a.id < b.id AND a.segs && b.segs
-                          WHERE simhash_resemblance(a.segs, b.segs, k) >= theta) x
+                          WHERE simhash_resemblance(a.segs, b.segs, k) >= theta
+                            AND (k > 0 OR simhash_same_passage(a.body, b.body))) x
 $$;
