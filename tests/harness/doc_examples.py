@@ -55,6 +55,7 @@ FIXTURES = {
     "docs/fingerprint.md": DOCS,
     "docs/fingerprints.md": NEWS + CRAWL,
     "docs/similarity.md": NEWS,
+    "docs/decision.md": NEWS,
     "docs/performance.md": NEWS + "CREATE TABLE docs AS SELECT id, body FROM news;",
     "docs/segments.md": NEWS + "CALL simhash_create_segments('news', 'body');",
     "docs/scaling-out.md": "",

@@ -63,6 +63,8 @@
 #                               prints target/bench/markov/NAME.txt, made once: N texts of
 #                               MIN-MAX characters from an order-3 Markov chain trained on
 #                               CORPUS (crates/simhash-core/examples/markov_corpus.rs)
+#   bench_paragraphs ROWS       markov's file of the benches' ROWS * 0.9 paragraphs of 200-500
+#                               characters (seed 2026; reposts_sql adds the other tenth)
 #   insert_rounds TABLE...      the dedup benchmarks' inserts (after load_paragraphs): into
 #                               each TABLE a row of two random paragraphs joined (a TABLE
 #                               named *_fresh: each sentence tagged with ten characters of
@@ -192,6 +194,10 @@ markov() {
         mv "$f.part" "$f"
     fi
     echo "$f"
+}
+bench_paragraphs() {
+    local n=$(($1 * 9 / 10))
+    markov "zh_paragraphs_$n" "$root/target/corpus/peoples_daily_199801.txt" "$n" 200 500 seed=2026
 }
 insert_rounds() {
     local t r rate body
