@@ -23,7 +23,7 @@ mod shard;
 mod support;
 
 pub(crate) use pairs::register_gucs;
-pub(crate) use support::{match_operator, sql_suffix};
+pub(crate) use support::{band_opfamily, match_operator, sql_suffix};
 
 use std::borrow::Cow;
 

@@ -161,6 +161,22 @@ pub(crate) unsafe fn match_operator(schema: pg_sys::Oid, v: Version) -> Option<p
     unsafe { Objects::lookup(schema, sql_suffix(schema, v)) }.map(|o| o.match_op)
 }
 
+/// The operator family `simhash_band_ops` of the extension in `schema`, or InvalidOid (a
+/// catalog before 5.2.0).
+///
+/// # Safety
+/// Must run inside a transaction (catalog lookups).
+pub(crate) unsafe fn band_opfamily(schema: pg_sys::Oid) -> pg_sys::Oid {
+    // SAFETY: catalog lookups in a transaction; the names are palloc'd copies.
+    unsafe {
+        let nsp = pg_sys::get_namespace_name(schema);
+        if nsp.is_null() {
+            return pg_sys::InvalidOid;
+        }
+        pg_sys::get_opfamily_oid(pg_sys::GIN_AM_OID, qualified_name(nsp, "simhash_band_ops"), true)
+    }
+}
+
 /// The objects of either version that `found` finds something in (measure 2's first).
 ///
 /// # Safety
@@ -309,6 +325,14 @@ unsafe fn index_condition(req: *mut pg_sys::SupportRequestIndexCondition) -> Opt
         let (o, (measure, strict)) =
             either(pg_sys::get_func_namespace((*fexpr).funcid), |o| o.predicate((*fexpr).funcid))?;
         if !pg_sys::op_in_opfamily(o.match_op, (*req).opfamily) {
+            return None;
+        }
+        // A band index answers containment by reading all of it: never its condition, so
+        // that containment comes from a simhash_ops index beside it, whose keys a dedup
+        // trigger locks (trigger/similarity_dedup.rs), or from a scan.
+        if measure != Measure::Similarity
+            && (*req).opfamily == band_opfamily(pg_sys::get_func_namespace((*fexpr).funcid))
+        {
             return None;
         }
         let args = list_ptrs((*fexpr).args);

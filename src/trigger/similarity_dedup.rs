@@ -22,8 +22,11 @@
 //!   `min_similarity`, so it is chosen only when no row matches by similarity, and then the
 //!   most similar of those; DETAIL gives its containment too.
 //! - The locks (`simhash_core::trigger::similarity_lock_keys`): one per index key of the new
-//!   text, since any row that the text's lookups could find, or whose lookups could find the
-//!   text, shares one of them (the core's module docs). That holds for candidates that come
+//!   text, and with `min_containment`, for a short text (under about 50 characters), one per
+//!   key its containment lookup asks for (every shingle's), since any row that the text's
+//!   lookups could find, or whose lookups could find the text, shares one of them (the
+//!   core's module docs). So short texts with containment run side by side as long ones do
+//!   (5.x locked the table for each of them). That holds for candidates that come
 //!   from the index's keys: with no `simhash_ops` index (a valid one, on the column alone,
 //!   not partial), or thresholds below those lookups answer from keys (0.25 for similarity,
 //!   0.5 for containment; below them a lookup reads the whole index), an insert takes the
@@ -34,9 +37,12 @@
 //!   (a lookup whose candidates outgrow work_mem), whose recheck tests whole pages.
 //! - A `simhash_band_ops` index on the column (5.2.0) serves the same query: the locks then
 //!   take the new text's band keys (any two texts that find each other through it share one;
-//!   with both operator classes on the column, both kinds of keys), and the thresholds it answers from keys are similarity 0.5 and above, without
-//!   containment (`lookups_share_keys`); below them, or with `min_containment`, an insert
-//!   locks the table.
+//!   with both operator classes on the column, both kinds of keys), and the thresholds it
+//!   answers from keys are similarity 0.5 and above (`lookups_share_keys`); below them an
+//!   insert locks the table. It answers no containment (the planner support function makes
+//!   no condition of it for that index), so with `min_containment` the check's containment
+//!   comes from a `simhash_ops` index beside it, and an insert into a column with a band
+//!   index alone locks the table (docs/similarity.md, "Which index").
 //! - A NULL text, or a text without a letter or digit (no shingle, hence no index key, and a
 //!   measure of 0 with every text), is never a duplicate: no lock, no check.
 //! - An UPDATE is compared with every row but itself; one that keeps the text is not checked.
@@ -61,7 +67,6 @@ use super::lock::lock_similarity;
 use super::segments_precheck::{gin_indexes, relation_name};
 use super::{dedup_query, firing, value_of, Decision, Firing};
 use crate::fingerprint::text_datum_to_utf8;
-use crate::nodes::qualified_name;
 
 /// The trigger's name under version `v` and `decision`.
 fn trigger_name(v: Version, decision: Decision) -> &'static str {
@@ -100,7 +105,7 @@ unsafe fn config(
             .map(|op| gin_indexes(rel, text.attnum, op))
             .unwrap_or_default();
         // A simhash_band_ops index (measure 2's only: it holds measure 2's @%).
-        let band_family = band_opfamily(ext_schema);
+        let band_family = crate::similarity::band_opfamily(ext_schema);
         let has = |band: bool| {
             indexes.iter().any(|i| (band_family != pg_sys::InvalidOid && i.opfamily == band_family) == band)
         };
@@ -136,22 +141,6 @@ unsafe fn config(
     }
 }
 
-/// The operator family `simhash_band_ops` of the extension in `schema`, or InvalidOid (a
-/// catalog before 5.2.0).
-///
-/// # Safety
-/// Must run inside a transaction (catalog lookups).
-unsafe fn band_opfamily(schema: pg_sys::Oid) -> pg_sys::Oid {
-    // SAFETY: catalog lookups in a transaction; the names are palloc'd copies.
-    unsafe {
-        let nsp = pg_sys::get_namespace_name(schema);
-        if nsp.is_null() {
-            return pg_sys::InvalidOid;
-        }
-        pg_sys::get_opfamily_oid(pg_sys::GIN_AM_OID, qualified_name(nsp, "simhash_band_ops"), true)
-    }
-}
-
 /// How the trigger's check finds candidates and what it locks, for
 /// `simhash_similarity_dedup_query`'s trailing comment; `opclass` is the operator class of
 /// the trigger's measure (`simhash_ops`, or `simhash_ops_m1`).
@@ -162,6 +151,12 @@ fn describe(s: &Similarity, column: &str, opclass: &str) -> String {
         }
         Some(_) if s.by_keys && s.locked == LockedKeys::Both => {
             format!("candidates from the {opclass} and simhash_band_ops indexes; locks on the new text's index and band keys")
+        }
+        Some(_) if s.locked == LockedKeys::Bands && s.min_containment.is_some() && s.min_similarity >= BAND_THETA => {
+            format!(
+                "the simhash_band_ops index answers no containment (create a {opclass} index on {column} \
+                 beside it): every row is a candidate, and an insert locks the table"
+            )
         }
         Some(_) if s.locked.bands() => format!(
             "thresholds below those the simhash_band_ops index answers from keys (similarity {BAND_THETA}, \
@@ -222,13 +217,15 @@ unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, v: Version, decision: 
             return pg_sys::Datum::from(tuple);
         }
         let (relid, attnum) = (config.relid.to_u32(), config.fp.attnum);
-        let locks = dedup::similarity_lock_keys(relid, attnum, &doc, v, s.locked, &mut crate::similarity::tick);
+        let containment = s.min_containment.is_some();
+        let locks =
+            dedup::similarity_lock_keys(relid, attnum, &doc, v, s.locked, containment, &mut crate::similarity::tick);
         if locks.keys.is_empty() {
             return unchecked(tuple, desc, &config, &[]);
         }
         let exclude = is_update.then(|| (*(*td).tg_trigtuple).t_self);
-        // A text too short for a containment lookup from keys is checked against every row.
-        let by_keys = s.by_keys && !(locks.short && s.min_containment.is_some());
+        // Measure 1's short text with containment is checked against every row.
+        let by_keys = s.by_keys && !locks.short;
         lock_similarity(&config, by_keys, locks.keys);
         let float = |x: f64| x.into_datum().expect("a float8 datum");
         let mut params = vec![datum, float(s.min_similarity)];

@@ -8,7 +8,10 @@
 # groups (a copy, a character changed, a source line, the last sentence dropped, a sentence
 # appended) at similarity 0.6; excerpt groups (a copy, the first half, the paragraph with a
 # sentence appended, the half with a source line) at similarity 0.9 or containment 0.8 either
-# way (option min_containment). For actions reject and skip, under READ COMMITTED and
+# way (option min_containment); short groups (sentences of 20 to 40 characters: a copy, a
+# prefix, a tag, a cut) at the same thresholds, whose containment lookups ask for every
+# shingle's key and whose inserters lock those keys, not the table (issue 47), also with
+# both operator classes on the column. For actions reject and skip, under READ COMMITTED and
 # REPEATABLE READ, with 2 rows per transaction (lock order across rows) and 50 (the table-wide
 # lock escalation), pgbench retrying 40001/40P01; once without the simhash_ops index, where
 # the check scans and inserts take the table's key one at a time; and once on a
@@ -16,7 +19,8 @@
 #   - every item is processed exactly once (one outcome row each);
 #   - the table ends with exactly one row per group (compared with the expected count);
 #   - no two rows are close (brute force over all pairs, the measures as float8);
-#   - pgbench reports no failed transaction and no aborted client.
+#   - pgbench reports no failed transaction and no aborted client;
+# and an insert of a short text does not wait on an open transaction's unrelated short one.
 # Expects PGHOST/PGPORT/PGUSER of a running cluster with the extension installed.
 set -euo pipefail
 source "$(dirname "$0")/../harness/lib.sh"
@@ -40,13 +44,15 @@ items_mode=
 while IFS=, read -r mode index action iso per_tx; do
     case $mode in
     similarity) theta=0.6 gamma=2 options= ;;
-    containment) theta=0.9 gamma=0.8 options=", '{\"min_containment\": $gamma}'" ;;
+    containment|short) theta=0.9 gamma=0.8 options=", '{\"min_containment\": $gamma}'" ;;
     esac
     [ "$mode" = "$items_mode" ] || { items_for "$mode" $theta $gamma; items_mode=$mode; }
-    q -c "DROP INDEX IF EXISTS docs_body" >/dev/null
+    q -c "DROP INDEX IF EXISTS docs_body, docs_body_bands" >/dev/null
     case $index in
     index) q -c "CREATE INDEX docs_body ON docs USING gin (body simhash_ops)" >/dev/null ;;
     band) q -c "CREATE INDEX docs_body ON docs USING gin (body simhash_band_ops)" >/dev/null ;;
+    both) q -c "CREATE INDEX docs_body ON docs USING gin (body simhash_ops)" \
+            -c "CREATE INDEX docs_body_bands ON docs USING gin (body simhash_band_ops)" >/dev/null ;;
     esac
     group_round "simhash_similarity_dedup_trigger('body', '$theta', '$action'$options)" "$per_tx" "$iso" \
         "$mode, $index, $action" "close_pairs($theta, $gamma)" "close pairs"
@@ -61,5 +67,37 @@ similarity,no index,reject,read committed,2
 similarity,band,skip,read committed,2
 containment,index,reject,read committed,2
 containment,index,skip,repeatable read,50
+short,index,reject,read committed,2
+short,index,skip,repeatable read,2
+short,index,skip,read committed,50
+short,both,reject,read committed,2
 RUNS
+
+# Short texts with min_containment lock their keys, not the table (issue 47): a session that
+# holds an uncommitted short insert does not hold up an unrelated one. The second insert runs
+# while the first transaction is open; it must finish without ever waiting on a lock.
+q -c "TRUNCATE docs" >/dev/null
+trigger="simhash_similarity_dedup_trigger('body', '0.5', 'reject', '{\"min_containment\": 0.8}')"
+q -c "DROP TRIGGER IF EXISTS docs_dedup ON docs" \
+  -c "CREATE TRIGGER docs_dedup BEFORE INSERT ON docs FOR EACH ROW EXECUTE FUNCTION $trigger" >/dev/null
+psql -q >"$tmp/holder.out" 2>&1 <<'SQL' &
+BEGIN;
+INSERT INTO docs VALUES (1, '今天天气很好，我们去公园散步吧。');
+SELECT pg_sleep(3600);
+COMMIT;
+SQL
+holder=$!; kill_at_exit "$holder"
+until [ "$(psql -Atc "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(3600)%' AND pid <> pg_backend_pid()")" = 1 ]; do sleep 0.1; done
+psql -q -c "INSERT INTO docs VALUES (2, '新版手机明天上市，价格比去年低。')" >"$tmp/second.out" 2>&1 &
+second=$!
+waited=0
+while kill -0 "$second" 2>/dev/null; do
+    [ "$(psql -Atc "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO docs VALUES (2%'")" = 0 ] || waited=1
+    [ "$waited" = 1 ] && break
+    sleep 0.05
+done
+psql -Atc "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(3600)%' AND pid <> pg_backend_pid()" >/dev/null
+wait "$second" || true
+check "an unrelated short insert waited on the lock of an open one" "$waited" 0
+check "rows after both (the second committed, the first cancelled)" "$(psql -Atc "SELECT string_agg(id::text, ',') FROM docs")" 2
 exit $status

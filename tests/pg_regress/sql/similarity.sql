@@ -54,8 +54,9 @@ DEALLOCATE untyped;
 -- thresholds above and below the lowest the keys answer (0.25 and 0.5). A similarity
 -- lookup finds exactly what the scan finds; a containment lookup finds every row that shares
 -- a run of 48 shingles with the query, and shorter overlaps by chance: here it misses only
--- rows or queries shorter than 50 characters (bylines contained in the queries). No lookup
--- returns a row the scan does not, and every value is the measure's.
+-- rows or queries shorter than 50 characters (bylines contained in the queries; a short
+-- query asks for every shingle's key, and a long row holding it has only some of them as
+-- keys). No lookup returns a row the scan does not, and every value is the measure's.
 CREATE TABLE sim_docs AS SELECT id, body FROM corpus WHERE id % 12 = 0;
 -- Reposts of 30 of them: a sentence dropped, a character changed, a source line added.
 INSERT INTO sim_docs
@@ -92,7 +93,8 @@ SELECT count(*) AS only_index FROM (TABLE by_index EXCEPT ALL TABLE by_scan) x;
 -- with constants, parameters (generic plans too), the threshold on either side, and joins.
 EXPLAIN (COSTS OFF) SELECT id FROM sim_docs WHERE simhash_similarity(body, '国家主席江泽民发表新年讲话') >= 0.6;
 EXPLAIN (COSTS OFF) SELECT id FROM sim_docs WHERE 0.6 < simhash_similarity('国家主席江泽民发表新年讲话', body);
--- (A containment query of fewer than 48 shingles reads every row: a long one here.)
+-- (A containment query of 48 shingles or more asks for its index keys, a shorter one for
+-- the key of every shingle it has (issue 47; 5.x read every row): both from the index.)
 EXPLAIN (COSTS OFF) SELECT id FROM sim_docs WHERE simhash_containment('中共中央总书记、国家主席江泽民发表新年讲话。新年钟声即将敲响，人类社会就要进入新的一年。在这辞旧迎新的美好时刻，我代表中国共产党和中华人民共和国政府，向全国各族人民致以新年的祝贺！', body) >= 0.8;
 EXPLAIN (COSTS OFF) SELECT id FROM sim_docs WHERE simhash_containment(body, '中共中央总书记、国家主席江泽民发表新年讲话。新年钟声即将敲响，人类社会就要进入新的一年。在这辞旧迎新的美好时刻，我代表中国共产党和中华人民共和国政府，向全国各族人民致以新年的祝贺！') >= 0.8;
 EXPLAIN (COSTS OFF) SELECT id FROM sim_docs WHERE simhash_containment(body, '国家主席江泽民发表新年讲话') >= 0.8;

@@ -243,7 +243,8 @@ RESET enable_bitmapscan;
 SELECT id FROM sim_small ORDER BY id;
 
 -- 8. Locks (advisory, held to the end of the transaction): with the index, one per index key
--- of the new text and the table-wide key in share mode; without an index, or below the
+-- of the new text (with min_containment, a short text's every shingle's) and the table-wide
+-- key in share mode; without an index, or below the
 -- thresholds the index answers from keys, the table-wide key alone, exclusively. NULL and
 -- empty texts take none.
 CREATE TABLE sim_noindex(id int PRIMARY KEY, body text);
@@ -267,6 +268,16 @@ ROLLBACK;
 BEGIN;
 INSERT INTO sim_low VALUES (1, :'other2');
 SELECT count(*) AS locks, string_agg(mode, ',') AS modes
+FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND objsubid = 21320;
+ROLLBACK;
+-- A short text (under 48 shingles) with min_containment: one lock per shingle's key (what
+-- its containment lookup asks for; a short text's index keys are all of them) and the
+-- table-wide key in share mode, so short inserts run side by side (5.x took the table-wide
+-- key alone, exclusively: issue 47).
+BEGIN;
+INSERT INTO sim_cont VALUES (1000, '国家主席江泽民发表新年讲话');
+SELECT cardinality(simhash_keys('国家主席江泽民发表新年讲话')) AS index_keys, count(*) AS locks,
+       count(*) FILTER (WHERE mode = 'ShareLock') AS share
 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND objsubid = 21320;
 ROLLBACK;
 BEGIN;

@@ -13,12 +13,24 @@
 //!   consecutive shingles with the query (about 50 characters) always has two of its keys:
 //!   an excerpt, a merged text, a quoted passage. A row whose overlap with the query is
 //!   shorter, or scattered, is found by chance (`make quality`: 0.9999 of the pairs at 0.8
-//!   whose contained text has 24 shingles or more). Below [`MIN_CONTAINMENT`], and for a
-//!   query of fewer than `2W` shingles (which a row can share no such run with), the lookup
+//!   whose contained text has 24 shingles or more). Below [`MIN_CONTAINMENT`] the lookup
 //!   reads every row: exact, at the cost of a scan of the index.
+//! - **Containment ≥ γ of a short query** (fewer than [`SHORT_QUERY`] = `2W` shingles, about
+//!   50 characters: a post, a title, a log line): the key of *every* shingle of the query,
+//!   of which a row must have [`CONTAINMENT_KEYS`] (fewer when a row at γ surely shares
+//!   fewer). A row of up to `K` shingles has all of its shingles as keys (its bottom-k
+//!   sketch is the whole set), so every such row at γ either way is found, but a row of
+//!   one shingle inside the query (a name, "谢谢"); a longer row holding the query is found
+//!   through its winnowed and bottom-k keys, by chance below a shared run of `W` shingles.
+//!   Measured by `examples/short_containment` (brute force, 1,500 short queries at γ 0.8,
+//!   People's Daily sentences and paragraphs): rows of up to 24 shingles 585 of 611 found,
+//!   every miss a one-shingle row; longer rows 1,217 of 1,383 (0.88); 394 candidates per
+//!   query at 1M rows. One key required instead: 0.95 of the longer rows at 7.5 times the
+//!   candidates (docs/performance.md, "Short texts"). Measure 1's index (compatibility)
+//!   reads every row for a short query, as 5.x did.
 
 use super::keys::{index_keys, required, sample, similarity_keys, KeyParams, K, W};
-use super::measure::Measure;
+use super::measure::{shingle_set, Measure};
 use super::shingles::Version;
 
 /// The lowest similarity threshold answered from keys: `(1 − θ)^K ≤ MISS` for K = 24.
@@ -62,7 +74,11 @@ pub fn lookup(query: &str, v: Version, measure: Measure, threshold: f64, tick: &
         Measure::Similarity => (similarity_keys(&s, &p), required(s.distinct, K, threshold)),
         Measure::QueryInRow | Measure::RowInQuery => {
             if s.distinct < SHORT_QUERY {
-                return Lookup { keys: Vec::new(), required: 1, scan_all: true };
+                // Measure 1 (a compatibility index) keeps 5.x's exact scan.
+                if v == Version::M1 {
+                    return Lookup { keys: Vec::new(), required: 1, scan_all: true };
+                }
+                return short_containment(query, &p, measure, threshold, tick);
             }
             let keys = index_keys(&s, &p);
             let m = CONTAINMENT_KEYS.min(keys.len()).max(1);
@@ -70,6 +86,24 @@ pub fn lookup(query: &str, v: Version, measure: Measure, threshold: f64, tick: &
         }
     };
     Lookup { required: required.min(keys.len()).max(1), keys, scan_all: false }
+}
+
+/// The containment lookup of a query of fewer than [`SHORT_QUERY`] shingles: the key of
+/// every shingle it has (module docs, "short texts"), of which a row must hold
+/// [`CONTAINMENT_KEYS`], or as many as a row at the threshold surely shares with it.
+fn short_containment(query: &str, p: &KeyParams, measure: Measure, threshold: f64, tick: &mut dyn FnMut()) -> Lookup {
+    let shingles = shingle_set(query, p.version, tick);
+    let mut keys: Vec<i32> = shingles.iter().map(|&h| p.key(h)).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    // A row holding this query shares ⌈θ·n⌉ of its n shingles; a row inside it, ⌈θ·r⌉ of
+    // its own r, at least one.
+    let sure = match measure {
+        Measure::QueryInRow => (threshold * shingles.len() as f64).ceil() as usize,
+        _ => CONTAINMENT_KEYS,
+    };
+    let required = CONTAINMENT_KEYS.min(sure).min(keys.len()).max(1);
+    Lookup { keys, required, scan_all: false }
 }
 
 #[cfg(test)]
@@ -84,8 +118,24 @@ mod tests {
         assert!(l.scan_all && l.keys.is_empty());
         let l = lookup("abcdefgh", V, Measure::QueryInRow, 0.3, &mut || ());
         assert!(l.scan_all);
-        // A containment query shorter than two windows reads everything too; a longer one not.
-        assert!(lookup("国家主席江泽民发表新年讲话", V, Measure::QueryInRow, 0.8, &mut || ()).scan_all);
+        // A containment query shorter than two windows asks for all its shingles' keys (of
+        // measure 1, reads everything); a longer one for its index keys.
+        let short = "国家主席江泽民发表新年讲话";
+        let l = lookup(short, V, Measure::QueryInRow, 0.8, &mut || ());
+        let mut all: Vec<i32> = shingle_set(short, V, &mut || ()).iter().map(|&h| KeyParams::of(V).key(h)).collect();
+        all.sort_unstable();
+        all.dedup();
+        assert!(!l.scan_all && l.keys == all && l.required == CONTAINMENT_KEYS, "{l:?}");
+        assert!(lookup(short, Version::M1, Measure::QueryInRow, 0.8, &mut || ()).scan_all);
+        // One shingle: one key, and one is enough either way round.
+        for m in [Measure::QueryInRow, Measure::RowInQuery] {
+            let l = lookup("谢谢", V, m, 0.8, &mut || ());
+            assert!(!l.scan_all && l.keys.len() == 1 && l.required == 1, "{l:?}");
+        }
+        // Two shingles at 0.5: a row holding the query surely shares one of them.
+        let l = lookup("谢谢你们", V, Measure::QueryInRow, 0.5, &mut || ());
+        assert!(l.keys.len() == 2 && l.required == 1, "{l:?}");
+        assert_eq!(lookup("谢谢你们", V, Measure::QueryInRow, 0.8, &mut || ()).required, 2);
         let long = "中共中央总书记、国家主席江泽民发表1998年新年讲话。新年钟声即将敲响，人类社会就要进入新的一年。在这辞旧迎新的美好时刻。";
         assert!(!lookup(long, V, Measure::RowInQuery, 0.8, &mut || ()).scan_all);
         let l = lookup("中共中央总书记、国家主席江泽民发表新年讲话", V, Measure::Similarity, 0.6, &mut || ());

@@ -15,16 +15,20 @@
 //! That holds only when the candidates come from keys: with thresholds below the lowest a
 //! lookup answers from keys ([`MIN_SIMILARITY`], [`MIN_CONTAINMENT`]) a lookup reads every
 //! row, and without an index the query scans; either finds rows that share no key with the
-//! new text. [`lookups_share_keys`] says which case a trigger is in; so does, with
-//! `min_containment`, a new text too short for a containment lookup from keys
-//! ([`SimilarityLocks::short`]). Then the SQL layer takes the table's key exclusively
-//! instead, so such inserts run one at a time.
+//! new text. [`lookups_share_keys`] says which case a trigger is in (under measure 1, so
+//! does a short text with `min_containment`: [`SimilarityLocks::short`]). Then the SQL
+//! layer takes the table's key exclusively instead, so such inserts run one at a time.
+//!
+//! A short text's containment lookup (fewer than [`SHORT_QUERY`] shingles) asks for the key
+//! of every shingle it has, not only its index keys; with `min_containment` its inserter
+//! locks those keys too, so the lookups of short texts come from keys and run side by side
+//! as every other insert does (issue 47; 5.x locked the table for them).
 
 use super::args::{parse_action_and_link, parse_threshold, split_options, Action, DedupError};
 use super::check::{KeyExprs, QueryTarget};
 use crate::similarity::band_lookup::{band_index_keys, BAND_THETA};
 use crate::similarity::lookup::{MIN_CONTAINMENT, MIN_SIMILARITY, SHORT_QUERY};
-use crate::similarity::{index_keys, sample, KeyParams, Version};
+use crate::similarity::{index_keys, sample, shingle_set, KeyParams, Version};
 
 /// The arguments of `simhash_similarity_dedup_trigger`, checked.
 #[derive(Debug, Clone, PartialEq)]
@@ -89,11 +93,14 @@ fn parse_similarity_options(json: &str) -> Result<Option<f64>, DedupError> {
 /// keys. When not, and when the column has no `simhash_ops` index, the index keys are no
 /// locks that suffice.
 /// `which` says the column's indexes ([`LockedKeys`]): a `simhash_band_ops` index answers
-/// only similarity from [`BAND_THETA`] on from keys (`crate::similarity::band_lookup`); the
-/// check query may use any of them, so all must.
+/// only similarity from [`BAND_THETA`] on from keys (`crate::similarity::band_lookup`), and
+/// is never asked for containment (the planner support function makes no such condition for
+/// it): containment needs a `simhash_ops` index beside it. The check query may use any of
+/// them for similarity, so all must answer it from keys.
 pub fn lookups_share_keys(min_similarity: f64, min_containment: Option<f64>, which: LockedKeys) -> bool {
     let ops = min_similarity >= MIN_SIMILARITY && min_containment.is_none_or(|g| g >= MIN_CONTAINMENT);
-    ops && (!which.bands() || (min_similarity >= BAND_THETA && min_containment.is_none()))
+    let bands = min_similarity >= BAND_THETA && (min_containment.is_none() || which == LockedKeys::Both);
+    ops && (!which.bands() || bands)
 }
 
 /// Which of a text's keys an inserter locks: those of the indexes on the column.
@@ -116,8 +123,11 @@ impl LockedKeys {
 }
 
 /// The advisory-lock keys of a text on column `attnum` of table `relid`: one per key the
-/// column's indexes hold for it (`which`), ascending and without repeats (the order to lock
-/// them in); any two texts one of which could find the other through such an index share one.
+/// column's indexes hold for it (`which`), and, for a trigger that checks `containment`, one
+/// per key a short text's containment lookup asks for (every shingle's:
+/// `crate::similarity::lookup`), ascending and without repeats (the order to lock them in);
+/// any two texts one of which could find the other through such an index share one: the
+/// finder's lookup keys are among its locks, and the found row's index keys among its own.
 /// Empty for a text without a letter or digit, which has no index key and is nobody's
 /// duplicate. `tick` as `sample` calls it.
 pub fn similarity_lock_keys(
@@ -126,6 +136,7 @@ pub fn similarity_lock_keys(
     doc: &str,
     v: Version,
     which: LockedKeys,
+    containment: bool,
     tick: &mut dyn FnMut(),
 ) -> SimilarityLocks {
     // "SM": not a block key's (k, block count) bytes, nor the segment keys' "SG"; "SB" for bands.
@@ -133,9 +144,13 @@ pub fn similarity_lock_keys(
     if which != LockedKeys::Bands {
         let p = KeyParams::of(v);
         let s = sample(doc, &p, tick);
-        let keys = index_keys(&s, &p);
+        let mut keys = index_keys(&s, &p);
+        if s.distinct < SHORT_QUERY && containment {
+            // Measure 1's short containment lookup reads every row (the table's key instead).
+            short = v == Version::M1;
+            keys.extend(shingle_set(doc, v, tick).iter().map(|&h| p.key(h)));
+        }
         locks = super::lock::sorted_keys(relid, attnum, *b"SM", keys.iter().map(|k| k.to_le_bytes()));
-        short = s.distinct < SHORT_QUERY;
     }
     if which != LockedKeys::Sample {
         let bands = band_index_keys(doc, v, tick);
@@ -150,9 +165,10 @@ pub fn similarity_lock_keys(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SimilarityLocks {
     pub keys: Vec<u64>,
-    /// Fewer shingles than a containment lookup answers from keys
-    /// ([`SHORT_QUERY`](crate::similarity::lookup::SHORT_QUERY)): with `min_containment`,
-    /// its check finds rows that share no key with it, so its insert must run alone.
+    /// Under measure 1 (compatibility), fewer shingles than its containment lookup answers
+    /// from keys ([`SHORT_QUERY`](crate::similarity::lookup::SHORT_QUERY)), with
+    /// `min_containment`: its check finds rows that share no key with it, so its insert must
+    /// run alone. Measure 2's short lookups ask for keys (and lock them).
     pub short: bool,
 }
 

@@ -79,18 +79,19 @@ fn share_keys() {
     assert!(lookups_share_keys(MIN_SIMILARITY, Some(MIN_CONTAINMENT), ops));
     assert!(!lookups_share_keys(0.2, None, ops));
     assert!(!lookups_share_keys(0.6, Some(0.4), ops));
-    // A band index answers similarity from 0.5 on, and no containment, alone or beside simhash_ops.
+    // A band index answers similarity from 0.5 on, and no containment.
     for bands in [LockedKeys::Bands, LockedKeys::Both] {
         assert!(lookups_share_keys(0.5, None, bands));
         assert!(!lookups_share_keys(0.4, None, bands));
-        assert!(!lookups_share_keys(0.6, Some(0.8), bands));
+        // Containment comes from a simhash_ops index only: beside the band index, from keys.
+        assert_eq!(lookups_share_keys(0.6, Some(0.8), bands), bands == LockedKeys::Both);
     }
 }
 
 #[test]
 fn band_lock_keys() {
     let doc = "The quick brown fox jumps over the lazy dog, and the dog sleeps on.";
-    let keys = |which, d: &str| similarity_lock_keys(1, 2, d, Version::M2, which, &mut || ()).keys;
+    let keys = |which, d: &str| similarity_lock_keys(1, 2, d, Version::M2, which, false, &mut || ()).keys;
     let (ops, bands, both) = (keys(LockedKeys::Sample, doc), keys(LockedKeys::Bands, doc), keys(LockedKeys::Both, doc));
     // One key per band key, kept apart from the sample's; both are the union, ascending.
     assert_eq!(bands.len(), band_index_keys(doc, Version::M2, &mut || ()).len());
@@ -115,10 +116,10 @@ fn keys_are_stable() {
         "中共中央总书记、国家主席江泽民发表新年讲话",
         Version::M2,
         LockedKeys::Sample,
+        false,
         &mut || (),
     );
-    // 17 shingles: shorter than a containment lookup answers from keys.
-    assert!(locks.short);
+    assert!(!locks.short);
     let keys = locks.keys;
     // 18 index keys (simhash_keys of the same text in similarity.sql), so 18 lock keys.
     assert_eq!(keys.len(), 18, "{keys:?}");
@@ -129,10 +130,10 @@ fn keys_are_stable() {
 #[test]
 fn lock_keys() {
     let tick = &mut || ();
-    assert!(similarity_lock_keys(1, 2, "", Version::M2, LockedKeys::Sample, tick).keys.is_empty());
-    assert!(similarity_lock_keys(1, 2, "，。！ ?", Version::M2, LockedKeys::Sample, tick).keys.is_empty());
+    assert!(similarity_lock_keys(1, 2, "", Version::M2, LockedKeys::Sample, false, tick).keys.is_empty());
+    assert!(similarity_lock_keys(1, 2, "，。！ ?", Version::M2, LockedKeys::Sample, false, tick).keys.is_empty());
     let doc = "The quick brown fox jumps over the lazy dog, and the dog sleeps on.";
-    let locks = similarity_lock_keys(1, 2, doc, Version::M2, LockedKeys::Sample, tick);
+    let locks = similarity_lock_keys(1, 2, doc, Version::M2, LockedKeys::Sample, false, tick);
     // 49 shingles: long enough for a containment lookup from keys.
     assert!(!locks.short);
     let keys = locks.keys;
@@ -140,14 +141,27 @@ fn lock_keys() {
     assert_eq!(keys.len(), index_keys(&sample(doc, &p, tick), &p).len());
     assert!(keys.windows(2).all(|w| w[0] < w[1]));
     // Another table or column shares none; the table keys of the three families differ.
-    assert!(similarity_lock_keys(2, 2, doc, Version::M2, LockedKeys::Sample, tick)
+    assert!(similarity_lock_keys(2, 2, doc, Version::M2, LockedKeys::Sample, false, tick)
         .keys
         .iter()
         .all(|k| !keys.contains(k)));
-    assert!(similarity_lock_keys(1, 3, doc, Version::M2, LockedKeys::Sample, tick)
+    assert!(similarity_lock_keys(1, 3, doc, Version::M2, LockedKeys::Sample, false, tick)
         .keys
         .iter()
         .all(|k| !keys.contains(k)));
+    // With containment a short text also locks the key of every shingle (what its lookup
+    // asks for), a long one only its index keys; under measure 1 a short one takes the
+    // table's key instead (short).
+    let short = "中共中央总书记、国家主席江泽民发表新年讲话";
+    let (with, without) = (
+        similarity_lock_keys(1, 2, short, Version::M2, LockedKeys::Sample, true, tick),
+        similarity_lock_keys(1, 2, short, Version::M2, LockedKeys::Sample, false, tick),
+    );
+    let l = lookup(short, Version::M2, Measure::QueryInRow, 0.8, tick);
+    assert_eq!(with.keys, super::super::lock::sorted_keys(1, 2, *b"SM", l.keys.iter().map(|k| k.to_le_bytes())));
+    assert!(!with.short && without.keys.iter().all(|k| with.keys.contains(k)), "{with:?} {without:?}");
+    assert_eq!(similarity_lock_keys(1, 2, doc, Version::M2, LockedKeys::Sample, true, tick).keys, keys);
+    assert!(similarity_lock_keys(1, 2, short, Version::M1, LockedKeys::Sample, true, tick).short);
     let t = similarity_table_lock_key(1, 2);
     assert!(!keys.contains(&t));
     assert_ne!(t, super::super::segments_table_lock_key(1, 2));
@@ -213,19 +227,16 @@ fn query_text() {
 fn lookup_keeps(query: &str, row: &str, measure: Measure, threshold: f64) -> bool {
     let p = KeyParams::of(Version::M2);
     let l = lookup(query, Version::M2, measure, threshold, &mut || ());
-    if l.scan_all {
-        // Every row is a candidate; the trigger then locks the table (SimilarityLocks::short).
-        assert!(similarity_lock_keys(7, 3, query, Version::M2, LockedKeys::Sample, &mut || ()).short, "{query}");
-        return false;
-    }
+    // Measure 2 answers every threshold from the lowest on from keys, short queries too.
+    assert!(!l.scan_all, "{query}");
     let row_keys = index_keys(&sample(row, &p, &mut || ()), &p);
     l.keys.iter().filter(|k| row_keys.binary_search(k).is_ok()).count() >= l.required
 }
 
 fn shares_lock_key(a: &str, b: &str) -> bool {
     let (ka, kb) = (
-        similarity_lock_keys(7, 3, a, Version::M2, LockedKeys::Sample, &mut || ()).keys,
-        similarity_lock_keys(7, 3, b, Version::M2, LockedKeys::Sample, &mut || ()).keys,
+        similarity_lock_keys(7, 3, a, Version::M2, LockedKeys::Sample, true, &mut || ()).keys,
+        similarity_lock_keys(7, 3, b, Version::M2, LockedKeys::Sample, true, &mut || ()).keys,
     );
     ka.iter().any(|k| kb.binary_search(k).is_ok())
 }
