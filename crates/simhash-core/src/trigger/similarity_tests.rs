@@ -157,8 +157,13 @@ fn lock_keys() {
         similarity_lock_keys(1, 2, short, Version::M2, LockedKeys::Sample, true, tick),
         similarity_lock_keys(1, 2, short, Version::M2, LockedKeys::Sample, false, tick),
     );
-    let l = lookup(short, Version::M2, Measure::QueryInRow, 0.8, tick);
-    assert_eq!(with.keys, super::super::lock::sorted_keys(1, 2, *b"SM", l.keys.iter().map(|k| k.to_le_bytes())));
+    for m in [Measure::QueryInRow, Measure::RowInQuery] {
+        for g in [0.5, 0.8, 1.0] {
+            let l = lookup(short, Version::M2, m, g, tick);
+            let asked = super::super::lock::sorted_keys(1, 2, *b"SM", l.keys.iter().map(|k| k.to_le_bytes()));
+            assert!(asked.iter().all(|k| with.keys.contains(k)), "{m:?} {g}");
+        }
+    }
     assert!(!with.short && without.keys.iter().all(|k| with.keys.contains(k)), "{with:?} {without:?}");
     assert_eq!(similarity_lock_keys(1, 2, doc, Version::M2, LockedKeys::Sample, true, tick).keys, keys);
     assert!(similarity_lock_keys(1, 2, short, Version::M1, LockedKeys::Sample, true, tick).short);
