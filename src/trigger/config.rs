@@ -108,13 +108,23 @@ pub(super) unsafe fn fp_and_text(
     unsafe { (fp_column(rel, fp_name, func, true), text_column(rel, text_name, func)) }
 }
 
-/// The text column, checked: ERROR 42804 unless text or varchar.
+/// The text column, checked: ERROR 42804 unless text or varchar, 428C9 when it is a stored
+/// generated column (computed after BEFORE triggers: the trigger would read NULL and do
+/// nothing, issue 49).
 ///
 /// # Safety
 /// `rel` must be an open relation.
 pub(super) unsafe fn text_column(rel: pg_sys::Relation, text_name: &str, func: &str) -> Column {
     // SAFETY: forwarded from the caller.
     let text = unsafe { column(rel, text_name, func, "text") };
+    if text.generated {
+        raise(
+            PgSqlErrorCode::ERRCODE_GENERATED_ALWAYS,
+            format!("{func}: text column \"{text_name}\" is a generated column"),
+            Some("Stored generated columns are computed after BEFORE triggers, so the trigger would read NULL and check nothing.".into()),
+            Some("Name a plain column: fill it in a BEFORE trigger of your own that fires first (triggers fire in name order), or give the trigger the column the text comes from."),
+        );
+    }
     if text.base_type != pg_sys::TEXTOID && text.base_type != pg_sys::VARCHAROID {
         raise(
             PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH,
@@ -256,7 +266,9 @@ pub(super) unsafe fn config(
             }
             None => (fp_column(rel, &parsed.fp_column, func, false), None),
         };
-        let target = target(rel, parsed.link_column.as_deref(), ext_schema, func);
+        let read = [("fingerprint", &fp)];
+        let read: Vec<(&str, &Column)> = read.into_iter().chain(text.as_ref().map(|t| ("text", t))).collect();
+        let target = target(rel, parsed.link_column.as_deref(), &read, ext_schema, func);
         let query = |target: QueryTarget<'_>| {
             dedup::check_query(&CheckQuery { target, fp: &fp.sql, max_distance: parsed.max_distance })
         };
@@ -284,13 +296,16 @@ pub(super) struct Target {
     pub keys: Keys,
 }
 
-/// The [`Target`] of a trigger on `rel` with link column `link_name`, checked (key.rs).
+/// The [`Target`] of a trigger on `rel` with link column `link_name`, checked (key.rs), and
+/// apart from the columns the trigger reads or writes, `read` (role, column): ERROR 22023
+/// when the link column is one of them or the key, which a link would overwrite (issue 49).
 ///
 /// # Safety
 /// `rel` must be an open relation; must run inside a transaction.
 pub(super) unsafe fn target(
     rel: pg_sys::Relation,
     link_name: Option<&str>,
+    read: &[(&str, &Column)],
     ext_schema: pg_sys::Oid,
     func: &str,
 ) -> Target {
@@ -298,6 +313,17 @@ pub(super) unsafe fn target(
     unsafe {
         let (table, relname) = relation_names(rel);
         let keys = keys(rel, link_name, &relname, func);
+        if let (Some(link), Some(name)) = (&keys.link, link_name) {
+            let key = keys.attnums.contains(&link.attnum).then_some("primary key");
+            if let Some(role) = key.or_else(|| read.iter().find(|(_, c)| c.attnum == link.attnum).map(|(r, _)| *r)) {
+                raise(
+                    PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+                    format!("{func}: link column \"{name}\" is the {role} column of \"{relname}\""),
+                    Some("A link writes the matching row's key into the link column, which would overwrite it.".into()),
+                    Some("Add a column of the primary key's type for the link, e.g. dup_of, and name it."),
+                );
+            }
+        }
         Target { table, relname, schema: schema_name(ext_schema), keys }
     }
 }

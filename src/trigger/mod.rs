@@ -152,12 +152,37 @@ unsafe fn firing(
         let f = fired(fcinfo, func);
         let td = f.td;
         let rel = (*td).tg_relation;
+        if (*(*td).tg_trigger).tgisclone {
+            partitioned(td, func);
+        }
         let ext_schema = pg_sys::get_func_namespace((*(*td).tg_trigger).tgfoid);
         let (config, plans) =
             entry(td, default, kind, decision, || build(rel, &trigger_args((*td).tg_trigger), ext_schema));
         let tuple = if f.is_update { (*td).tg_newtuple } else { (*td).tg_trigtuple };
         Firing { td, is_update: f.is_update, desc: (*rel).rd_att, tuple, config, plans }
     }
+}
+
+/// ERROR 0A000 for a dedup trigger created on a partitioned table (PostgreSQL clones it onto
+/// each partition, where it would check only the partition a row goes to, and let a
+/// near-duplicate in another partition in: issue 49).
+///
+/// # Safety
+/// `td` must be the TriggerData of a firing trigger.
+unsafe fn partitioned(td: *const pg_sys::TriggerData, func: &str) -> ! {
+    // SAFETY: the trigger's name and relation are valid for the call (caller).
+    let (name, relname) = unsafe {
+        (
+            std::ffi::CStr::from_ptr((*(*td).tg_trigger).tgname).to_string_lossy().into_owned(),
+            column::relation_names((*td).tg_relation).1,
+        )
+    };
+    raise(
+        PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
+        format!("{func}: trigger \"{name}\" on partition \"{relname}\" was created on its partitioned table"),
+        Some("A dedup trigger checks the rows of the table it fires on: on a partitioned table it would check only the partition each row goes to, and let near-duplicates in other partitions in.".into()),
+        Some("To deduplicate within each partition, create the trigger on each partition. To deduplicate the whole table, keep one unpartitioned table of the texts with the trigger, or deduplicate in bulk over the parent (docs/similarity.md, \"Partitioned tables\")."),
+    )
 }
 
 /// The value of column `col` in `tuple`: None when it is NULL.

@@ -64,7 +64,8 @@ unsafe fn config(
     // SAFETY: forwarded from the caller.
     unsafe {
         let (seg, text) = segments_and_text(rel, &parsed.segments_column, &parsed.text_column, func);
-        let target = target(rel, parsed.link_column.as_deref(), ext_schema, func);
+        let target =
+            target(rel, parsed.link_column.as_deref(), &[("segments", &seg), ("text", &text)], ext_schema, func);
         let query = |target: QueryTarget<'_>| {
             dedup::segments_check_query(&SegmentsCheckQuery { target, segments: &seg.sql, max_distance })
         };

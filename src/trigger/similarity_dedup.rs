@@ -95,7 +95,7 @@ unsafe fn config(
     // or by dedup_query, as gin_index needs.
     unsafe {
         let text = text_column(rel, &parsed.text_column, func);
-        let target = target(rel, parsed.link_column.as_deref(), ext_schema, func);
+        let target = target(rel, parsed.link_column.as_deref(), &[("text", &text)], ext_schema, func);
         let with_containment = parsed.min_containment.is_some();
         let suffix = crate::similarity::sql_suffix(ext_schema, v);
         let query = |target: QueryTarget<'_>| {

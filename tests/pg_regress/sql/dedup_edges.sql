@@ -1,0 +1,76 @@
+-- Configurations in which a dedup trigger would silently do the wrong thing (issue 49): each
+-- trigger refuses them at its first row, with an error that names the problem. On 5.2.0
+-- every insert below succeeded and corrupted a row or checked nothing.
+CREATE EXTENSION IF NOT EXISTS simhash;
+
+-- 1. A link column that is the text, the fingerprint, the segments or the key column: a
+-- link would overwrite it (5.2.0 set fp to NULL, body to NULL or to another row's key).
+CREATE TABLE edge_link(id bigint PRIMARY KEY, body text, fp bigint, segs bigint[], note text, dup_of bigint);
+CREATE INDEX ON edge_link USING gin (body simhash_ops);
+CREATE FUNCTION edge_fire(how text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE r text;
+BEGIN
+    EXECUTE format('CREATE TRIGGER edge BEFORE INSERT ON edge_link FOR EACH ROW EXECUTE FUNCTION %s', how);
+    r := regress_try($q$INSERT INTO edge_link(id, body) VALUES (1, 'the quick brown fox jumps over the lazy dog')$q$);
+    DROP TRIGGER edge ON edge_link;
+    DELETE FROM edge_link;
+    RETURN r;
+END $$;
+SELECT how, edge_fire(how) FROM (VALUES
+    ($$simhash_dedup_trigger('fp', 'body', '3', 'link', 'fp')$$),
+    ($$simhash_dedup_trigger('fp', 'body', '3', 'link', 'body')$$),
+    ($$simhash_dedup_trigger('fp', 'body', '3', 'link', 'id')$$),
+    ($$simhash_similarity_dedup_trigger('body', '0.5', 'link', 'body')$$),
+    ($$simhash_similarity_dedup_trigger('body', '0.5', 'link', 'id')$$),
+    ($$simhash_segments_dedup_trigger('segs', 'body', '0.5', 'link', 'segs')$$),
+    ($$simhash_segments_dedup_trigger('segs', 'body', '0.5', 'link', 'id')$$),
+    -- A column of its own: fine.
+    ($$simhash_dedup_trigger('fp', 'body', '3', 'link', 'dup_of')$$),
+    ($$simhash_similarity_dedup_trigger('body', '0.5', 'link', 'dup_of')$$)
+) v(how);
+-- A text key linked to the text column (the issue's second case).
+CREATE TABLE edge_textkey(body text PRIMARY KEY);
+CREATE TRIGGER edge BEFORE INSERT ON edge_textkey FOR EACH ROW
+    EXECUTE FUNCTION simhash_similarity_dedup_trigger('body', '0.5', 'link', 'body');
+SELECT regress_try($$INSERT INTO edge_textkey VALUES ('the quick brown fox jumps over the lazy dog')$$) AS text_key_link;
+SELECT count(*) AS rows FROM edge_textkey;
+
+-- 2. A stored generated column as the text: computed after BEFORE triggers, so the trigger
+-- would read NULL (5.2.0 let two identical rows in, and left fp NULL).
+CREATE TABLE edge_gen(id int PRIMARY KEY, title text, body text, fp bigint, segs bigint[], dup_of int,
+                      norm text GENERATED ALWAYS AS (lower(title) || ' ' || body) STORED);
+CREATE INDEX ON edge_gen USING gin (norm simhash_ops);
+SELECT how, regress_try(format($f$CREATE TRIGGER edge BEFORE INSERT ON edge_gen FOR EACH ROW EXECUTE FUNCTION %s;
+                                   INSERT INTO edge_gen(id, title, body) VALUES (1, 'Fox', 'the quick brown fox jumps over the lazy dog')$f$, how))
+FROM (VALUES
+    ($$simhash_similarity_dedup_trigger('norm', '0.5', 'reject')$$),
+    ($$simhash_update_trigger('fp', 'norm')$$),
+    ($$simhash_dedup_trigger('fp', 'norm', '3', 'reject')$$),
+    ($$simhash_segments_dedup_trigger('segs', 'norm', '0.5', 'reject')$$)
+) v(how);
+SELECT count(*) AS rows FROM edge_gen;
+
+-- 3. A dedup trigger created on a partitioned table is cloned onto each partition, where it
+-- would check only the partition a row goes to (5.2.0 accepted both rows below). Created on
+-- a partition itself, it dedups within that partition, as documented.
+CREATE TABLE edge_pt(id int, body text, fp bigint, segs bigint[]) PARTITION BY RANGE (id);
+CREATE TABLE edge_pt_a PARTITION OF edge_pt FOR VALUES FROM (0) TO (100);
+CREATE TABLE edge_pt_b PARTITION OF edge_pt FOR VALUES FROM (100) TO (200);
+CREATE INDEX ON edge_pt USING gin (body simhash_ops);
+SELECT how, regress_try(format($f$CREATE TRIGGER edge BEFORE INSERT ON edge_pt FOR EACH ROW EXECUTE FUNCTION %s;
+                                   INSERT INTO edge_pt(id, body) VALUES (1, 'the quick brown fox jumps over the lazy dog'),
+                                                                        (150, 'the quick brown fox jumps over the lazy dog')$f$, how))
+FROM (VALUES
+    ($$simhash_similarity_dedup_trigger('body', '0.5', 'reject')$$),
+    ($$simhash_dedup_trigger('fp', 'body', '3', 'reject')$$),
+    ($$simhash_segments_dedup_trigger('segs', 'body', '0.5', 'reject')$$)
+) v(how);
+SELECT count(*) AS rows FROM edge_pt;
+CREATE TRIGGER edge BEFORE INSERT ON edge_pt_a FOR EACH ROW
+    EXECUTE FUNCTION simhash_similarity_dedup_trigger('body', '0.5', 'reject');
+SELECT regress_try($$INSERT INTO edge_pt(id, body) VALUES (1, 'the quick brown fox jumps over the lazy dog')$$) AS first,
+       regress_try($$INSERT INTO edge_pt(id, body) VALUES (2, 'the quick brown fox jumps over the lazy dog')$$) AS same_partition,
+       regress_try($$INSERT INTO edge_pt(id, body) VALUES (150, 'the quick brown fox jumps over the lazy dog')$$) AS other_partition;
+
+DROP TABLE edge_link, edge_textkey, edge_gen, edge_pt;
+DROP FUNCTION edge_fire(text);
