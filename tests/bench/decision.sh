@@ -17,8 +17,10 @@
 #                 third (insert_rounds' fresh rows: few candidates).
 #   - A frame: VARIANTS (default 3,000) product titles of one frame, every one a candidate of
 #     every other at 0.5, and 1,000 more inserted one by one through 'link' triggers (so both
-#     tables hold the same rows): 6.0's decides every candidate and links none; 5.x's links
-#     each to the first. The worst case of the decision's cost, not a typical one.
+#     tables hold the same rows): 6.0's decides candidates, most similar first, until one is
+#     the same passage (among 3,000 variants one always is: two model codes a letter apart
+#     read as an edit); 5.x's links each to the first. The worst case of the decision's
+#     cost, not a typical one.
 #   - Bulk: ROWS (default 200,000) texts, 90% Markov paragraphs of 200-500 characters and 10%
 #     reposts (tests/bench/similarity_pairs.sh's): simhash_similarity_pairs and _clusters
 #     at 0.5, simhash_duplicates and simhash_clusters with a text column at 3, each against
