@@ -27,7 +27,8 @@
 //!   (brute force, 1,000 short queries at γ 0.8, either way): on 200k short Markov texts,
 //!   rows of up to 24 shingles 60 of 60, longer rows 0.86, 193 candidates a query at 1M rows;
 //!   on People's Daily sentences and paragraphs, 242 of 312 (the misses boilerplate rows and
-//!   one-shingle names inside the query), longer rows 0.91. Asking for every key with one
+//!   one-shingle names inside the query, but for two titles of frequent shingles alone),
+//!   longer rows 0.91. Asking for every key with one
 //!   required finds 0.95 of the longer rows at 7.5 times the candidates (docs/performance.md,
 //!   "Short texts"). Measure 1's index (compatibility) reads every row for a short query, as
 //!   5.x did.
