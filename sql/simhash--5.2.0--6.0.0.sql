@@ -165,3 +165,5 @@ CREATE FUNCTION simhash_explain(a text, b text)
 COMMENT ON FUNCTION simhash_explain(text, text) IS
     'Every distinct shingle and figure (kind) of a and of b, and which has it; similarity, a_in_b and b_in_a are what the rows add up to: simhash_similarity(a, b), simhash_containment(a, b) and simhash_containment(b, a). Then the dedup decision''s rows: each difference of the two texts (kind difference) and the verdict (kind decision)';
 
+-- A score is in [0, 1]: casts of other values (5, -1, 'NaN') fail with 23514 (issue 49).
+ALTER DOMAIN simhash_score ADD CONSTRAINT simhash_score_range CHECK (VALUE >= 0 AND VALUE <= 1);

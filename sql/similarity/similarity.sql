@@ -9,7 +9,8 @@
 -- as its base type), so that `simhash_similarity(a, b) >= 0.6` resolves to this extension's
 -- `>=` rather than float8's, and its support function sees the whole comparison.
 
-CREATE DOMAIN simhash_score AS float8;
+-- In [0, 1] (6.0.0: 5::simhash_score, -1 and 'NaN' were accepted, issue 49).
+CREATE DOMAIN simhash_score AS float8 CONSTRAINT simhash_score_range CHECK (VALUE >= 0 AND VALUE <= 1);
 COMMENT ON DOMAIN simhash_score IS
     'What simhash_similarity and simhash_containment return: a float8 in [0, 1], whose comparisons with a threshold the planner answers from a simhash_ops index';
 

@@ -45,18 +45,31 @@ pub(super) fn bad_args(e: DedupError, func: &str) -> ! {
 /// its jsonb (ERROR 22023 on a bad one), else `default`'s defaults, as `simhash(doc)`.
 pub(super) fn options(json: Option<&str>, default: Definition, func: &str) -> Options {
     match json {
-        Some(json) => crate::fingerprint::options::parse_str(json, default, func),
+        Some(json) => crate::fingerprint::options::parse_value(&object(json, func), default, func),
         None => Options::new(default, Tokenizer::Jieba, Weighting::Tfidf),
     }
+}
+
+/// A trigger's options argument as a JSON object: ERROR 22023 for bad JSON or other JSON (an
+/// array or null, which serde would read as no options: issue 49).
+fn object(json: &str, func: &str) -> serde_json::Value {
+    let value = crate::fingerprint::options::json_value(json, func);
+    if !value.is_object() {
+        raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            format!("{func}: invalid options: expected a JSON object, got {value}"),
+            None,
+            None,
+        );
+    }
+    value
 }
 
 /// The options of `simhash_segments_dedup_trigger`: those of `simhash_segments`, plus
 /// `"max_distance"` ([`crate::segments::options_within`]).
 pub(super) fn segment_options(json: Option<&str>, default: Definition, func: &str) -> (Options, u32) {
     match json {
-        Some(json) => {
-            crate::segments::options_within(crate::fingerprint::options::json_value(json, func), default, func)
-        }
+        Some(json) => crate::segments::options_within(object(json, func), default, func),
         None => (options(None, default, func), 0),
     }
 }

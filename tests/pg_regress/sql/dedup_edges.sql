@@ -1,6 +1,7 @@
 -- Configurations in which a dedup trigger would silently do the wrong thing (issue 49): each
 -- trigger refuses them at its first row, with an error that names the problem. On 5.2.0
--- every insert below succeeded and corrupted a row or checked nothing.
+-- every insert below succeeded and corrupted a row or checked nothing. Then messages that
+-- misled, and scores out of range.
 CREATE EXTENSION IF NOT EXISTS simhash;
 
 -- 1. A link column that is the text, the fingerprint, the segments or the key column: a
@@ -71,6 +72,18 @@ CREATE TRIGGER edge BEFORE INSERT ON edge_pt_a FOR EACH ROW
 SELECT regress_try($$INSERT INTO edge_pt(id, body) VALUES (1, 'the quick brown fox jumps over the lazy dog')$$) AS first,
        regress_try($$INSERT INTO edge_pt(id, body) VALUES (2, 'the quick brown fox jumps over the lazy dog')$$) AS same_partition,
        regress_try($$INSERT INTO edge_pt(id, body) VALUES (150, 'the quick brown fox jumps over the lazy dog')$$) AS other_partition;
+
+-- 4. Messages. Options that are JSON but no object are reported as options (5.2.0 read '[]'
+-- and 'null' as a misplaced link column); a score outside [0, 1] is no simhash_score (5.2.0
+-- accepted 5, -1 and NaN).
+SELECT how, edge_fire(how) FROM (VALUES
+    ($$simhash_similarity_dedup_trigger('body', '0.5', 'reject', '[]')$$),
+    ($$simhash_similarity_dedup_trigger('body', '0.5', 'reject', 'null')$$),
+    ($$simhash_dedup_trigger('fp', 'body', '3', 'reject', '[]')$$),
+    ($$simhash_segments_dedup_trigger('segs', 'body', '0.5', 'reject', 'null')$$)
+) v(how);
+SELECT v, regress_try(format('SELECT %s::simhash_score', v)) AS cast
+FROM (VALUES ('0'), ('1'), ('0.5'), ('5'), ('(-1)'), ($$'NaN'$$)) x(v);
 
 DROP TABLE edge_link, edge_textkey, edge_gen, edge_pt;
 DROP FUNCTION edge_fire(text);

@@ -152,9 +152,13 @@ impl fmt::Display for DedupError {
 }
 
 /// Whether a trigger argument is options: JSON text beginning with `{` (after leading
-/// whitespace), as `simhash(doc, options)` takes them, e.g. `{"definition": "0"}`.
+/// whitespace), as `simhash(doc, options)` takes them, e.g. `{"definition": "0"}`; or a
+/// JSON array or `null`, which the options parsers then refuse as no object.
 pub fn is_options(arg: &str) -> bool {
-    arg.trim_start().starts_with('{')
+    // Other JSON (an array, null) is a mistaken options argument, to be reported as such
+    // rather than read as a link column (issue 49).
+    let a = arg.trim();
+    a.starts_with('{') || a.starts_with('[') || a.eq_ignore_ascii_case("null")
 }
 
 /// Splits a trailing options argument off `args`, which must hold `min..=max` arguments

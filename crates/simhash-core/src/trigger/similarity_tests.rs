@@ -68,8 +68,13 @@ fn options() {
     assert_eq!(e.to_string(), r#"unknown option "definition": the options are "min_containment""#);
     assert!(matches!(parse("{"), Err(DedupError::BadOptions(_))));
     assert!(matches!(parse("{} x"), Err(DedupError::BadOptions(_))));
-    // Options begin with "{" (is_options): a JSON array is a link column here.
-    assert_eq!(parse("[0.8]").unwrap_err(), DedupError::LinkColumnUnexpected { action: Action::Reject, position: 4 });
+    // A JSON array or null is a mistaken options argument (is_options), not a link column
+    // (5.2.0 said "misplaced link column": issue 49).
+    for bad in ["[0.8]", "[]", "null"] {
+        let e = parse(bad).unwrap_err();
+        assert!(matches!(&e, DedupError::BadOptions(m) if m.starts_with("expected a JSON object")), "{bad}: {e:?}");
+    }
+    assert!(matches!(parse(" NULL "), Err(DedupError::BadOptions(_))));
 }
 
 #[test]
