@@ -78,6 +78,7 @@ impl CorpusCursor {
     /// Opens the cursor and fetches its first rows into `first` (which checks the columns
     /// before any pair).
     fn open(query: &str, first: &mut Vec<(i64, u64)>) -> CorpusCursor {
+        super::rows::check_query(Self::F, "corpus", query);
         let name = Spi::connect(|client| client.open_cursor(query, &[]).detach_into_name());
         let mut c = CorpusCursor { name: Some(name), null_fps: 0, shape: None, texts: CorpusTexts::default() };
         c.fetch(first, FETCH_ROWS);

@@ -5,6 +5,66 @@
 use pgrx::prelude::*;
 use simhash_core::pairs::Texts;
 
+/// Checks a bulk function's query before it runs, for messages that name what the user
+/// wrote (issue 49; 5.2.0 said "cannot open multi-query plan as cursor" for an empty query
+/// and "DELETE is not allowed in a non-volatile function" for a DELETE … RETURNING): ERROR
+/// 42601 unless it is one statement, 0A000 unless that is a SELECT (or VALUES, TABLE) with no
+/// FOR UPDATE/SHARE and no data-modifying WITH. Syntax errors are the parser's own.
+pub(crate) fn check_query(func: &str, what: &str, query: &str) {
+    let fail = |code, message: String, hint: &str| -> ! {
+        crate::error::raise(code, format!("{func}: {message}"), None, Some(hint))
+    };
+    let c = std::ffi::CString::new(query).unwrap_or_else(|_| {
+        fail(PgSqlErrorCode::ERRCODE_SYNTAX_ERROR, format!("the {what} query holds a zero byte"), "Give one SELECT.")
+    });
+    // SAFETY: raw_parser reads a NUL-terminated string and returns a List of RawStmt in the
+    // current memory context (or raises a syntax error); the nodes it builds are read only.
+    unsafe {
+        let stmts = crate::nodes::list_ptrs(pg_sys::raw_parser(c.as_ptr(), pg_sys::RawParseMode::RAW_PARSE_DEFAULT));
+        if stmts.len() != 1 {
+            fail(
+                PgSqlErrorCode::ERRCODE_SYNTAX_ERROR,
+                if stmts.is_empty() {
+                    format!("the {what} query is empty")
+                } else {
+                    format!("the {what} query must be one statement, got {}", stmts.len())
+                },
+                "Give one SELECT returning the columns this function reads.",
+            );
+        }
+        let stmt = (*stmts[0].cast::<pg_sys::RawStmt>()).stmt.cast::<std::ffi::c_void>();
+        let hint = "Give a SELECT: a bulk function only reads its rows. To delete the duplicates, DELETE … USING the function's result.";
+        if !crate::nodes::is_a(stmt, pg_sys::NodeTag::T_SelectStmt) {
+            let tag = std::ffi::CStr::from_ptr(pg_sys::CreateCommandName(stmt.cast())).to_string_lossy().into_owned();
+            fail(
+                PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
+                format!("the {what} query must be a SELECT, got {tag}"),
+                hint,
+            );
+        }
+        let select = stmt.cast::<pg_sys::SelectStmt>();
+        if !(*select).lockingClause.is_null() {
+            fail(
+                PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
+                format!("the {what} query must not lock rows (FOR UPDATE or FOR SHARE)"),
+                "A bulk function reads a snapshot; to keep writers out meanwhile, LOCK TABLE in the same transaction.",
+            );
+        }
+        let with = (*select).withClause;
+        let ctes = if with.is_null() { Vec::new() } else { crate::nodes::list_ptrs((*with).ctes) };
+        for cte in ctes {
+            let q = (*cte.cast::<pg_sys::CommonTableExpr>()).ctequery.cast::<std::ffi::c_void>();
+            if !crate::nodes::is_a(q, pg_sys::NodeTag::T_SelectStmt) {
+                fail(
+                    PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
+                    format!("the {what} query must not modify data (a WITH holds a data-modifying statement)"),
+                    hint,
+                );
+            }
+        }
+    }
+}
+
 /// Rows fetched per SPI batch: bounds the tuple memory held at once to a few MB.
 pub(super) const FETCH_ROWS: i64 = 50_000;
 /// Rows a fetch reads when the query has a text column (and for its first fetch).
@@ -26,6 +86,7 @@ pub(crate) fn for_each_value(
     message: impl Fn() -> (String, &'static str),
     mut each: impl FnMut(i64, pg_sys::Datum),
 ) -> u64 {
+    check_query(func, what, query);
     Spi::connect(|client| {
         let mut cursor = client.open_cursor(query, &[]);
         let mut cx = pgrx::PgMemoryContexts::new("simhash rows");
@@ -81,6 +142,7 @@ pub(crate) fn for_each_value(
 /// its fingerprint but is nobody's same passage. `what` names the query in messages
 /// ("fingerprints", "batch").
 pub(crate) fn read_rows(func: &str, what: &str, query: &str) -> (Vec<(i64, u64)>, Option<Texts>) {
+    check_query(func, what, query);
     Spi::connect(|client| {
         let mut cursor = client.open_cursor(query, &[]);
         let (mut rows, mut null_fps, mut shape) = (Vec::new(), 0u64, None);

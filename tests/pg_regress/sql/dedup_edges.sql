@@ -85,5 +85,20 @@ SELECT how, edge_fire(how) FROM (VALUES
 SELECT v, regress_try(format('SELECT %s::simhash_score', v)) AS cast
 FROM (VALUES ('0'), ('1'), ('0.5'), ('5'), ('(-1)'), ($$'NaN'$$)) x(v);
 
+-- 5. A bulk function's query: one SELECT (5.2.0: 42P11 "cannot open multi-query plan as
+-- cursor" for an empty one, and "DELETE is not allowed in a non-volatile function", a
+-- function the user never wrote, for a DELETE … RETURNING).
+SET client_min_messages = warning;
+SELECT q, regress_try(format('SELECT * FROM simhash_duplicates(%L, 3)', q)) AS duplicates,
+       regress_try(format('SELECT * FROM simhash_similarity_pairs(%L, 0.5)', replace(q, 'fp', 'body'))) AS similarity_pairs
+FROM (VALUES (''), ('  ;  '),
+             ('SELECT id, fp FROM edge_link; SELECT 1'),
+             ('DELETE FROM edge_link RETURNING id, fp'),
+             ('SELECT id, fp FROM edge_link FOR UPDATE'),
+             ('WITH d AS (DELETE FROM edge_link RETURNING *) SELECT id, fp FROM d'),
+             ('SELECT id, fp FROM edge_link'),
+             ('TABLE edge_link')) x(q);
+RESET client_min_messages;
+
 DROP TABLE edge_link, edge_textkey, edge_gen, edge_pt;
 DROP FUNCTION edge_fire(text);
