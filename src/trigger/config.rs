@@ -279,8 +279,8 @@ pub(super) unsafe fn config(
             }
             None => (fp_column(rel, &parsed.fp_column, func, false), None),
         };
-        let read = [("fingerprint", &fp)];
-        let read: Vec<(&str, &Column)> = read.into_iter().chain(text.as_ref().map(|t| ("text", t))).collect();
+        let mut read = vec![("fingerprint", &fp)];
+        read.extend(text.as_ref().map(|t| ("text", t)));
         let target = target(rel, parsed.link_column.as_deref(), &read, ext_schema, func);
         let query = |target: QueryTarget<'_>| {
             dedup::check_query(&CheckQuery { target, fp: &fp.sql, max_distance: parsed.max_distance })
@@ -309,9 +309,8 @@ pub(super) struct Target {
     pub keys: Keys,
 }
 
-/// The [`Target`] of a trigger on `rel` with link column `link_name`, checked (key.rs), and
-/// apart from the columns the trigger reads or writes, `read` (role, column): ERROR 22023
-/// when the link column is one of them or the key, which a link would overwrite (issue 49).
+/// The [`Target`] of a trigger on `rel` with link column `link_name`, checked (key.rs), also
+/// against the columns the trigger reads or writes, `read` (role, column).
 ///
 /// # Safety
 /// `rel` must be an open relation; must run inside a transaction.
@@ -325,18 +324,7 @@ pub(super) unsafe fn target(
     // SAFETY: forwarded from the caller.
     unsafe {
         let (table, relname) = relation_names(rel);
-        let keys = keys(rel, link_name, &relname, func);
-        if let (Some(link), Some(name)) = (&keys.link, link_name) {
-            let key = keys.attnums.contains(&link.attnum).then_some("primary key");
-            if let Some(role) = key.or_else(|| read.iter().find(|(_, c)| c.attnum == link.attnum).map(|(r, _)| *r)) {
-                raise(
-                    PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-                    format!("{func}: link column \"{name}\" is the {role} column of \"{relname}\""),
-                    Some("A link writes the matching row's key into the link column, which would overwrite it.".into()),
-                    Some("Add a column of the primary key's type for the link, e.g. dup_of, and name it."),
-                );
-            }
-        }
+        let keys = keys(rel, link_name, read, &relname, func);
         Target { table, relname, schema: schema_name(ext_schema), keys }
     }
 }

@@ -25,11 +25,18 @@ pub(super) struct Keys {
 
 /// Reads the primary key of `rel` and checks the link column `link_name`, if any: ERROR
 /// 55000 unless the key has one column, 42804 unless the link column has its type, 428C9
-/// when the link column is generated.
+/// when the link column is generated, 22023 when it is the key or one of the columns the
+/// trigger reads or writes, `read` (role, column), which a link would overwrite (issue 49).
 ///
 /// # Safety
 /// `rel` must be an open relation; must run inside a transaction.
-pub(super) unsafe fn keys(rel: pg_sys::Relation, link_name: Option<&str>, relname: &str, func: &str) -> Keys {
+pub(super) unsafe fn keys(
+    rel: pg_sys::Relation,
+    link_name: Option<&str>,
+    read: &[(&str, &Column)],
+    relname: &str,
+    func: &str,
+) -> Keys {
     // SAFETY: `rel` is open (caller); catalog lookups run inside a transaction. The primary
     // key index is opened and closed with AccessShareLock, as the planner does.
     unsafe {
@@ -90,6 +97,15 @@ pub(super) unsafe fn keys(rel: pg_sys::Relation, link_name: Option<&str>, relnam
                     format!("{func}: link column \"{name}\" is a generated column"),
                     None,
                     None,
+                );
+            }
+            let key = key_attnums.contains(&col.attnum).then_some("primary key");
+            if let Some(role) = key.or_else(|| read.iter().find(|(_, c)| c.attnum == col.attnum).map(|(r, _)| *r)) {
+                raise(
+                    PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+                    format!("{func}: link column \"{name}\" is the {role} column of \"{relname}\""),
+                    Some("A link writes the matching row's key into the link column, which would overwrite it.".into()),
+                    Some("Add a column of the primary key's type for the link, e.g. dup_of, and name it."),
                 );
             }
             link = Some(col);

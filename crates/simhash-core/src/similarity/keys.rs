@@ -131,20 +131,22 @@ pub fn sample(doc: &str, p: &KeyParams, tick: &mut dyn FnMut()) -> Sample {
     Sample { bottom, winnowed, distinct: counted.len() }
 }
 
-/// The index keys of a sample: every key of both parts, ascending, distinct.
-pub fn index_keys(s: &Sample, p: &KeyParams) -> Vec<i32> {
-    let mut keys: Vec<i32> = s.bottom.iter().chain(&s.winnowed).map(|&h| p.key(h)).collect();
+/// The keys of shingle hashes `hs`, ascending, distinct.
+pub fn key_set<'a>(hs: impl IntoIterator<Item = &'a u64>, p: &KeyParams) -> Vec<i32> {
+    let mut keys: Vec<i32> = hs.into_iter().map(|&h| p.key(h)).collect();
     keys.sort_unstable();
     keys.dedup();
     keys
 }
 
+/// The index keys of a sample: every key of both parts, ascending, distinct.
+pub fn index_keys(s: &Sample, p: &KeyParams) -> Vec<i32> {
+    key_set(s.bottom.iter().chain(&s.winnowed), p)
+}
+
 /// The keys a similarity query looks up: its bottom-k sketch's, ascending, distinct.
 pub fn similarity_keys(s: &Sample, p: &KeyParams) -> Vec<i32> {
-    let mut keys: Vec<i32> = s.bottom.iter().map(|&h| p.key(h)).collect();
-    keys.sort_unstable();
-    keys.dedup();
-    keys
+    key_set(&s.bottom, p)
 }
 
 /// The per-pair miss probability a lookup allows itself when it asks for more than one

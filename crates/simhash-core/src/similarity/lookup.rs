@@ -34,7 +34,7 @@
 //!   5.x did.
 
 use super::frequent::is_frequent;
-use super::keys::{index_keys, required, sample, similarity_keys, KeyParams, K, W};
+use super::keys::{index_keys, key_set, required, sample, similarity_keys, KeyParams, K, W};
 use super::measure::{shingle_set, Measure};
 use super::shingles::Version;
 
@@ -104,15 +104,8 @@ pub fn lookup(query: &str, v: Version, measure: Measure, threshold: f64, tick: &
 /// instead of 9.0k, the same short pairs found (60 of 60; at 0.5, 191 of 192).
 fn short_containment(query: &str, p: &KeyParams, measure: Measure, threshold: f64, tick: &mut dyn FnMut()) -> Lookup {
     let shingles = shingle_set(query, p.version, tick);
-    let key_set = |hs: &mut dyn Iterator<Item = &u64>| {
-        let mut keys: Vec<i32> = hs.map(|&h| p.key(h)).collect();
-        keys.sort_unstable();
-        keys.dedup();
-        keys
-    };
-    let all = key_set(&mut shingles.iter());
-    let rare = key_set(&mut shingles.iter().filter(|&&h| !is_frequent(h, p.version)));
-    let frequent = shingles.len() - shingles.iter().filter(|&&h| !is_frequent(h, p.version)).count();
+    let (rare, frequent): (Vec<u64>, Vec<u64>) = shingles.iter().partition(|&&h| !is_frequent(h, p.version));
+    let (all, rare) = (key_set(&shingles, p), key_set(&rare, p));
     // A row holding this query shares ⌈θ·n⌉ of its n shingles, of which all but the
     // frequent ones are rare; a row inside it, ⌈θ·r⌉ of its own r, at least one.
     let sure = match measure {
@@ -121,7 +114,7 @@ fn short_containment(query: &str, p: &KeyParams, measure: Measure, threshold: f6
     };
     let required = CONTAINMENT_KEYS.min(sure).min(all.len()).max(1);
     let rare_enough = match measure {
-        Measure::QueryInRow => sure.saturating_sub(frequent) >= required,
+        Measure::QueryInRow => sure.saturating_sub(frequent.len()) >= required,
         _ => rare.len() >= required,
     };
     let keys = if rare_enough { rare } else { all };
@@ -144,9 +137,7 @@ mod tests {
         // measure 1, reads everything); a longer one for its index keys.
         let short = "国家主席江泽民发表新年讲话";
         let l = lookup(short, V, Measure::QueryInRow, 0.8, &mut || ());
-        let mut all: Vec<i32> = shingle_set(short, V, &mut || ()).iter().map(|&h| KeyParams::of(V).key(h)).collect();
-        all.sort_unstable();
-        all.dedup();
+        let all = key_set(&shingle_set(short, V, &mut || ()), &KeyParams::of(V));
         assert!(!l.scan_all && l.keys.iter().all(|k| all.contains(k)) && l.required == CONTAINMENT_KEYS, "{l:?}");
         // Frequent shingles are left out only when a row at the threshold surely shares two
         // others: a byline of them keeps its keys.
