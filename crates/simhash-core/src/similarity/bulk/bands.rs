@@ -4,7 +4,8 @@
 //! set of identical shingle sets), sorted on the key by a stable radix sort (3 passes of 11
 //! bits; rows stay ascending within a key). Each pair of rows of a run of equal keys is a
 //! collision; it becomes a candidate if
-//! 1. its two-bit codes agree in at least [`Plan::codes_needed`] places (`plan.rs`),
+//! 1. its two-bit codes agree in at least [`Plan::codes_needed`] places (`plan.rs`), when
+//!    both rows have at least [`CODED_MIN`] shingles,
 //! 2. no band before `j` has equal keys for both (it was met there: each pair is taken up in
 //!    its first band, without a set of the pairs seen), and
 //! 3. the length bound holds: `J ≤ min/max` of the set sizes, in the measure's own division.
@@ -16,7 +17,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use super::plan::Plan;
+use super::plan::{Plan, CODED_MIN};
 use super::pool::Ctx;
 use super::sketch::{sets_of_record, text_of_record};
 use super::{Msg, Rows};
@@ -130,14 +131,14 @@ pub(super) fn band(rows: &Rows, reps: &Arc<Vec<u32>>, j: usize, ctx: &Ctx<Msg>) 
 /// keys of the bands before this one (none equal), their set sizes.
 #[inline]
 pub(super) fn filters_pass(codes: [&[u64]; 2], before: [&[u32]; 2], sizes: [u32; 2], plan: &Plan, theta: f64) -> bool {
-    if !codes_agree(codes[0], codes[1], plan.codes_needed) {
-        return false;
-    }
-    if before[0].iter().zip(before[1]).any(|(p, q)| p == q) {
-        return false;
-    }
     let (nx, ny) = (sizes[0] as usize, sizes[1] as usize);
-    jaccard(nx.min(ny), nx.min(ny), nx.max(ny)) >= theta
+    if jaccard(nx.min(ny), nx.min(ny), nx.max(ny)) < theta {
+        return false;
+    }
+    if nx.min(ny) >= CODED_MIN && !codes_agree(codes[0], codes[1], plan.codes_needed) {
+        return false;
+    }
+    !before[0].iter().zip(before[1]).any(|(p, q)| p == q)
 }
 
 impl Rows {

@@ -17,8 +17,9 @@
 //! similarity exactly θ is no candidate with probability `(1 − θ^r)^b + 10⁻⁵` (no band, or the
 //! code filter drops it) ≤ 6.1·10⁻⁴ for every plan, when the pair's shingles fall in distinct
 //! bins of the 2,048; the smallest sets miss more, and the plan leaves room for it: over
-//! 100,000 pairs each at θ = 0.5, sets of 3 (union 4) missed 8.0·10⁻⁴, of 6 7.5·10⁻⁴, of 12
-//! 5.0·10⁻⁴, of 30 5.6·10⁻⁴, of 150 6.5·10⁻⁴ (formula 5.7·10⁻⁴): at most 10⁻³ in all. At
+//! 100,000 pairs each at θ = 0.5, sets of 1 and 2 shingles missed 8.4·10⁻⁴, 3 and 6 8.2·10⁻⁴,
+//! 10 and 20 6.4·10⁻⁴ (formula 5.7·10⁻⁴; `tests.rs`, `small_sets_at_theta_are_found`): at
+//! most 10⁻³ in all. The code filter skips sets under [`plan::CODED_MIN`] shingles. At
 //! higher similarity less. Below θ = 0.3 there is no plan: the run is [`SimilarityPairs`]'
 //! (sketch groups, every text's kept characters in memory), and its phase says so. Below
 //! about 0.45 the plan costs more than 400 bytes a row (`r = 3`) or, below 0.38 (`r = 2`),
@@ -40,7 +41,8 @@
 //! from anywhere while it runs.
 //!
 //! **Equal ids** are never paired (a row with itself); two rows of one id may both pair
-//! with a third, as in [`SimilarityPairs`]. A text without shingles is in no pair (θ > 0).
+//! with a third, as in [`SimilarityPairs`]: the SQL layer refuses a query with repeated ids
+//! (`crate::pairs::first_repeated`). A text without shingles is in no pair (θ > 0).
 //!
 //! **Why banding** (`examples/bulk_pairs.rs`, Markov paragraphs of People's Daily of 200–500
 //! characters and 10% reposts, θ = 0.5, 2 shared cores): prefix filtering in the table's own
