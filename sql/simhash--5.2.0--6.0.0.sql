@@ -167,3 +167,7 @@ COMMENT ON FUNCTION simhash_explain(text, text) IS
 
 -- A score is in [0, 1]: casts of other values (5, -1, 'NaN') fail with 23514 (issue 49).
 ALTER DOMAIN simhash_score ADD CONSTRAINT simhash_score_range CHECK (VALUE >= 0 AND VALUE <= 1);
+
+-- simhash_duplicates(query, NULL) resolves to the batch/corpus form: its stream now takes NULL
+-- and says so (22004) instead of returning no row (issue 49).
+ALTER FUNCTION simhash_duplicates_stream(text, text, integer) CALLED ON NULL INPUT;

@@ -141,15 +141,26 @@ impl CorpusCursor {
 /// form, called through the SQL function `simhash_duplicates(batch, corpus, ...)`;
 /// pairs come out in the corpus query's row order, looked up a chunk of corpus rows at a
 /// time (`BatchTables::chunk_rows`). Pairs inside the batch are not reported (the
-/// one-query form on the batch finds them).
+/// one-query form on the batch finds them). Not strict: a NULL argument is ERROR 22004, for
+/// `simhash_duplicates(query, NULL)` resolves to this form and would return no row.
 #[pg_extern(name = "simhash_duplicates_stream", volatile, parallel_unsafe)]
 fn simhash_duplicates_corpus(
-    batch: &str,
-    corpus: &str,
-    max_distance: i32,
+    batch: Option<&str>,
+    corpus: Option<&str>,
+    max_distance: Option<i32>,
 ) -> TableIterator<'static, (name!(batch_id, i64), name!(corpus_id, i64), name!(distance, i32))> {
     const F: &str = "simhash_duplicates";
-    let k = super::max_distance(F, max_distance);
+    let null = |what: &str| -> ! {
+        crate::error::raise(
+            PgSqlErrorCode::ERRCODE_NULL_VALUE_NOT_ALLOWED,
+            format!("{F}: {what} is NULL"),
+            None,
+            Some("simhash_duplicates(query, NULL) is the form simhash_duplicates(batch, corpus); for the pairs of one query give max_distance as an integer, e.g. simhash_duplicates(query, 3)."),
+        )
+    };
+    let batch = batch.unwrap_or_else(|| null("the batch query"));
+    let corpus = corpus.unwrap_or_else(|| null("the corpus query"));
+    let k = super::max_distance(F, max_distance.unwrap_or_else(|| null("max_distance")));
     let (rows, mut batch_texts) = read_rows(F, "batch", batch);
     let mut progress = progress(F);
     let batch_is_empty = rows.is_empty();
@@ -187,12 +198,21 @@ fn simhash_duplicates_corpus(
     let mut first = Some(first);
     let mut read_all = false;
     let mut done = false;
+    // The corpus is not held, so its ids are checked where a repeat would show: a pair out
+    // twice (the batch's were checked by read_rows). Memory: the pairs out, 16 bytes each.
+    let mut out = std::collections::HashSet::new();
+    let mut once = move |b: i64, c: i64, d: u32| {
+        if !out.insert((b, c)) {
+            super::repeated_id(F, "corpus", c);
+        }
+        Some((b, c, d as i32))
+    };
     TableIterator::new(std::iter::from_fn(move || {
         loop {
             check_for_interrupts!();
             if let Some((b, c, d)) = pairs.next_pending() {
                 if !deciding {
-                    return Some((b, c, d as i32));
+                    return once(b, c, d);
                 }
                 // c is the corpus row's sequence number (CorpusCursor).
                 let (id, text) = cursor.texts.get(c as u64);
@@ -201,7 +221,7 @@ fn simhash_duplicates_corpus(
                     texts.same_passage_as(b, t, &mut crate::similarity::tick).unwrap_or_else(|e| spill_error(F, e))
                 });
                 if same {
-                    return Some((b, *id, d as i32));
+                    return once(b, *id, d);
                 }
                 continue;
             }

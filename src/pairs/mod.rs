@@ -34,6 +34,24 @@ pub(crate) fn max_distance(func: &str, k: i32) -> u32 {
     k as u32
 }
 
+/// ERROR 21000 if two of the `what` query's rows share an id (`simhash_core::pairs::
+/// first_repeated`), before any pair is out; `ids` is left sorted.
+pub(crate) fn unique_ids(func: &str, what: &str, ids: &mut [i64]) {
+    if let Some(id) = simhash_core::pairs::first_repeated(ids) {
+        repeated_id(func, what, id);
+    }
+}
+
+/// ERROR 21000: `id` is in two rows of the `what` query.
+pub(crate) fn repeated_id(func: &str, what: &str, id: i64) -> ! {
+    crate::error::raise(
+        PgSqlErrorCode::ERRCODE_CARDINALITY_VIOLATION,
+        format!("{func}: id {id} is in more than one row of the {what} query"),
+        Some("The pairs name rows by id, so every row needs its own.".into()),
+        Some("Select a unique key as the id, e.g. the primary key."),
+    )
+}
+
 /// The core's progress callback: phases become NOTICEs, ticks check for cancellation.
 pub(crate) fn progress(func: &'static str) -> impl FnMut(Progress) {
     move |p| match p {

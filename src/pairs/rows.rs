@@ -75,7 +75,9 @@ const TEXT_FETCH_ROWS: i64 = 1_000;
 /// for every row whose value is not NULL (a NULL id is ERROR 22004, naming the `what` query);
 /// returns how many rows had a NULL value. The rows come `fetch` at a time, their detoasted
 /// values living in a memory context reset after each fetch (so `each` must copy what it
-/// keeps), with a check for cancellation between fetches. The segment and text readers'
+/// keeps), with a check for cancellation between fetches; ERROR 21000 after the last fetch if
+/// two rows with a value share an id (`super::unique_ids`), unless `each` refused a row
+/// (returned false: the caller raises its own error for it). The segment and text readers'
 /// loop (src/segments/pairs.rs, src/similarity/pairs.rs).
 pub(crate) fn for_each_value(
     func: &str,
@@ -84,10 +86,11 @@ pub(crate) fn for_each_value(
     fetch: i64,
     second: &[pg_sys::Oid],
     message: impl Fn() -> (String, &'static str),
-    mut each: impl FnMut(i64, pg_sys::Datum),
+    mut each: impl FnMut(i64, pg_sys::Datum) -> bool,
 ) -> u64 {
     check_query(func, what, query);
-    Spi::connect(|client| {
+    let (mut ids, mut refused) = (Vec::new(), false);
+    let null_values = Spi::connect(|client| {
         let mut cursor = client.open_cursor(query, &[]);
         let mut cx = pgrx::PgMemoryContexts::new("simhash rows");
         let (mut null_values, mut checked) = (0u64, false);
@@ -120,7 +123,8 @@ pub(crate) fn for_each_value(
                             null_values += 1;
                             continue;
                         }
-                        each(values[0].value() as i64, values[1]);
+                        ids.push(values[0].value() as i64);
+                        refused |= !each(values[0].value() as i64, values[1]);
                     }
                 });
                 pg_sys::SPI_freetuptable(table);
@@ -132,15 +136,19 @@ pub(crate) fn for_each_value(
             check_for_interrupts!();
         }
         null_values
-    })
+    });
+    if !refused {
+        super::unique_ids(func, what, &mut ids);
+    }
+    null_values
 }
 
 /// Runs `query` and returns its `(id, fp)` rows, and with a third, text column, their texts
 /// in a [`Texts`] store (a temporary file under base/pgsql_tmp) for the dedup decision.
 /// ERROR 42804 unless it returns two bigint columns and maybe a text (or varchar) one, 22004
-/// on a NULL id; rows with a NULL fingerprint are skipped, and a row with a NULL text keeps
-/// its fingerprint but is nobody's same passage. `what` names the query in messages
-/// ("fingerprints", "batch").
+/// on a NULL id, 21000 if two rows with a fingerprint share an id; rows with a NULL
+/// fingerprint are skipped, and a row with a NULL text keeps its fingerprint but is nobody's
+/// same passage. `what` names the query in messages ("fingerprints", "batch").
 pub(crate) fn read_rows(func: &str, what: &str, query: &str) -> (Vec<(i64, u64)>, Option<Texts>) {
     check_query(func, what, query);
     Spi::connect(|client| {
@@ -163,6 +171,7 @@ pub(crate) fn read_rows(func: &str, what: &str, query: &str) -> (Vec<(i64, u64)>
             }
             check_for_interrupts!();
         }
+        super::unique_ids(func, what, &mut rows.iter().map(|r| r.0).collect::<Vec<_>>());
         let what = if what == "fingerprints" { String::new() } else { format!("{what} ") };
         let with = if shape == Some(true) { " and their texts" } else { "" };
         notice!("{func}: read {} {what}rows{with} ({null_fps} with a NULL fingerprint ignored)", rows.len());

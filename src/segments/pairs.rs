@@ -52,6 +52,7 @@ fn read_segment_rows(func: &str, query: &str) -> SegmentRows {
             Ok(s) => rows.push(id, s.iter().map(|&v| v as u64)),
             Err(_) => rows.push(id, a.iter().flatten().map(|v| v as u64)),
         }
+        true
     });
     notice!("{func}: read {} rows ({null_rows} with NULL segments ignored)", rows.len());
     rows

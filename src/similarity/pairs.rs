@@ -123,6 +123,7 @@ pub(super) fn for_each_text(func: &str, query: &str, mut each: impl FnMut(i64, &
         // SAFETY: a non-NULL text (or varchar) datum (the column's type was checked).
         each(id, &unsafe { text_datum_to_utf8(v) });
         rows += 1;
+        true
     });
     notice!("{func}: read {rows} rows ({null_rows} with a NULL text ignored)");
     rows

@@ -186,7 +186,7 @@ fn for_each_bytes(
     let mut bad = None;
     let nulls = for_each_value(func, what, query, FETCH_ROWS, &[pg_sys::BYTEAOID], message, |id, v| {
         if bad.is_some() {
-            return;
+            return false;
         }
         // SAFETY: a non-NULL bytea datum (the column's type was checked); detoasting yields a
         // varlena in the current memory context, read before `each` returns.
@@ -194,6 +194,7 @@ fn for_each_bytes(
         if let Err(e) = each(id, bytes) {
             bad = Some((id, e));
         }
+        bad.is_none()
     });
     (nulls, bad)
 }

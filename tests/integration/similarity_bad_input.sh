@@ -87,9 +87,17 @@ cancelled "SELECT simhash_similarity_owners(body, 16) FROM big" ||
     fail "simhash_similarity_owners of 33 MB was not cancelled (57014)"
 cancelled "SELECT count(*) FROM simhash_similarity_home_pairs('SELECT i::bigint, md5(i::text) || md5((i % 7)::text) FROM generate_series(1, 200000) i', 'SELECT 0::bigint, NULL::bytea', 0.3)" ||
     fail "simhash_similarity_home_pairs over 200,000 texts was not cancelled (57014)"
-# 20,000 rows of one id and one slice: 2·10⁸ collisions a band and no candidate (one id is
-# never paired), so only the loop's own check can end it.
-q -c "CREATE TABLE same_slice AS SELECT 1::bigint AS id, simhash_similarity_band_slice(simhash_similarity_band_keys('一样的文字，一样的文字。', 0.5), 0, 0, 1) AS slice FROM generate_series(1, 20000)"
+# 20,000 rows of one slice, each given a set size of 64 (bytes 19-22) and codes of its own
+# (bytes 23-54, random: about 32 of 128 agree where 56 are needed): 2·10⁸ collisions a band
+# and no candidate, so only the loop's own check can end it. (Until 6.0.0 the rows shared one
+# id, which is never paired; a repeated id is now an error.)
+q -c "CREATE TABLE same_slice AS SELECT i::bigint AS id,
+        overlay(overlay(simhash_similarity_band_slice(simhash_similarity_band_keys('一样的文字，一样的文字。', 0.5), 0, 0, 1)
+                        placing '\\x40000000'::bytea from 19 for 4)
+                placing decode(md5(i::text) || md5((-i)::text), 'hex') from 23 for 32) AS slice
+      FROM generate_series(1, 20000) i"
+[ "$(q -Atc "SET client_min_messages = warning; SET statement_timeout = 0; SELECT count(*) FROM simhash_similarity_band_candidates('SELECT id, slice FROM same_slice WHERE id <= 300', 0.5)")" = 0 ] ||
+    fail "the crafted slices gave candidates: the cancel below would not test the collision loop"
 cancelled "SELECT count(*) FROM simhash_similarity_band_candidates('SELECT id, slice FROM same_slice', 0.5)" ||
     fail "simhash_similarity_band_candidates over 2·10⁸ collisions was not cancelled (57014)"
 q -c "CREATE TABLE many AS SELECT i AS id, md5(i::text) AS body FROM generate_series(1, 300000) i" \

@@ -86,12 +86,12 @@ SELECT * FROM simhash_duplicates('VALUES (1::bigint, 0::bigint), (2, 1), (3, NUL
 SET client_min_messages = warning;
 
 -- Exact, as sorted lists, for k = 0..8 on small inputs: identical groups (one of them of
--- fingerprint 0, definition 0's "no features", which is kept), near copies, a repeated id.
+-- fingerprint 0, definition 0's "no features", which is kept), near copies. (A repeated id
+-- is an error since 6.0.0: dedup_edges.sql.)
 CREATE TEMP TABLE small AS
   SELECT g::bigint AS id, CASE WHEN g <= 6 THEN 0::bigint WHEN g <= 12 THEN 255::bigint
                                ELSE (g * 37)::bigint # (1::bigint << (g % 64)) END AS fp
-    FROM generate_series(1, 60) g
-  UNION ALL SELECT 7, 255;
+    FROM generate_series(1, 60) g;
 SELECT k, (SELECT array_agg(ROW(id1, id2, distance) ORDER BY id1, id2, distance)
              FROM simhash_duplicates('SELECT id, fp FROM small', k))
         = (SELECT array_agg(ROW(a.id, b.id, hamming(a.fp, b.fp)) ORDER BY a.id, b.id, hamming(a.fp, b.fp))
@@ -208,6 +208,8 @@ SELECT k,
 -- Empty sides: no rows.
 SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM qb WHERE false', 'SELECT id, fp FROM qc');
 SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id, fp FROM qc WHERE false');
+-- A NULL query of this form is an error (22004), not an empty set: simhash_duplicates(q, NULL)
+-- resolves to it.
 SELECT count(*) FROM simhash_duplicates(NULL, 'SELECT id, fp FROM qc');
 -- Progress NOTICEs: batch rows, plan, corpus rows and NULLs, pairs.
 SET client_min_messages = notice;
@@ -218,9 +220,9 @@ SET client_min_messages = warning;
 SELECT count(*) AS one_query_pairs FROM simhash_duplicates('SELECT id, fp FROM small', 3);
 SELECT count(*) AS two_query_pairs FROM simhash_duplicates('SELECT id, fp FROM small', 'SELECT id, fp FROM small');
 SELECT p.oid::regprocedure FROM pg_proc p WHERE p.proname = 'simhash_duplicates' ORDER BY 1::text;
--- A corpus of several cursor fetches (50,000 rows each): 2,500 copies of small, 152,500
+-- A corpus of several cursor fetches (50,000 rows each): 2,500 copies of small, 150,000
 -- rows, so 2,500 times the pairs above.
-SELECT count(*) AS pairs, count(*) = 2500 * 147 AS all_fetches_read
+SELECT count(*) AS pairs, count(*) = 2500 * 132 AS all_fetches_read
   FROM simhash_duplicates('SELECT id, fp FROM small', 'SELECT id * 10000 + g, fp FROM small, generate_series(1, 2500) g');
 -- LIMIT stops the stream: a 100,000-row corpus identical to a 100,000-row batch is 10¹⁰
 -- pairs; inlined, a ProjectSet under the LIMIT as for the one-query form.

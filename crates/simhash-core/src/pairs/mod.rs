@@ -19,6 +19,16 @@ mod star;
 mod tables;
 #[cfg(test)]
 pub(crate) mod test_support;
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn repeated_ids() {
+        assert_eq!(super::first_repeated(&mut []), None);
+        assert_eq!(super::first_repeated(&mut [3, 1, 2]), None);
+        assert_eq!(super::first_repeated(&mut [5, 1, 9, 1, 5]), Some(1));
+        assert_eq!(super::first_repeated(&mut [i64::MAX, i64::MIN, i64::MAX]), Some(i64::MAX));
+    }
+}
 mod texts;
 mod union_find;
 
@@ -31,6 +41,14 @@ pub use plan::{corpus_plan, corpus_plan_cost, plan, plan_cost, CorpusPlan, Plan,
 pub use star::Stars;
 pub use texts::Texts;
 pub(crate) use union_find::UnionFind;
+
+/// An id that two of `ids` share, if any (`ids` left sorted). Every bulk function refuses a
+/// query whose rows repeat an id: its pairs name rows by id, so two rows of one id would make
+/// a pair twice or one row's pair another's (docs/reference.md, "Bulk functions").
+pub fn first_repeated(ids: &mut [i64]) -> Option<i64> {
+    ids.sort_unstable();
+    ids.windows(2).find(|w| w[0] == w[1]).map(|w| w[0])
+}
 
 /// What the searches report to their caller while they run.
 #[derive(Debug, Clone, PartialEq)]
