@@ -10,11 +10,14 @@
 //!   `simhash_clusters(...)`;
 //! - `segments/`: `simhash_segments(...)`, `simhash_resemblance`, `simhash_containment`, and
 //!   segment search on a table (`simhash_create_segments`, `simhash_similar`);
-//! - `trigger/`: `simhash_update_trigger`, `simhash_dedup_trigger` and
-//!   `simhash_dedup_fp_trigger` (insert triggers), with the dedup trigger's index pre-check;
+//! - `similarity/`: `simhash_similarity`, `simhash_containment`, `simhash_query` and `@%`, the
+//!   GIN operator classes `simhash_ops` (`gin.rs`) and `simhash_band_ops` (`band_gin.rs`) with
+//!   their planner support, bulk pairs and clusters, and their shard functions;
+//! - `trigger/`: `simhash_update_trigger` and the dedup triggers (fingerprint, segments,
+//!   similarity), with their arguments, locks, check queries and index pre-check;
 //! - `shard.rs`: key routing over shards and `simhash_components` (with sql/shard/shard.sql);
 //! - `decision.rs`: `simhash_same_passage`, the dedup decision every dedup path asks;
-//! - `error.rs`: ERRORs with a DETAIL and a HINT;
+//! - `error.rs`: ERRORs with a DETAIL and a HINT; `nodes.rs`: planner node helpers;
 //! - `pg_compat.rs`: what differs between the PostgreSQL majors (15 to 18), behind `cfg`.
 
 use pgrx::prelude::*;

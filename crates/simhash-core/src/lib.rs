@@ -9,7 +9,11 @@
 //! - [`search`]: Hamming distance, pigeonhole blocks and probes (recall), exact nearest neighbours;
 //! - [`pairs`]: every pair within k, of one set (all pairs, clusters) or of a batch against a corpus;
 //! - [`segments`]: resemblance and containment of texts by their segment fingerprints;
-//! - [`trigger`]: the dedup trigger's arguments, lock keys and pre-check;
+//! - [`similarity`]: the exact measures on character shingles, the keys of `simhash_ops` and
+//!   the band keys of `simhash_band_ops`, lookups, and the bulk engine (MinHash banding);
+//! - [`decision`]: whether two texts are the same passage, by where they differ, which every
+//!   dedup path asks; [`spill`]: the temporary file of a bulk run's texts;
+//! - [`trigger`]: the dedup triggers' arguments, lock keys and pre-check;
 //! - [`shard`]: routing block keys to shards, on top of `search` and `pairs`.
 
 pub mod decision;
