@@ -5,6 +5,7 @@
 //! in the SRF's multi-call memory context, whose deletion (end of the scan, LIMIT reached,
 //! error) drops it, joining the worker threads.
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
@@ -198,11 +199,23 @@ fn simhash_duplicates_corpus(
     let mut first = Some(first);
     let mut read_all = false;
     let mut done = false;
-    // The corpus is not held, so its ids are checked where a repeat would show: a pair out
-    // twice (the batch's were checked by read_rows). Memory: the pairs out, 16 bytes each.
-    let mut out = std::collections::HashSet::new();
+    // The corpus is not held, so its ids are checked where a repeat would show (the batch's
+    // were checked by read_rows). A corpus row's pairs come one after another, rows in the
+    // corpus's order (CorpusPairs), so an id whose pairs come again after another id's, or a
+    // pair again within one id's, is a second row of that id. Memory: an id for each corpus row
+    // with a pair, and one row's batch ids; not the pairs.
+    let (mut ended, mut run, mut last) = (HashSet::new(), HashSet::new(), None);
     let mut once = move |b: i64, c: i64, d: u32| {
-        if !out.insert((b, c)) {
+        if last != Some(c) {
+            if let Some(prev) = last.replace(c) {
+                ended.insert(prev);
+            }
+            run.clear();
+            if ended.contains(&c) {
+                super::repeated_id(F, "corpus", c);
+            }
+        }
+        if !run.insert(b) {
             super::repeated_id(F, "corpus", c);
         }
         Some((b, c, d as i32))

@@ -103,8 +103,9 @@ RESET client_min_messages;
 -- 6. Two rows of one id: every bulk function refuses the query (21000), before any pair
 -- (5.2.0: simhash_clusters gave (1, 1) twice, simhash_similarity_pairs over ids 1, 1, 2 gave
 -- (1, 2) twice, simhash_duplicates no pair). The corpus of simhash_duplicates(batch,
--- corpus) streams and is not held: its ids are checked where a repeat shows, a pair out
--- twice. Rows with a NULL value take no part, so their ids are free.
+-- corpus) streams and is not held: its ids are checked where a repeat shows, an id whose
+-- pairs come again (adjacent or not). Rows with a NULL value take no part, so their ids are
+-- free.
 CREATE TABLE edge_ids(id bigint, body text, fp bigint, segs bigint[], keys bytea);
 INSERT INTO edge_ids(id, body) VALUES (1, 'the quick brown fox jumps over the lazy dog'),
     (1, 'the quick brown fox jumps over the lazy dog'), (2, 'the quick brown fox jumps over the lazy dog!'),
@@ -120,6 +121,8 @@ FROM (VALUES
     ($$simhash_duplicates('SELECT 9::bigint, 42::bigint', 'SELECT id, fp FROM edge_ids', 3)$$),
     ($$simhash_duplicates('SELECT 9::bigint, 42::bigint, body FROM edge_ids LIMIT 1', 'SELECT id, fp, body FROM edge_ids', 3)$$),
     ($$simhash_duplicates('SELECT 9::bigint, 42::bigint', 'SELECT id, fp FROM edge_ids WHERE id > 1', 3)$$),
+    ($$simhash_duplicates('SELECT 9::bigint, 42::bigint', 'VALUES (1::bigint, 42::bigint), (2, 42), (1, 42)', 3)$$),
+    ($$simhash_duplicates('SELECT 9::bigint, 42::bigint', 'VALUES (1::bigint, 42::bigint), (2, 42), (3, 42)', 3)$$),
     ($$simhash_owned_duplicates('SELECT id, fp FROM edge_ids', 3, 0, 2)$$),
     ($$simhash_similarity_pairs('SELECT id, body FROM edge_ids', 0.5)$$),
     ($$simhash_similarity_pairs('SELECT id, body FROM edge_ids', 0.2)$$),
