@@ -19,16 +19,6 @@ mod star;
 mod tables;
 #[cfg(test)]
 pub(crate) mod test_support;
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn repeated_ids() {
-        assert_eq!(super::first_repeated(&mut []), None);
-        assert_eq!(super::first_repeated(&mut [3, 1, 2]), None);
-        assert_eq!(super::first_repeated(&mut [5, 1, 9, 1, 5]), Some(1));
-        assert_eq!(super::first_repeated(&mut [i64::MAX, i64::MIN, i64::MAX]), Some(i64::MAX));
-    }
-}
 mod texts;
 mod union_find;
 
@@ -44,7 +34,7 @@ pub(crate) use union_find::UnionFind;
 
 /// An id that two of `ids` share, if any (`ids` left sorted). Every bulk function refuses a
 /// query whose rows repeat an id: its pairs name rows by id, so two rows of one id would make
-/// a pair twice or one row's pair another's (docs/reference.md, "Bulk functions").
+/// a pair twice or one row's pair another's (`21000`, docs/reference.md, "Errors").
 pub fn first_repeated(ids: &mut [i64]) -> Option<i64> {
     ids.sort_unstable();
     ids.windows(2).find(|w| w[0] == w[1]).map(|w| w[0])
@@ -61,3 +51,14 @@ pub enum Progress {
 
 /// Units of work (comparisons, pairs) between two [`Progress::Tick`]s of all pairs.
 const TICK_WORK: u64 = 1 << 20;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn repeated_ids() {
+        assert_eq!(super::first_repeated(&mut []), None);
+        assert_eq!(super::first_repeated(&mut [3, 1, 2]), None);
+        assert_eq!(super::first_repeated(&mut [5, 1, 9, 1, 5]), Some(1));
+        assert_eq!(super::first_repeated(&mut [i64::MAX, i64::MIN, i64::MAX]), Some(i64::MAX));
+    }
+}

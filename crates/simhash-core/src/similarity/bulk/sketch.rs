@@ -135,8 +135,7 @@ pub(super) fn signature(set: &[u64], bins: &mut [u64], filled: &mut [u64]) {
     // The bins a set of at most FEW shingles fills (repeats are harmless).
     let (mut full, mut n) = ([0usize; FEW], 0);
     for &h in set {
-        let v = mix(h ^ BIN_SEED);
-        let bin = (((v >> 32) * k) >> 32) as usize;
+        let (v, bin) = remix(h, k);
         bins[bin] = bins[bin].min(v);
         if n < FEW {
             full[n] = bin;
@@ -180,6 +179,13 @@ pub(super) fn signature(set: &[u64], bins: &mut [u64], filled: &mut [u64]) {
 const FEW: usize = 32;
 /// The most bins a plan reads (`plan.rs`: `r·b` is at most 384).
 const MAX_USED: usize = 384;
+
+/// A shingle hash's remix and the one of `k` bins it falls in.
+#[inline]
+fn remix(h: u64, k: u64) -> (u64, usize) {
+    let v = mix(h ^ BIN_SEED);
+    (v, (((v >> 32) * k) >> 32) as usize)
+}
 
 /// Step `t` of bin `i`'s probe sequence over `k` bins.
 #[inline]
@@ -290,8 +296,7 @@ mod tests {
     fn probed(set: &[u64], k: usize, used: usize) -> Vec<u64> {
         let mut bins = vec![u64::MAX; k];
         for &h in set {
-            let v = mix(h ^ BIN_SEED);
-            let bin = (((v >> 32) * k as u64) >> 32) as usize;
+            let (v, bin) = remix(h, k as u64);
             bins[bin] = bins[bin].min(v);
         }
         let probing = |i| (1..).map(|t| bins[probe(i, t, k as u64)]).find(|&v| v != u64::MAX);

@@ -409,7 +409,7 @@ fn small_sets_at_theta_are_found() {
             assert!(f64::from_bits(bits) >= theta, "{x} {y}: {}", f64::from_bits(bits));
         }
         println!("{}-{} at {theta:.3}: {} of {n} missed", c + o2, c + o1, n - planted);
-        assert!(n - planted <= 30 * n / 20_000, "{}-{} at {theta}: {} of {n} missed", c + o1, c + o2, n - planted);
+        assert!(n - planted <= 30 * n / 20_000, "{}-{} at {theta}: {} of {n} missed", c + o2, c + o1, n - planted);
         all_missed += n - planted;
     }
     assert!(all_missed <= classes.len() * n / 1000, "{all_missed} missed");
