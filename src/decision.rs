@@ -5,7 +5,7 @@
 
 use pgrx::prelude::*;
 
-use crate::fingerprint::text_datum_to_utf8;
+use crate::text::text_datum_to_utf8;
 
 function_info_v1!(pg_finfo_simhash_same_passage);
 /// `simhash_same_passage(a text, b text) → boolean`: the dedup decision on two texts, read as
@@ -18,7 +18,7 @@ pub unsafe extern "C-unwind" fn simhash_same_passage(fcinfo: pg_sys::FunctionCal
     unsafe {
         let a = text_datum_to_utf8(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0));
         let b = text_datum_to_utf8(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 1));
-        pg_sys::Datum::from(simhash_core::decision::decide(&a, &b, &mut crate::similarity::tick).duplicate)
+        pg_sys::Datum::from(simhash_core::decision::decide(&a, &b, &mut crate::error::tick).duplicate)
     }
 }
 

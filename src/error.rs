@@ -16,3 +16,9 @@ pub(crate) fn raise(code: PgSqlErrorCode, message: String, detail: Option<String
     report.report(PgLogLevel::ERROR);
     unreachable!("ereport(ERROR) does not return")
 }
+
+/// A check for cancellation (and termination), for the core's long loops: the `tick`
+/// callback every core search takes.
+pub(crate) fn tick() {
+    check_for_interrupts!();
+}

@@ -1,21 +1,27 @@
 //! The SQL layer of the `simhash` extension: only glue between PostgreSQL and
 //! `simhash-core`, which holds the algorithms and is tested without a server.
 //!
-//! One folder per SQL concept, its SQL in the `sql/` folder of the same name:
-//! - `fingerprint/`: `simhash(...)`, `simhash_features(...)`, definition 0's `simhash_v0(...)`,
-//!   the `options jsonb` argument and `text` datums ⇄ UTF-8;
-//! - `search/`: `hamming` and `<~>`, the block functions, `simhash_near` and `~=` with their
-//!   planner support function, and `simhash_nearest`;
-//! - `pairs/`: `simhash_duplicates(...)` (all pairs, and batch against corpus) and
-//!   `simhash_clusters(...)`;
-//! - `segments/`: `simhash_segments(...)`, `simhash_resemblance`, `simhash_containment`, and
-//!   segment search on a table (`simhash_create_segments`, `simhash_similar`);
+//! One folder per measure, each holding its own SQL objects, phases and triggers, its SQL
+//! in the `sql/` folder of the same name (docs/development.md, "Layout"):
+//! - `fingerprints/`: `simhash(...)`, `simhash_features(...)`, the definitions' `_vN`
+//!   functions, the `options jsonb` argument and `text` datums ⇄ UTF-8; `search/`: `hamming`
+//!   and `<~>`, the block functions, `simhash_near` and `~=` with their planner support
+//!   function, and `simhash_nearest`; `pairs/`: `simhash_duplicates(...)` and
+//!   `simhash_clusters(...)`; `trigger.rs` and `precheck.rs`: `simhash_update_trigger`,
+//!   `simhash_dedup_trigger` and `simhash_dedup_fp_trigger` with their block-index pre-check;
+//!   `shard.rs`: key routing over shards and `simhash_components`;
+//! - `segments/`: `simhash_segments(...)`, `simhash_resemblance`, `simhash_containment`, segment
+//!   search on a table, segment pairs, and the segments triggers (`column_trigger.rs`,
+//!   `trigger.rs`, with the GIN pre-check `precheck.rs`);
 //! - `similarity/`: `simhash_similarity`, `simhash_containment`, `simhash_query` and `@%`, the
 //!   GIN operator classes `simhash_ops` (`gin.rs`) and `simhash_band_ops` (`band_gin.rs`) with
-//!   their planner support, bulk pairs and clusters, and their shard functions;
-//! - `trigger/`: `simhash_update_trigger` and the dedup triggers (fingerprint, segments,
-//!   similarity), with their arguments, locks, check queries and index pre-check;
-//! - `shard.rs`: key routing over shards and `simhash_components` (with sql/shard/shard.sql);
+//!   their planner support, bulk pairs and clusters, shard functions, and the similarity dedup
+//!   trigger (`trigger.rs`).
+//!
+//! What the measures share, in homes named for what they do:
+//! - `trigger/`: the dedup triggers' machinery: firing checks, per-backend cache, config,
+//!   primary key and link column, advisory locks, the check as the table owner, and the
+//!   actions;
 //! - `decision.rs`: `simhash_same_passage`, the dedup decision every dedup path asks;
 //! - `error.rs`: ERRORs with a DETAIL and a HINT; `nodes.rs`: planner node helpers;
 //! - `pg_compat.rs`: what differs between the PostgreSQL majors (15 to 18), behind `cfg`.
@@ -57,14 +63,12 @@ macro_rules! with_definition {
 
 mod decision;
 mod error;
-mod fingerprint;
+mod fingerprints;
 mod nodes;
-mod pairs;
 mod pg_compat;
-mod search;
 mod segments;
-mod shard;
 mod similarity;
+mod text;
 mod trigger;
 
 /// Called when the library is loaded. Under `shared_preload_libraries = 'simhash'`
@@ -73,8 +77,8 @@ mod trigger;
 /// copy-on-write. Otherwise each backend builds them on its first call.
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
-    search::register_gucs();
-    pairs::register_gucs();
+    fingerprints::search::register_gucs();
+    fingerprints::pairs::register_gucs();
     similarity::register_gucs();
     segments::register_gucs();
     // After every GUC is defined: reserving the prefix drops the placeholders of the ones

@@ -2,7 +2,7 @@
 -- segment of either text, the text it covers, and its partner in the other text. The credits
 -- (1 exact, 0.5 within max_distance bits, 0 none) add up to the resemblance and the
 -- containments, given on every row: simhash_resemblance and simhash_containment of the two
--- texts' simhash_segments. Qualified names, as in simhash_features (sql/fingerprint/), which
+-- texts' simhash_segments. Qualified names, as in simhash_features (sql/fingerprints/), which
 -- prepends the definition to the options likewise (simhash_explain_utf8 defaults to 2, for
 -- 2.2.0's simhash_explain, simhash_explain_v2 since 3.0.0).
 --

@@ -3,7 +3,7 @@
 -- min_resemblance, found through the segments at most max_rows rows have (the frequent-passage
 -- rule of simhash_rare_segments); with max_distance > 0 (2.1.0), segments matched within that
 -- many bits. Inlined SQL around a value-per-call C function, as simhash_duplicates
--- (sql/pairs/pairs.sql), so that LIMIT stops it after the rows it needs.
+-- (sql/fingerprints/pairs.sql), so that LIMIT stops it after the rows it needs.
 CREATE FUNCTION simhash_segment_pairs(segments text, min_resemblance float8, max_rows int DEFAULT 1000,
                                       max_distance int DEFAULT 0)
     RETURNS TABLE(id1 bigint, id2 bigint, resemblance float8, id1_in_id2 float8, id2_in_id1 float8)

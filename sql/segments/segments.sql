@@ -1,6 +1,6 @@
 -- Segment fingerprints (src/segments/; docs/segments.md). Under definition 3 a text's segments
 -- are the hashes of its shingles of consecutive words that winnowing selects
--- (crates/simhash-core/src/fingerprint/winnow.rs); under definition 2 (simhash_segments_v2),
+-- (crates/simhash-core/src/fingerprints/value/winnow.rs); under definition 2 (simhash_segments_v2),
 -- the fingerprints of its minimal runs of sentences (runs.rs). Two texts are compared as sets
 -- of segments. Segment search on a table is a bigint[] column
 -- with a GIN index (array_ops): PostgreSQL keeps it transactional, WAL-logged and compact

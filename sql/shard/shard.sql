@@ -1,4 +1,4 @@
--- Scaling out over postgres_fdw shards (src/shard.rs; docs/scaling-out.md).
+-- Scaling out over postgres_fdw shards (src/fingerprints/shard.rs; docs/scaling-out.md).
 --
 -- A document table on the coordinator, hash-partitioned on its id with postgres_fdw
 -- foreign tables as partitions, and a key table, list-partitioned on `shard`, whose
@@ -203,7 +203,7 @@ COMMENT ON FUNCTION simhash_shard_repair(regclass, name, name, regclass, int, in
     'After a crash between shard commits: deletes orphaned key rows and writes missing ones; reports each, and documents whose restored keys met a near-duplicate';
 
 -- simhash_owned_duplicates: an inlinable SQL function around the value-per-call C
--- function, as simhash_duplicates (sql/pairs/pairs.sql), so that LIMIT stops the search.
+-- function, as simhash_duplicates (sql/fingerprints/pairs.sql), so that LIMIT stops the search.
 CREATE FUNCTION simhash_owned_duplicates(fingerprints text, max_distance int, shard int, shards int)
     RETURNS TABLE(id1 bigint, id2 bigint, distance int)
     STABLE PARALLEL UNSAFE

@@ -12,7 +12,7 @@ use pgrx::prelude::*;
 use simhash_core::{Definition, Lexicon, Partner, Rules, SegmentText};
 
 use super::options_within;
-use crate::fingerprint::options::{jsonb_value, JsonbArg};
+use crate::fingerprints::options::{jsonb_value, JsonbArg};
 
 const F: &str = "simhash_explain";
 

@@ -5,16 +5,20 @@
 //! Bulk pairs and clusters by resemblance: `pairs.rs`; why two texts resemble each other,
 //! `simhash_explain`: `explain.rs`.
 
+mod column_trigger;
 mod explain;
 mod pairs;
+pub(crate) mod precheck;
+mod trigger;
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::prelude::*;
 use simhash_core::{Definition, Lexicon, Near, Options, Overlap, Tokenizer};
 
 use crate::error::raise;
-use crate::fingerprint::options::{parse, JsonbArg};
-use crate::fingerprint::text_datum_to_utf8;
+use crate::fingerprints::options::{object, parse, trigger_options, JsonbArg};
+use crate::text::text_datum_to_utf8;
+use crate::trigger::column::Column;
 
 /// `simhash.segment_max_rows`: a segment that more existing rows have is left out of the
 /// lookups of `simhash_segments_dedup_trigger` (a disclaimer or a dateline).
@@ -87,7 +91,7 @@ pub(crate) fn options_within(mut value: serde_json::Value, default: Definition, 
             ),
         },
     };
-    let options = crate::fingerprint::options::parse_value(&value, default, func);
+    let options = crate::fingerprints::options::parse_value(&value, default, func);
     refuse_ngram(&options, func);
     if k > 0 && options.definition == Definition::V3 {
         raise(
@@ -149,7 +153,7 @@ fn simhash_containment(a: Array<i64>, b: Array<i64>) -> f64 {
 /// The match of two segment arrays within `max_distance` bits (22023 outside `0..=64`),
 /// cancellable: past k = 0 every pair is compared.
 fn near(func: &str, a: &Array<i64>, b: &Array<i64>, max_distance: i32) -> Near {
-    let k = crate::pairs::max_distance(func, max_distance);
+    let k = crate::fingerprints::pairs::max_distance(func, max_distance);
     Near::of(&elements(a), &elements(b), k, &mut || {
         check_for_interrupts!();
     })
@@ -167,6 +171,31 @@ fn simhash_resemblance_within(a: Array<i64>, b: Array<i64>, max_distance: i32) -
 #[pg_extern(immutable, strict, parallel_safe, name = "simhash_containment")]
 fn simhash_containment_within(a: Array<i64>, b: Array<i64>, max_distance: i32) -> f64 {
     near("simhash_containment", &a, &b, max_distance).containment()
+}
+
+/// The options of `simhash_segments_dedup_trigger`: those of `simhash_segments`, plus
+/// `"max_distance"` ([`options_within`]).
+pub(crate) fn segment_options(json: Option<&str>, default: Definition, func: &str) -> (Options, u32) {
+    match json {
+        Some(json) => options_within(object(json, func), default, func),
+        None => (trigger_options(None, default, func), 0),
+    }
+}
+
+/// The segments of the text in `text_col` of `tuple` under `options`: None when the text
+/// is NULL.
+///
+/// # Safety
+/// `tuple` must be a heap tuple of `desc`, and `text_col` a text/varchar column of it.
+pub(crate) unsafe fn segments_of(
+    tuple: pg_sys::HeapTuple,
+    desc: pg_sys::TupleDesc,
+    text_col: &Column,
+    options: &Options,
+) -> Option<Vec<i64>> {
+    // SAFETY: forwarded from the caller; a non-NULL text or varchar datum (checked by
+    // `segments_and_text`).
+    unsafe { crate::trigger::value_of(tuple, desc, text_col).map(|datum| segments_of_text_datum(datum, options)) }
 }
 
 pgrx::extension_sql_file!(

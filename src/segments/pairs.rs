@@ -9,7 +9,7 @@
 use pgrx::prelude::*;
 use simhash_core::segments::{segment_clusters, SegmentPairs, SegmentRows};
 
-use crate::pairs::{for_each_value, progress};
+use crate::fingerprints::pairs::{for_each_value, progress};
 
 /// Rows fetched per SPI batch: bounds the tuples (and detoasted arrays) held at once.
 const FETCH_ROWS: i64 = 20_000;
@@ -30,7 +30,7 @@ fn arguments(func: &str, min_resemblance: f64, max_rows: i32, max_distance: i32)
             format!("{func}: max_rows must be at least 1, got {max_rows}")
         );
     }
-    (max_rows as usize, crate::pairs::max_distance(func, max_distance))
+    (max_rows as usize, crate::fingerprints::pairs::max_distance(func, max_distance))
 }
 
 /// Runs `query` and returns its `(id, segments)` rows, NULL elements left out. ERROR 42804

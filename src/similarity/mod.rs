@@ -21,6 +21,7 @@ mod pairs;
 mod query;
 mod shard;
 mod support;
+mod trigger;
 
 pub(crate) use pairs::register_gucs;
 pub(crate) use support::{band_opfamily, match_operator, sql_suffix};
@@ -30,7 +31,8 @@ use std::borrow::Cow;
 use pgrx::prelude::*;
 
 use crate::error::raise;
-use crate::fingerprint::text_datum_to_utf8;
+pub(crate) use crate::error::tick;
+use crate::text::text_datum_to_utf8;
 
 /// Text argument `i` of a call, as UTF-8.
 ///
@@ -39,11 +41,6 @@ use crate::fingerprint::text_datum_to_utf8;
 pub(crate) unsafe fn text_arg<'a>(fcinfo: pg_sys::FunctionCallInfo, i: usize) -> Cow<'a, str> {
     // SAFETY: forwarded from the caller.
     unsafe { text_datum_to_utf8(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, i)) }
-}
-
-/// A check for cancellation, for the core's long loops.
-pub(crate) fn tick() {
-    check_for_interrupts!();
 }
 
 /// `threshold` if it is in [0, 1], else ERROR 22023 naming `func`.

@@ -18,15 +18,15 @@ use std::time::{Duration, Instant};
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::prelude::*;
-use simhash_core::pairs::Stars;
+use simhash_core::bulk::Stars;
 use simhash_core::similarity::bulk::{self, BulkPairs, Config, Counters};
 use simhash_core::similarity::Version;
 use simhash_core::Progress;
 
 use super::check_threshold;
 use crate::error::raise;
-use crate::fingerprint::text_datum_to_utf8;
-use crate::pairs::{for_each_value, with_signals_blocked};
+use crate::fingerprints::pairs::{for_each_value, with_signals_blocked};
+use crate::text::text_datum_to_utf8;
 
 /// Rows fetched per SPI batch: bounds the tuples (and detoasted texts) held at once.
 pub(super) const FETCH_ROWS: i64 = 1000;
@@ -60,13 +60,13 @@ pub(crate) fn register_gucs() {
     );
 }
 
-/// The progress callback of a run: the bulk functions' (`crate::pairs::progress`: phases
+/// The progress callback of a run: the bulk functions' (`crate::fingerprints::pairs::progress`: phases
 /// become NOTICEs, ticks check for cancellation), and every `simhash.progress_interval`
 /// (10 s) a NOTICE of the phase and the counters (rows read, candidates, pairs).
 fn progress(func: &'static str, counters: Arc<Counters>) -> impl FnMut(Progress) {
     let every = Duration::from_millis(PROGRESS_INTERVAL.get().max(100) as u64);
     let mut last = Instant::now();
-    let mut each = crate::pairs::progress(func);
+    let mut each = crate::fingerprints::pairs::progress(func);
     move |p| {
         let tick = matches!(p, Progress::Tick);
         each(p);
@@ -228,7 +228,7 @@ fn simhash_similarity_clusters_m2(
     clusters(query, min_similarity, Version::M2, "simhash_similarity_clusters_d1")
 }
 
-/// `simhash_similarity_clusters` since 6.0.0: the star clusters (`simhash_core::pairs::Stars`)
+/// `simhash_similarity_clusters` since 6.0.0: the star clusters (`simhash_core::bulk::Stars`)
 /// of the pairs the dedup decision calls the same passage, so that every row a DELETE of
 /// `id <> cluster_id` removes has its near-duplicate among the kept rows.
 #[pg_extern(name = "simhash_similarity_clusters", volatile, parallel_unsafe)]

@@ -15,7 +15,7 @@ use simhash_core::similarity::{Measure, Version};
 use super::measure::{decide_texts, Cache};
 use super::{check_threshold, text_arg};
 use crate::error::raise;
-use crate::fingerprint::text_datum_to_utf8;
+use crate::text::text_datum_to_utf8;
 
 /// A lookup: the query text, the measure and the threshold.
 pub(crate) struct Query<'a> {

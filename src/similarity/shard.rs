@@ -19,8 +19,8 @@ use simhash_core::similarity::{SimilarityPairs, TextRows, Version};
 use super::pairs::{for_each_text, start_run, FETCH_ROWS};
 use super::{check_threshold, tick};
 use crate::error::raise;
-use crate::pairs::{for_each_value, progress};
-use crate::shard::{checked_shard, checked_shards};
+use crate::fingerprints::pairs::{for_each_value, progress};
+use crate::fingerprints::shard::{checked_shard, checked_shards};
 
 /// The lowest threshold of a bulk run over shards: below it a pair whose texts share none
 /// of their first 24 keys, which no shard reports, is more likely than 10⁻³.
@@ -257,6 +257,7 @@ pgrx::extension_sql_file!(
     name = "similarity_shard",
     requires = [
         "similarity",
+        "similarity_trigger",
         simhash_similarity_owners,
         simhash_similarity_owners_m2,
         simhash_similarity_owned_pairs,

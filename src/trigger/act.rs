@@ -22,7 +22,7 @@ use crate::error::raise;
 static SKIPPED: AtomicI64 = AtomicI64::new(0);
 
 /// Rows this session's dedup triggers skipped.
-pub(super) fn skipped() -> i64 {
+pub(crate) fn skipped() -> i64 {
     SKIPPED.load(Ordering::Relaxed)
 }
 
@@ -37,7 +37,7 @@ pub(super) fn skipped() -> i64 {
 /// the error already says that a row within `max_distance` exists; the distance adds at
 /// most log2(max_distance + 1) bits about that row's fingerprint, which a few inserts of
 /// varied texts would reveal anyway, and nothing about its key or its text.
-pub(super) fn may_see_key(relid: pg_sys::Oid, key_attnums: &[i16]) -> bool {
+pub(crate) fn may_see_key(relid: pg_sys::Oid, key_attnums: &[i16]) -> bool {
     // SAFETY: catalog lookups inside the transaction, on the trigger's relation (open and
     // locked for the statement); `noError = true`, so check_enable_rls raises no ERROR for
     // row_security = off, and the ACL checks return a result instead of raising.
@@ -65,7 +65,7 @@ pub(super) fn may_see_key(relid: pg_sys::Oid, key_attnums: &[i16]) -> bool {
 /// # Safety
 /// `tuple` must be a heap tuple of `desc`, the trigger's table, which `config` describes;
 /// each value in `set` a datum of its column's type.
-pub(super) unsafe fn unchecked(
+pub(crate) unsafe fn unchecked(
     tuple: pg_sys::HeapTuple,
     desc: pg_sys::TupleDesc,
     config: &Config,
@@ -106,7 +106,7 @@ unsafe fn with_link(
 /// # Safety
 /// `td` must be the TriggerData of the firing trigger `config` describes, `tuple` its new
 /// row; each value in `set` a datum of its column's type.
-pub(super) unsafe fn act<T>(
+pub(crate) unsafe fn act<T>(
     td: *mut pg_sys::TriggerData,
     config: &Config,
     func: &str,

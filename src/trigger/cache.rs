@@ -13,7 +13,7 @@ use super::Decision;
 
 /// The dedup trigger a Config is for.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum Kind {
+pub(crate) enum Kind {
     /// `simhash_dedup_trigger`: fingerprints a text column.
     Text,
     /// `simhash_dedup_fp_trigger`: the row brings its fingerprint.
@@ -84,7 +84,7 @@ unsafe extern "C-unwind" fn relcache_invalidated(_arg: pg_sys::Datum, relid: pg_
 ///
 /// # Safety
 /// `td` must be the TriggerData of a firing trigger.
-pub(super) unsafe fn entry(
+pub(crate) unsafe fn entry(
     td: *mut pg_sys::TriggerData,
     default: Definition,
     kind: Kind,
@@ -140,7 +140,7 @@ pub(super) unsafe fn entry(
 
 /// Remembers a plan the check prepared (and kept with SPI_keepplan) for the trigger:
 /// `which` is 0 for the insert query, 1 for the update query.
-pub(super) fn keep_plan(tgoid: pg_sys::Oid, which: usize, plan: pg_sys::SPIPlanPtr) {
+pub(crate) fn keep_plan(tgoid: pg_sys::Oid, which: usize, plan: pg_sys::SPIPlanPtr) {
     CACHE.with(|c| {
         if let Some(e) = c.borrow_mut().get_mut(&tgoid) {
             e.plans[which] = plan;

@@ -12,13 +12,12 @@ use pgrx::prelude::*;
 use super::cache::keep_plan;
 use super::column::cstring;
 use super::config::Config;
-use super::lock::lock;
 use super::Decision;
 use crate::error::raise;
 
 /// The existing row the check query found: the nearest within the distance bound (`T` is
 /// the Hamming distance, i32), or the most resembling (`T` is the resemblance, f64).
-pub(super) struct Match<T> {
+pub(crate) struct Match<T> {
     pub key: String,
     /// The key as a datum (link only), copied out of SPI's memory.
     pub link_value: Option<pg_sys::Datum>,
@@ -27,7 +26,7 @@ pub(super) struct Match<T> {
 }
 
 /// What the check found.
-pub(super) enum Found<T> {
+pub(crate) enum Found<T> {
     None,
     Visible(Match<T>),
     /// Visible only to the latest snapshot (REPEATABLE READ / SERIALIZABLE).
@@ -58,7 +57,7 @@ pub(super) enum Found<T> {
 ///
 /// The query cannot be redirected by the inserter's `search_path`, which stays in force
 /// while it runs as the owner: every name in it is schema-qualified
-/// (`simhash_core::trigger::check_query`).
+/// (`simhash_core::fingerprints::trigger::check_query`).
 struct AsOwner {
     user: pg_sys::Oid,
     sec_context: i32,
@@ -253,12 +252,11 @@ unsafe fn first_same_passage<T: FromDatum>(
                 if null {
                     continue;
                 }
-                let text = crate::fingerprint::text_datum_to_utf8(datum);
-                let old = simhash_core::decision::tokens::Tokens::of(&text, &mut crate::similarity::tick);
-                let new = new.get_or_insert_with(|| {
-                    simhash_core::decision::tokens::Tokens::of(doc, &mut crate::similarity::tick)
-                });
-                let comparison = simhash_core::decision::Comparison::of(&old, new, &mut crate::similarity::tick);
+                let text = crate::text::text_datum_to_utf8(datum);
+                let old = simhash_core::decision::tokens::Tokens::of(&text, &mut crate::error::tick);
+                let new =
+                    new.get_or_insert_with(|| simhash_core::decision::tokens::Tokens::of(doc, &mut crate::error::tick));
+                let comparison = simhash_core::decision::Comparison::of(&old, new, &mut crate::error::tick);
                 if params.verdict(&comparison).duplicate {
                     found = Some(match_of(config, tuple, desc));
                     break 'fetch;
@@ -306,30 +304,6 @@ unsafe fn function_name(td: *mut pg_sys::TriggerData) -> String {
     unsafe { CStr::from_ptr(pg_sys::get_func_name((*(*td).tg_trigger).tgfoid)) }.to_string_lossy().into_owned()
 }
 
-/// Locks, then looks for the nearest existing row within the bound.
-///
-/// # Safety
-/// `td` must be the TriggerData of a firing dedup trigger whose Config is `config`.
-pub(super) unsafe fn check(
-    td: *mut pg_sys::TriggerData,
-    config: &Config,
-    plans: [pg_sys::SPIPlanPtr; 2],
-    fp: i64,
-    exclude: Option<pg_sys::ItemPointerData>,
-    doc: Option<&str>,
-) -> Found<i32> {
-    lock(config, fp);
-    if let Some(precheck) = &config.precheck {
-        // SAFETY: the trigger's relation, open for the call; the block set was found on it
-        // when the config was built, and any change to its indexes invalidated the config.
-        if !unsafe { precheck.may_match((*td).tg_relation, fp, config.k as i32) } {
-            return Found::None;
-        }
-    }
-    // SAFETY: forwarded from the caller; the query's parameters are (bigint [, tid]).
-    unsafe { query_as_owner(td, config, plans, &[pg_sys::INT8OID], vec![pg_sys::Datum::from(fp)], exclude, doc) }
-}
-
 /// Runs the trigger's check query (insert or update, by `exclude`) as the table owner, then,
 /// under REPEATABLE READ and SERIALIZABLE if it found nothing, again with the latest
 /// snapshot. `types` and `values` are the query's parameters before the excluded row's
@@ -340,7 +314,7 @@ pub(super) unsafe fn check(
 /// # Safety
 /// `td` must be the TriggerData of a firing dedup trigger whose Config is `config`; `values`
 /// must be datums of `types`, valid until the call returns.
-pub(super) unsafe fn query_as_owner<T: FromDatum>(
+pub(crate) unsafe fn query_as_owner<T: FromDatum>(
     td: *mut pg_sys::TriggerData,
     config: &Config,
     mut plans: [pg_sys::SPIPlanPtr; 2],

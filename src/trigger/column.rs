@@ -9,12 +9,12 @@ use pgrx::prelude::*;
 use crate::error::raise;
 
 /// A NUL-terminated copy of a Rust string (identifiers from trigger arguments can't hold NUL).
-pub(super) fn cstring(s: &str) -> CString {
+pub(crate) fn cstring(s: &str) -> CString {
     CString::new(s).expect("trigger arguments are C strings")
 }
 
 /// `quote_identifier(name)`.
-pub(super) fn quote_ident(name: &str) -> String {
+pub(crate) fn quote_ident(name: &str) -> String {
     let c = cstring(name);
     // SAFETY: quote_identifier reads a NUL-terminated string and returns either it or a
     // palloc'd quoted copy; we copy the result before `c` is dropped.
@@ -25,7 +25,7 @@ pub(super) fn quote_ident(name: &str) -> String {
 ///
 /// # Safety
 /// `rel` must be an open relation.
-pub(super) unsafe fn relation_names(rel: pg_sys::Relation) -> (String, String) {
+pub(crate) unsafe fn relation_names(rel: pg_sys::Relation) -> (String, String) {
     // SAFETY: an open relation has a valid pg_class form; the namespace exists while the
     // relation is open and locked.
     unsafe {
@@ -38,7 +38,7 @@ pub(super) unsafe fn relation_names(rel: pg_sys::Relation) -> (String, String) {
 
 /// A user column of the trigger's table.
 #[derive(Clone, Debug)]
-pub(super) struct Column {
+pub(crate) struct Column {
     pub attnum: i16,
     pub base_type: pg_sys::Oid,
     pub generated: bool,
@@ -50,7 +50,7 @@ pub(super) struct Column {
 ///
 /// # Safety
 /// `rel` must be an open relation.
-pub(super) unsafe fn column(rel: pg_sys::Relation, name: &str, func: &str, role: &str) -> Column {
+pub(crate) unsafe fn column(rel: pg_sys::Relation, name: &str, func: &str, role: &str) -> Column {
     // SAFETY: SPI_fnumber only reads the descriptor (no SPI connection needed); attributes
     // 1..=natts are initialized entries of it.
     unsafe {
@@ -77,13 +77,13 @@ pub(super) unsafe fn column(rel: pg_sys::Relation, name: &str, func: &str, role:
 }
 
 /// The name of a type, for messages.
-pub(super) fn type_name(oid: pg_sys::Oid) -> String {
+pub(crate) fn type_name(oid: pg_sys::Oid) -> String {
     // SAFETY: format_type_be returns a palloc'd string for any OID.
     unsafe { CStr::from_ptr(pg_sys::format_type_be(oid)).to_string_lossy().into_owned() }
 }
 
 /// The extension's schema, quoted for SQL.
-pub(super) fn schema_name(ext_schema: pg_sys::Oid) -> String {
+pub(crate) fn schema_name(ext_schema: pg_sys::Oid) -> String {
     // SAFETY: get_namespace_name returns a palloc'd copy of an existing schema's name (the
     // extension's, which cannot be dropped while its function runs).
     quote_ident(&unsafe { CStr::from_ptr(pg_sys::get_namespace_name(ext_schema)) }.to_string_lossy())

@@ -6,22 +6,19 @@ use std::ffi::CStr;
 
 use pgrx::pg_sys;
 use pgrx::prelude::*;
-use simhash_core::trigger::{self as dedup, Action, CheckQuery, DedupError, QueryTarget};
-use simhash_core::{Definition, Options, Tokenizer, Weighting};
+use simhash_core::trigger::{Action, DedupError, QueryTarget};
+use simhash_core::Options;
 
 use super::column::{column, relation_names, schema_name, type_name, Column};
 use super::key::{keys, Keys};
-use super::precheck::PreCheck;
-use super::segments_precheck::SegmentsIndex;
 use super::Decision;
 use crate::error::raise;
-use crate::search::{block_sets, covering, Funcs};
 
 /// The trigger's arguments.
 ///
 /// # Safety
 /// `trigger` must be the Trigger of a firing trigger.
-pub(super) unsafe fn trigger_args(trigger: *const pg_sys::Trigger) -> Vec<String> {
+pub(crate) unsafe fn trigger_args(trigger: *const pg_sys::Trigger) -> Vec<String> {
     // SAFETY: tgargs holds tgnargs NUL-terminated strings.
     unsafe {
         (0..(*trigger).tgnargs as usize)
@@ -32,7 +29,7 @@ pub(super) unsafe fn trigger_args(trigger: *const pg_sys::Trigger) -> Vec<String
 
 /// Raises the ERROR for invalid trigger arguments: 39P01 when the trigger was declared with
 /// the wrong number of them, 22023 for a wrong value.
-pub(super) fn bad_args(e: DedupError, func: &str) -> ! {
+pub(crate) fn bad_args(e: DedupError, func: &str) -> ! {
     let code = if e.is_protocol() {
         PgSqlErrorCode::ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED
     } else {
@@ -41,46 +38,13 @@ pub(super) fn bad_args(e: DedupError, func: &str) -> ! {
     raise(code, format!("{func}: {e}"), None, None)
 }
 
-/// The options of a trigger: its options argument, parsed as `simhash(doc, options)` parses
-/// its jsonb (ERROR 22023 on a bad one), else `default`'s defaults, as `simhash(doc)`.
-pub(super) fn options(json: Option<&str>, default: Definition, func: &str) -> Options {
-    match json {
-        Some(json) => crate::fingerprint::options::parse_value(&object(json, func), default, func),
-        None => Options::new(default, Tokenizer::Jieba, Weighting::Tfidf),
-    }
-}
-
-/// A trigger's options argument as a JSON object: ERROR 22023 for bad JSON or other JSON (an
-/// array or null, which serde would read as no options: issue 49).
-fn object(json: &str, func: &str) -> serde_json::Value {
-    let value = crate::fingerprint::options::json_value(json, func);
-    if !value.is_object() {
-        raise(
-            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-            format!("{func}: invalid options: expected a JSON object, got {value}"),
-            None,
-            None,
-        );
-    }
-    value
-}
-
-/// The options of `simhash_segments_dedup_trigger`: those of `simhash_segments`, plus
-/// `"max_distance"` ([`crate::segments::options_within`]).
-pub(super) fn segment_options(json: Option<&str>, default: Definition, func: &str) -> (Options, u32) {
-    match json {
-        Some(json) => crate::segments::options_within(object(json, func), default, func),
-        None => (options(None, default, func), 0),
-    }
-}
-
 /// The fingerprint column, checked: ERROR 42804 unless bigint, 428C9 when it is generated
 /// (a BEFORE trigger can neither read nor set it). `from_text`: whether the trigger computes
 /// it from a text column (else the row brings it), for the HINT.
 ///
 /// # Safety
 /// `rel` must be an open relation.
-unsafe fn fp_column(rel: pg_sys::Relation, fp_name: &str, func: &str, from_text: bool) -> Column {
+pub(crate) unsafe fn fp_column(rel: pg_sys::Relation, fp_name: &str, func: &str, from_text: bool) -> Column {
     // SAFETY: forwarded from the caller.
     let fp = unsafe { column(rel, fp_name, func, "fingerprint") };
     if fp.base_type != pg_sys::INT8OID {
@@ -111,7 +75,7 @@ unsafe fn fp_column(rel: pg_sys::Relation, fp_name: &str, func: &str, from_text:
 ///
 /// # Safety
 /// `rel` must be an open relation.
-pub(super) unsafe fn fp_and_text(
+pub(crate) unsafe fn fp_and_text(
     rel: pg_sys::Relation,
     fp_name: &str,
     text_name: &str,
@@ -127,7 +91,7 @@ pub(super) unsafe fn fp_and_text(
 ///
 /// # Safety
 /// `rel` must be an open relation.
-pub(super) unsafe fn text_column(rel: pg_sys::Relation, text_name: &str, func: &str) -> Column {
+pub(crate) unsafe fn text_column(rel: pg_sys::Relation, text_name: &str, func: &str) -> Column {
     // SAFETY: forwarded from the caller.
     let text = unsafe { column(rel, text_name, func, "text") };
     if text.generated {
@@ -158,7 +122,7 @@ pub(super) unsafe fn text_column(rel: pg_sys::Relation, text_name: &str, func: &
 ///
 /// # Safety
 /// `rel` must be an open relation.
-pub(super) unsafe fn segments_and_text(
+pub(crate) unsafe fn segments_and_text(
     rel: pg_sys::Relation,
     seg_name: &str,
     text_name: &str,
@@ -186,9 +150,28 @@ pub(super) unsafe fn segments_and_text(
     (seg, unsafe { text_column(rel, text_name, func) })
 }
 
+/// A measure's index pre-check: before its check query, a dedup trigger walks an index
+/// itself and skips the query when no index entry can be a match. Sound because an index
+/// holds an entry for every row version, visible to us or not, and the advisory locks are
+/// taken first (fingerprints/precheck.rs has the argument).
+pub(crate) trait PreCheck {
+    /// For `simhash_*_dedup_query`: which indexes the pre-check scans.
+    fn describe(&self) -> String;
+
+    /// Whether some entry of the index may be a match for `value`, the new row's checked
+    /// column (a fingerprint, an int8 datum, or segments, a non-empty bigint[] datum without
+    /// NULLs) under `config`'s bound: false proves that no row version is.
+    ///
+    /// # Safety
+    /// Must run in the firing trigger whose config is `config`, with an active snapshot;
+    /// `heap` is its open relation, on which the pre-check was found since its last relcache
+    /// invalidation (which drops the config).
+    unsafe fn may_match(&self, heap: pg_sys::Relation, value: pg_sys::Datum, config: &Config) -> bool;
+}
+
 /// Everything a dedup trigger derives from its arguments and table, built on its first
 /// firing in a backend.
-pub(super) struct Config {
+pub(crate) struct Config {
     pub relid: pg_sys::Oid,
     pub relname: String,
     /// The checked column: the fingerprint, the segments, or for the similarity trigger the
@@ -217,12 +200,11 @@ pub(super) struct Config {
     pub link_type: Option<(bool, i16)>,
     pub query_insert: String,
     pub query_update: String,
-    /// The block indexes scanned before the check query (precheck.rs), if some set is cheaper
-    /// to scan than the query is to run (`dedup::choose_precheck`).
-    pub precheck: Option<PreCheck>,
-    /// The GIN index scanned before the segment dedup trigger's check query
-    /// (segments_precheck.rs), if the segments column has one it can scan.
-    pub segments_index: Option<SegmentsIndex>,
+    /// The measure's index pre-check, run before the check query, if it has one here: the
+    /// block indexes of the fingerprint trigger (fingerprints/precheck.rs), when a set is
+    /// cheaper to scan than the query is to run, or the GIN index on the segments column
+    /// (segments/precheck.rs).
+    pub precheck: Option<Box<dyn PreCheck>>,
     /// The bounds and locks of `simhash_similarity_dedup_trigger` (None for the others).
     pub similarity: Option<Similarity>,
     /// Whether the check query must be planned on an index, sequential scans off: its locks
@@ -235,7 +217,7 @@ pub(super) struct Config {
 
 /// What `simhash_similarity_dedup_trigger` adds to its Config (similarity_dedup.rs).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Similarity {
+pub(crate) struct Similarity {
     pub min_similarity: f64,
     /// The option `"min_containment"`.
     pub min_containment: Option<f64>,
@@ -243,66 +225,17 @@ pub(super) struct Similarity {
     pub index: Option<pg_sys::Oid>,
     /// The keys an insert locks: those of the column's indexes (with bands when it has a
     /// `simhash_band_ops` index).
-    pub locked: simhash_core::trigger::LockedKeys,
+    pub locked: simhash_core::similarity::trigger::LockedKeys,
     /// Whether locking the new text's index keys makes every two inserters that could find
     /// each other contend: an index, and thresholds its lookups answer from keys
-    /// (`simhash_core::trigger::lookups_share_keys`). Else an insert takes the table's key
+    /// (`simhash_core::similarity::trigger::lookups_share_keys`). Else an insert takes the table's key
     /// exclusively.
     pub by_keys: bool,
 }
 
-/// Checks the arguments of a dedup trigger against its table and builds the check queries.
-/// `default` is the definition when the options name none; `fp_only` for
-/// `simhash_dedup_fp_trigger`'s arguments (no text column, no options).
-///
-/// # Safety
-/// `rel` must be an open relation; must run inside a transaction.
-pub(super) unsafe fn config(
-    rel: pg_sys::Relation,
-    args: &[String],
-    ext_schema: pg_sys::Oid,
-    default: Definition,
-    func: &str,
-    fp_only: bool,
-    decision: Decision,
-) -> Config {
-    let parse = if fp_only { dedup::parse_fp_args } else { dedup::parse_args };
-    let parsed = parse(args).unwrap_or_else(|e| bad_args(e, func));
-    let options = options(parsed.options.as_deref(), default, func);
-    // SAFETY: `rel` is open (caller); catalog lookups run inside a transaction. The primary
-    // key index is opened and closed with AccessShareLock, as the planner does.
-    unsafe {
-        let (fp, text) = match &parsed.text_column {
-            Some(text) => {
-                let (fp, text) = fp_and_text(rel, &parsed.fp_column, text, func);
-                (fp, Some(text))
-            }
-            None => (fp_column(rel, &parsed.fp_column, func, false), None),
-        };
-        let mut read = vec![("fingerprint", &fp)];
-        read.extend(text.as_ref().map(|t| ("text", t)));
-        let target = target(rel, parsed.link_column.as_deref(), &read, ext_schema, func);
-        let query = |target: QueryTarget<'_>| {
-            dedup::check_query(&CheckQuery { target, fp: &fp.sql, max_distance: parsed.max_distance })
-        };
-        // The table's row count as of its last VACUUM or ANALYZE, which also invalidate this
-        // config (relcache), so the choice follows the table's growth.
-        let rows = (*(*rel).rd_rel).reltuples as f64;
-        let precheck = Funcs::lookup(ext_schema).and_then(|funcs| {
-            let var = pg_sys::makeVar(1, fp.attnum, pg_sys::INT8OID, -1, pg_sys::InvalidOid, 0);
-            let sets = block_sets(rel, var, &funcs);
-            let shapes: Vec<(u32, bool)> = sets.iter().map(|s| (s.n as u32, covering(&s.indexes))).collect();
-            let chosen = dedup::choose_precheck(&shapes, parsed.max_distance, rows)?;
-            Some(PreCheck { nblocks: sets[chosen].n, indexes: sets[chosen].indexes.clone() })
-        });
-        let k = parsed.max_distance;
-        Config { k, precheck, ..Config::new(rel, target, (fp.clone(), text), parsed.action, options, decision, query) }
-    }
-}
-
 /// What every dedup trigger's check query is built from: its table, schema-qualified and
 /// quoted, the extension's schema, quoted, and the table's key and link column.
-pub(super) struct Target {
+pub(crate) struct Target {
     pub table: String,
     pub relname: String,
     pub schema: String,
@@ -314,7 +247,7 @@ pub(super) struct Target {
 ///
 /// # Safety
 /// `rel` must be an open relation; must run inside a transaction.
-pub(super) unsafe fn target(
+pub(crate) unsafe fn target(
     rel: pg_sys::Relation,
     link_name: Option<&str>,
     read: &[(&str, &Column)],
@@ -332,7 +265,7 @@ pub(super) unsafe fn target(
 impl Target {
     /// What the check queries read and return, for an insert or (`exclude_ctid`) an update;
     /// `decide`: the text column the dedup decision reads.
-    pub(super) fn query<'a>(&'a self, exclude_ctid: bool, decide: Option<&'a str>) -> QueryTarget<'a> {
+    pub(crate) fn query<'a>(&'a self, exclude_ctid: bool, decide: Option<&'a str>) -> QueryTarget<'a> {
         QueryTarget {
             table: &self.table,
             ext_schema: &self.schema,
@@ -353,7 +286,7 @@ impl Config {
     ///
     /// # Safety
     /// `rel` must be an open relation.
-    pub(super) unsafe fn new(
+    pub(crate) unsafe fn new(
         rel: pg_sys::Relation,
         target: Target,
         (fp, text): (Column, Option<Column>),
@@ -383,7 +316,6 @@ impl Config {
             query_insert,
             query_update,
             precheck: None,
-            segments_index: None,
             similarity: None,
             plan_on_index: false,
             decision,

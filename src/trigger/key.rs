@@ -11,7 +11,7 @@ use super::column::{column, quote_ident, type_name, Column};
 use crate::error::raise;
 
 /// The primary key and the link column of a dedup trigger's table.
-pub(super) struct Keys {
+pub(crate) struct Keys {
     /// The key columns as listed in DETAIL, e.g. `id` or `a, b` (`ctid` without a primary key).
     pub label: String,
     /// Their attribute numbers (empty for `ctid`).
@@ -30,7 +30,7 @@ pub(super) struct Keys {
 ///
 /// # Safety
 /// `rel` must be an open relation; must run inside a transaction.
-pub(super) unsafe fn keys(
+pub(crate) unsafe fn keys(
     rel: pg_sys::Relation,
     link_name: Option<&str>,
     read: &[(&str, &Column)],

@@ -1,5 +1,5 @@
 //! The dedup trigger's advisory locks: before its check, an inserter locks the keys of its
-//! new fingerprint (`simhash_core::trigger::lock_keys`), so two inserters of near-duplicates
+//! new fingerprint (`simhash_core::fingerprints::trigger::lock_keys`), so two inserters of near-duplicates
 //! always contend, and a transaction that locks many keys escalates to the table's key
 //! (its retry at once, if the escalation deadlocked).
 //! The segments dedup trigger locks keys of its row's segments the same way, and the
@@ -63,28 +63,36 @@ fn lock_tag(key: u64) -> pg_sys::LOCKTAG {
 /// Takes, until the end of the transaction, the locks that make two inserters of
 /// near-duplicates contend: the table key in Share mode, then the block keys of `fp` in
 /// Exclusive mode in ascending order (so single-row inserters never deadlock).
-pub(super) fn lock(config: &Config, fp: i64) {
+pub(crate) fn lock(config: &Config, fp: i64) {
     let (relid, attnum) = (config.relid.to_u32(), config.fp.attnum);
     let table = dedup::table_lock_key(relid, attnum, config.k);
-    lock_keys(table, || dedup::lock_keys(relid, attnum, config.k, fp as u64));
+    lock_keys(table, || simhash_core::fingerprints::trigger::lock_keys(relid, attnum, config.k, fp as u64));
 }
 
 /// The same for `simhash_segments_dedup_trigger`: the keys of a prefix of the row's
-/// segments (`simhash_core::trigger::segment_lock_keys`), which any resembling row shares.
-pub(super) fn lock_segments(config: &Config, segments: &[u64]) {
+/// segments (`simhash_core::segments::trigger::segment_lock_keys`), which any resembling row shares.
+pub(crate) fn lock_segments(config: &Config, segments: &[u64]) {
     let (relid, attnum) = (config.relid.to_u32(), config.fp.attnum);
-    let table = dedup::segments_table_lock_key(relid, attnum);
-    lock_keys(table, || dedup::segment_lock_keys(relid, attnum, segments, config.min_resemblance, config.max_distance));
+    let table = simhash_core::segments::trigger::segments_table_lock_key(relid, attnum);
+    lock_keys(table, || {
+        simhash_core::segments::trigger::segment_lock_keys(
+            relid,
+            attnum,
+            segments,
+            config.min_resemblance,
+            config.max_distance,
+        )
+    });
 }
 
 /// The same for `simhash_similarity_dedup_trigger`: `keys`, those of the new text's index
-/// keys (`simhash_core::trigger::similarity_lock_keys`), which every text that a lookup of
+/// keys (`simhash_core::similarity::trigger::similarity_lock_keys`), which every text that a lookup of
 /// it could find, or whose lookup could find it, shares, when `by_keys`. When not (no
 /// `simhash_ops` index, or thresholds below what lookups answer from keys: the query finds
 /// rows that share no key), the table key alone, exclusively: such inserts run one at a time.
-pub(super) fn lock_similarity(config: &Config, by_keys: bool, keys: Vec<u64>) {
+pub(crate) fn lock_similarity(config: &Config, by_keys: bool, keys: Vec<u64>) {
     let (relid, attnum) = (config.relid.to_u32(), config.fp.attnum);
-    let table = dedup::similarity_table_lock_key(relid, attnum);
+    let table = simhash_core::similarity::trigger::similarity_table_lock_key(relid, attnum);
     if by_keys {
         lock_keys(table, || keys);
     } else {

@@ -10,7 +10,7 @@
 mod common;
 
 use common::{arg, batch, corpus, figure, look_up, sequential_pass, Watch};
-use simhash_core::pairs::{corpus_plan_cost, BatchTables, CorpusPlan};
+use simhash_core::fingerprints::pairs::{corpus_plan_cost, BatchTables, CorpusPlan};
 
 fn main() {
     let fps: Vec<u64> = corpus(arg(1, 1_000_000)).into_iter().map(|r| r.1).collect();

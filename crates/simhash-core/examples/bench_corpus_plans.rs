@@ -11,7 +11,7 @@
 mod common;
 
 use common::{arg, batch, corpus, figure, look_up, sequential_pass, Watch};
-use simhash_core::pairs::{BatchTables, CorpusPlan, Scan};
+use simhash_core::fingerprints::pairs::{BatchTables, CorpusPlan, Scan};
 
 fn main() {
     let (nb, nc) = (arg(1, 1_000_000), arg(2, 2_000_000));

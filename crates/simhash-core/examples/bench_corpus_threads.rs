@@ -13,7 +13,7 @@ mod common;
 use std::time::Duration;
 
 use common::{arg, batch, corpus, figure, look_up, sequential_pass, Watch};
-use simhash_core::pairs::{Advance, BatchTables, CorpusPairs, LookupThreads, Prepared};
+use simhash_core::fingerprints::pairs::{Advance, BatchTables, CorpusPairs, LookupThreads, Prepared};
 
 fn main() {
     let (nb, nc) = (arg(1, 1_000_000), arg(2, 4_000_000));

@@ -23,7 +23,7 @@
 
 use std::io::{BufRead, Write};
 
-use simhash_core::fingerprint::{Definition, Numbers, SegmentUnit, Tf};
+use simhash_core::fingerprints::{Definition, Numbers, SegmentUnit, Tf};
 use simhash_core::RawOptions;
 use simhash_core::{Lexicon, Options, Rules, Tokenizer, Weighting};
 
@@ -108,7 +108,7 @@ fn main() {
             },
             Mode::Segments(rules) => {
                 // Signed, as SQL's bigint[] holds them.
-                let signed: Vec<i64> = simhash_core::fingerprint::segments_with(lex, &doc, rules, &mut || ())
+                let signed: Vec<i64> = simhash_core::fingerprints::segments_with(lex, &doc, rules, &mut || ())
                     .into_iter()
                     .map(|fp| fp as i64)
                     .collect();

@@ -19,8 +19,9 @@ use std::collections::BTreeMap;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence};
 use serde_json::Value;
-use simhash_core::fingerprint::{normalize, normalize_folded, normalize_for, simplified, Fold, MAX_MIN_FEATURES};
-use simhash_core::pairs::{self, Progress};
+use simhash_core::fingerprints::pairs;
+use simhash_core::fingerprints::{normalize, normalize_folded, normalize_for, simplified, Fold, MAX_MIN_FEATURES};
+use simhash_core::Progress;
 use simhash_core::RawOptions;
 use simhash_core::{
     extract, fingerprint, hamming, hash_feature, resemblance, segments, simhash_text, Definition, Lexicon, Options,

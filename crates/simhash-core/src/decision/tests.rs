@@ -4,7 +4,7 @@ use proptest::prelude::*;
 
 use super::tokens::Tokens;
 use super::{decide, Reason};
-use crate::fingerprint::normalize_folded;
+use crate::text::normalize_folded;
 
 fn same(a: &str, b: &str) -> bool {
     decide(a, b, &mut || ()).duplicate

@@ -15,8 +15,7 @@
 
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::fingerprint::normalize_folded;
-use crate::similarity::shingles::{is_wide, pieces};
+use crate::text::{is_wide, normalize_folded, pieces};
 
 /// The weight of a wide character: as in a shingle (similarity/shingles.rs), two Latin
 /// characters' worth.
@@ -384,7 +383,7 @@ mod tests {
     #[test]
     fn pieces_make_the_same_tokens() {
         let unit = "Straße 中國 ﾃｽﾄ 3.5 ";
-        let doc = unit.repeat(crate::similarity::shingles::PIECE / unit.len() * 3);
+        let doc = unit.repeat(crate::text::PIECE / unit.len() * 3);
         let t = Tokens::of(&doc, &mut || ());
         let one = Tokens::of(unit, &mut || ());
         assert_eq!(t.tokens.len(), one.tokens.len() * (doc.len() / unit.len()));

@@ -1,4 +1,4 @@
-//! Comparing texts by their segment fingerprints ([`segments`](crate::fingerprint::segments)):
+//! Comparing texts by their segment fingerprints ([`segments`](crate::fingerprints::segments)):
 //! how much two texts share, as sets of segments (docs/segments.md).
 //!
 //! - *Resemblance* is the share of both texts' segments that find a partner in the other,
@@ -13,11 +13,13 @@
 //! [`explain`] names the partner of every segment, which is what those figures count.
 //!
 //! [`SegmentPairs`] and [`segment_clusters`] find every pair of rows by resemblance in bulk
-//! (module `pairs`, over the postings of module `postings`).
+//! (module `pairs`, over the postings of module `postings`). [`trigger`] holds the
+//! PostgreSQL-free half of `simhash_segments_dedup_trigger`.
 
 mod explain;
 mod pairs;
 mod postings;
+pub mod trigger;
 mod within;
 
 pub use explain::{explain, Explained, Partner};

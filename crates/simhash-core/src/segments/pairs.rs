@@ -28,7 +28,7 @@
 
 use super::postings::{Postings, Row, SegmentRows, TICK_WORK};
 use super::{Near, Overlap};
-use crate::pairs::{Progress, UnionFind};
+use crate::bulk::{Progress, UnionFind};
 
 /// One pair of rows: `near.a` counts `id1`'s distinct segments, `near.b` `id2`'s,
 /// `near.common` those both have, and `near.near_a`, `near.near_b` those of each that only

@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 
 use super::*;
-use crate::pairs::test_support::{brute_components, nop, Rng};
-use crate::pairs::Progress;
+use crate::bulk::test_support::{brute_components, nop, Rng};
+use crate::bulk::Progress;
 
 type Rows = Vec<(i64, Vec<u64>)>;
 

@@ -7,7 +7,7 @@
 //! build the input ([`SegmentRows`], 8 B per segment, 16 B per row) is turned into
 //! `(segment, row)` postings, 16 B, then freed; the sort takes as much again of scratch.
 
-use crate::pairs::Progress;
+use crate::bulk::Progress;
 
 /// Units of work (postings moved, rows visited) between two [`Progress::Tick`]s.
 pub(super) const TICK_WORK: usize = 1 << 16;
@@ -234,7 +234,7 @@ fn sort(v: &mut Vec<(u64, u32)>, cb: &mut dyn FnMut(Progress)) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pairs::test_support::{nop, Rng};
+    use crate::bulk::test_support::{nop, Rng};
 
     #[test]
     fn both_ways() {

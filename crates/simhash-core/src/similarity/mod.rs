@@ -10,6 +10,7 @@
 //! - [`pairs`]: every pair at a threshold in bulk, and their clusters;
 //! - [`bulk`]: the same in linear time and bounded memory per row, by MinHash banding;
 //! - [`shard`]: where a text's copies go across shards, and which shard reports a pair;
+//! - [`trigger`]: the arguments, lock keys and check query of the similarity dedup trigger;
 //! - [`explain`]: every shingle of two texts, and which has it;
 //! - [`exact`]: every pair at a threshold, by prefix filtering (the brute force of tests).
 
@@ -25,6 +26,7 @@ pub mod measure;
 pub mod pairs;
 pub mod shard;
 pub mod shingles;
+pub mod trigger;
 
 pub use decide::Decide;
 pub use keys::{index_keys, required, sample, similarity_keys, KeyParams, Sample};

@@ -20,12 +20,12 @@
 //! figures are different rows, however much text they share.
 //!
 //! The text is read in pieces of about [`PIECE`] bytes, each cut before a character where
-//! neither NFKC nor lowercasing looks across (see [`is_cut`]), so that a long text never
+//! neither NFKC nor lowercasing looks across (see [`crate::text::is_cut`]), so that a long text never
 //! has a normalized copy of its own: memory is a piece, whatever the text's length.
 
 use xxhash_rust::xxh3::{xxh3_64, Xxh3Default};
 
-use crate::fingerprint::normalize_folded;
+use crate::text::{is_wide, normalize_folded, pieces};
 
 /// The width of a shingle (module docs): `WIDTH` narrow characters, or `WIDTH / WIDE`
 /// rounded up wide ones. Measured on `make quality`'s sets and the index's candidates
@@ -35,8 +35,6 @@ use crate::fingerprint::normalize_folded;
 pub const WIDTH: u32 = 5;
 /// The width of a wide character (module docs).
 pub const WIDE: u32 = 2;
-/// Bytes of text normalized at a time (the cut comes at the next [`is_cut`] character).
-pub const PIECE: usize = 64 * 1024;
 /// Shingles between two calls of the `tick` callback (a check for cancellation).
 pub const TICK: u32 = 1 << 16;
 
@@ -84,25 +82,6 @@ impl Version {
     }
 }
 
-/// Whether `c` counts [`WIDE`]: CJK ideographs (with extensions and compatibility forms),
-/// kana, hangul, bopomofo and CJK symbols, the characters East Asian text sets two
-/// columns wide.
-#[inline]
-pub fn is_wide(c: char) -> bool {
-    matches!(c as u32,
-        0x1100..=0x115F            // hangul leading jamo
-        | 0x2E80..=0x303E          // CJK radicals, symbols and punctuation
-        | 0x3041..=0x33FF          // kana, bopomofo, hangul compatibility jamo, CJK compatibility
-        | 0x3400..=0x4DBF          // extension A
-        | 0x4E00..=0x9FFF          // unified ideographs
-        | 0xA960..=0xA97F          // hangul jamo extended A
-        | 0xAC00..=0xD7A3          // hangul syllables
-        | 0xF900..=0xFAFF          // compatibility ideographs
-        | 0xFE30..=0xFE4F          // CJK compatibility forms
-        | 0x1B000..=0x1B16F        // kana supplement and extended
-        | 0x20000..=0x3FFFD) // extensions B and on
-}
-
 /// The width of `c` in a shingle.
 #[inline]
 fn width(c: char) -> u32 {
@@ -111,50 +90,6 @@ fn width(c: char) -> u32 {
     } else {
         1
     }
-}
-
-/// Whether the text may be cut before `c`, given the character `prev` before it, with the
-/// same normalized result as the whole: `c` is a starter that composes with nothing before
-/// it (NFKC) and ends the context of the final-sigma rule (lowercasing). True of ASCII
-/// white space, `。`, ideographs, kana and hangul syllables (none cased or case-ignorable),
-/// and of an ASCII letter or digit after another (the sigma rule then has its cased letter
-/// on each side of the cut already).
-#[inline]
-pub(crate) fn is_cut(prev: char, c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{3002}' | '\u{3041}'..='\u{3096}' | '\u{30A1}'..='\u{30FA}'
-        | '\u{4E00}'..='\u{9FFF}' | '\u{AC00}'..='\u{D7A3}')
-        || (c.is_ascii_alphanumeric() && prev.is_ascii_alphanumeric())
-}
-
-/// The pieces of `doc` to normalize one at a time: about [`PIECE`] bytes each, cut before
-/// an [`is_cut`] character, and the rest whole when there is none.
-pub(crate) fn pieces(doc: &str) -> impl Iterator<Item = &str> {
-    let mut start = 0;
-    std::iter::from_fn(move || {
-        if start >= doc.len() {
-            return None;
-        }
-        let mut at = (start + PIECE).min(doc.len());
-        while !doc.is_char_boundary(at) {
-            at += 1;
-        }
-        let end = if at >= doc.len() {
-            doc.len()
-        } else {
-            let mut prev = doc[..at].chars().next_back().unwrap_or(' ');
-            doc[at..]
-                .char_indices()
-                .find(|&(_, c)| {
-                    let cut = is_cut(prev, c);
-                    prev = c;
-                    cut
-                })
-                .map_or(doc.len(), |(i, _)| at + i)
-        };
-        let piece = &doc[start..end];
-        start = end;
-        Some(piece)
-    })
 }
 
 /// Calls `each` with every kept character of `doc` under version `v` (module docs), in
@@ -408,7 +343,7 @@ mod tests {
         // Pieces end before spaces, ideographs, kana, hangul and between ASCII letters: the
         // kept characters are those of the whole text normalized at once, whatever the cuts.
         let unit = "ΑΣ Σ'b ｶﾞ Straße İstanbul 中國 ﾃｽﾄ 한국어 ΣΑΣ. ";
-        let doc = unit.repeat(PIECE / unit.len() * 3);
+        let doc = unit.repeat(crate::text::PIECE / unit.len() * 3);
         let mut kept = String::new();
         for_each_char(&doc, Version::M2, &mut || (), |c| kept.push(c));
         let whole: String = normalize_folded(&doc).chars().filter_map(|c| Version::M2.kept(c)).collect();
@@ -438,7 +373,7 @@ mod tests {
         let mut none = 0;
         for_each_item("2024", Version::M1, &mut || (), |i| none += usize::from(matches!(i, Item::Figure(_))));
         assert_eq!(none, 0);
-        let long = "7".repeat(PIECE * 3);
+        let long = "7".repeat(crate::text::PIECE * 3);
         assert_eq!(figures(&long), [h(&long)]);
     }
 

@@ -163,7 +163,7 @@ pub fn is_options(arg: &str) -> bool {
 
 /// Splits a trailing options argument off `args`, which must hold `min..=max` arguments
 /// before it. Only the last argument may be options, and `max + 1` arguments need them.
-pub(super) fn split_options<'a, S: AsRef<str>>(
+pub(crate) fn split_options<'a, S: AsRef<str>>(
     args: &'a [S],
     min: usize,
     max: usize,
@@ -255,7 +255,7 @@ fn parse_check<S: AsRef<str>>(args: &[S], at: usize) -> Result<(u32, Action, Opt
 
 /// `action [, link_column]` starting at `args[at]`, the tail every dedup trigger shares: the
 /// link column is required with `link` and refused with the other actions.
-pub(super) fn parse_action_and_link<S: AsRef<str>>(
+pub(crate) fn parse_action_and_link<S: AsRef<str>>(
     args: &[S],
     at: usize,
 ) -> Result<(Action, Option<String>), DedupError> {

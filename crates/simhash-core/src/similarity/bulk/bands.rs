@@ -21,8 +21,8 @@ use super::plan::{Plan, CODED_MIN};
 use super::pool::Ctx;
 use super::sketch::{sets_of_record, text_of_record};
 use super::{Msg, Rows};
+use crate::bulk::Progress;
 use crate::decision::{tokens::Tokens, Comparison, Params};
-use crate::pairs::Progress;
 use crate::similarity::measure::{jaccard, similarity, Sets};
 
 /// Pairs per message back to the caller.
@@ -232,7 +232,7 @@ impl Measurer<'_> {
 impl Rows {
     /// A local row's sets, from its record in the spill file.
     pub(super) fn set(&self, x: usize, buf: &mut Vec<u8>, ctx: &Ctx<Msg>) -> Sets {
-        let loc = crate::spill::Loc { offset: self.offsets[x], len: self.lens[x] };
+        let loc = crate::bulk::spill::Loc { offset: self.offsets[x], len: self.lens[x] };
         match self.spill.read(loc, buf) {
             Ok(record) => sets_of_record(record, self.version, &mut || ctx.check())
                 .unwrap_or_else(|| panic!("the bulk pairs' spill file: row {x}'s record is not one")),
@@ -258,7 +258,7 @@ impl Rows {
 
     /// A local row's tokens for the decision, from its record's normalized text.
     fn tokens(&self, x: usize, buf: &mut Vec<u8>, tick: &mut dyn FnMut()) -> Tokens {
-        let loc = crate::spill::Loc { offset: self.offsets[x], len: self.lens[x] };
+        let loc = crate::bulk::spill::Loc { offset: self.offsets[x], len: self.lens[x] };
         let record = self.spill.read(loc, buf).unwrap_or_else(|e| panic!("reading the bulk pairs' spill file: {e}"));
         let text =
             text_of_record(record).unwrap_or_else(|| panic!("the bulk pairs' spill file: row {x}'s record is not one"));

@@ -12,9 +12,9 @@ use super::plan::{Plan, CODES};
 use super::pool::Pool;
 use super::sketch::Sketcher;
 use super::{bands, groups, Config, Counters, Found, Msg, Phase, Rows};
-use crate::pairs::Progress;
+use crate::bulk::spill::Spill;
+use crate::bulk::Progress;
 use crate::similarity::shingles::Version;
-use crate::spill::Spill;
 
 /// A chunk is sent when it holds this many rows...
 const CHUNK_ROWS: usize = 1024;

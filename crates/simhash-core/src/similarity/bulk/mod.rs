@@ -42,7 +42,7 @@
 //!
 //! **Equal ids** are never paired (a row with itself); two rows of one id may both pair
 //! with a third, as in [`SimilarityPairs`]: the SQL layer refuses a query with repeated ids
-//! (`crate::pairs::first_repeated`). A text without shingles is in no pair (θ > 0).
+//! (`crate::bulk::first_repeated`). A text without shingles is in no pair (θ > 0).
 //!
 //! **Why banding** (`examples/bulk_pairs.rs`, Markov paragraphs of People's Daily of 200–500
 //! characters and 10% reposts, θ = 0.5, 2 shared cores): prefix filtering in the table's own
@@ -82,7 +82,7 @@ pub use plan::Plan;
 
 use super::pairs::{SimilarityPair, SimilarityPairs, TextRows};
 use super::shingles::Version;
-use crate::pairs::Progress;
+use crate::bulk::Progress;
 use engine::Lsh;
 
 /// What a run is asked.
@@ -316,6 +316,6 @@ struct Rows {
     codes: Vec<u64>,
     /// Rows `n_local..` are foreign.
     n_local: usize,
-    spill: Arc<crate::spill::Spill>,
+    spill: Arc<crate::bulk::spill::Spill>,
     counters: Arc<Counters>,
 }

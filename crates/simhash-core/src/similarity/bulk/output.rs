@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::{Found, Rows};
-use crate::pairs::Progress;
+use crate::bulk::Progress;
 use crate::similarity::pairs::SimilarityPair;
 
 /// The end of a group's list.

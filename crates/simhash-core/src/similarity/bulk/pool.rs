@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::pairs::Progress;
+use crate::bulk::Progress;
 
 /// How long the caller waits for a result before it reports a [`Progress::Tick`].
 pub(super) const WAIT: Duration = Duration::from_millis(10);

@@ -42,7 +42,7 @@ pub use rows::{plan, Plan, TextRows, BULK_MISS, MAX_SKETCH};
 use super::keys::K;
 use super::measure::{common, jaccard};
 use super::shard::Owned;
-use crate::pairs::{Progress, UnionFind};
+use crate::bulk::{Progress, UnionFind};
 
 const TICK_WORK: u32 = 1 << 14;
 

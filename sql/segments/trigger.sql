@@ -1,0 +1,24 @@
+-- Dedup by resemblance of segment fingerprints (src/segments/trigger.rs): candidates
+-- come through the GIN index on the segments column, by the new row's rare segments only.
+-- The `_v3` C symbols default to definition 3; 2.x's (no suffix) are the `_v2` functions'.
+CREATE FUNCTION simhash_segments_dedup_trigger() RETURNS trigger
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segments_dedup_trigger_d2';
+COMMENT ON FUNCTION simhash_segments_dedup_trigger() IS
+    'BEFORE INSERT OR UPDATE row trigger, arguments (segments_column, text_column, min_resemblance, reject|skip|link [, link_column] [, options]): sets segments_column = simhash_segments(text_column [, options]) and acts on an existing row whose segments have resemblance >= min_resemblance (0 < min_resemblance <= 1) and whose text the dedup decision calls the same passage (the most resembling such). Candidates are the rows sharing one of the new row''s segments that at most simhash.segment_max_rows rows have (default 1000): a passage repeated in more rows, such as a disclaimer, finds no candidates, but still counts in the resemblance. A NULL text or one without a segment is never a duplicate';
+
+CREATE FUNCTION simhash_segments_dedup_query(tbl regclass, VARIADIC trigger_args text[]) RETURNS text
+    STABLE STRICT
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segments_dedup_query_d2';
+COMMENT ON FUNCTION simhash_segments_dedup_query(regclass, text[]) IS
+    'The check query simhash_segments_dedup_trigger(trigger_args) runs on tbl for an INSERT ($1 = the new segments, $2 = simhash.segment_max_rows, $3 = min_resemblance): every candidate, most resembling first, with its text for the dedup decision; its index pre-check in a trailing comment';
+
+CREATE FUNCTION simhash_segments_dedup_trigger_d1() RETURNS trigger
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segments_dedup_trigger_v3';
+COMMENT ON FUNCTION simhash_segments_dedup_trigger_d1() IS
+    'simhash_segments_dedup_trigger of 3.x to 5.x: the same arguments; the most resembling row at min_resemblance is the duplicate, whatever its text';
+
+CREATE FUNCTION simhash_segments_dedup_query_d1(tbl regclass, VARIADIC trigger_args text[]) RETURNS text
+    STABLE STRICT
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segments_dedup_query_v3';
+COMMENT ON FUNCTION simhash_segments_dedup_query_d1(regclass, text[]) IS
+    'The check query simhash_segments_dedup_trigger_d1(trigger_args) runs on tbl for an INSERT, as simhash_segments_dedup_query of 5.x';

@@ -1,0 +1,36 @@
+-- Dedup by exact text similarity or containment (src/similarity/trigger.rs): candidates
+-- come through a simhash_ops GIN index on the text column (sql/similarity/gin.sql). The `_m2`
+-- C symbols are measure 2's, as simhash_similarity's; measure 1's trigger and query function
+-- (4.x's, the `_m1` symbols) are below.
+CREATE FUNCTION simhash_similarity_dedup_trigger() RETURNS trigger
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_dedup_trigger_d2';
+COMMENT ON FUNCTION simhash_similarity_dedup_trigger() IS
+    'BEFORE INSERT OR UPDATE row trigger, arguments (text_column, min_similarity, reject|skip|link [, link_column] [, options]): acts on an existing row with simhash_similarity(existing, new) >= min_similarity (0 < min_similarity <= 1), or, with options ''{"min_containment": g}'', whose text contains the new one or is contained in it at g or more (simhash_containment either way), and which the dedup decision calls the same passage as the new text. The match is the most similar such row. Candidates come through a simhash_ops GIN index on the text column; without one the check scans the table and inserts run one at a time. A NULL text or one without a letter or digit is never a duplicate';
+
+CREATE FUNCTION simhash_similarity_dedup_query(tbl regclass, VARIADIC trigger_args text[]) RETURNS text
+    STABLE STRICT
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_dedup_query_d2';
+COMMENT ON FUNCTION simhash_similarity_dedup_query(regclass, text[]) IS
+    'The check query simhash_similarity_dedup_trigger(trigger_args) runs on tbl for an INSERT ($1 = the new text, $2 = min_similarity, $3 = min_containment): every candidate, most similar first, with its text for the dedup decision; how it finds candidates and what it locks in a trailing comment';
+
+CREATE FUNCTION simhash_similarity_dedup_trigger_d1() RETURNS trigger
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_dedup_trigger_m2';
+COMMENT ON FUNCTION simhash_similarity_dedup_trigger_d1() IS
+    'simhash_similarity_dedup_trigger of 5.x: the same arguments; the most similar row at the thresholds is the duplicate, whatever the decision says';
+
+CREATE FUNCTION simhash_similarity_dedup_query_d1(tbl regclass, VARIADIC trigger_args text[]) RETURNS text
+    STABLE STRICT
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_dedup_query_m2';
+COMMENT ON FUNCTION simhash_similarity_dedup_query_d1(regclass, text[]) IS
+    'The check query simhash_similarity_dedup_trigger_d1(trigger_args) runs on tbl for an INSERT, as simhash_similarity_dedup_query of 5.x';
+
+CREATE FUNCTION simhash_similarity_dedup_trigger_m1() RETURNS trigger
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_dedup_trigger_m1';
+COMMENT ON FUNCTION simhash_similarity_dedup_trigger_m1() IS
+    'simhash_similarity_dedup_trigger of 4.x (measure 1, digits read as 0): the same arguments; candidates come through a simhash_ops_m1 index';
+
+CREATE FUNCTION simhash_similarity_dedup_query_m1(tbl regclass, VARIADIC trigger_args text[]) RETURNS text
+    STABLE STRICT
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_dedup_query_m1';
+COMMENT ON FUNCTION simhash_similarity_dedup_query_m1(regclass, text[]) IS
+    'The check query simhash_similarity_dedup_trigger_m1(trigger_args) runs on tbl for an INSERT, as simhash_similarity_dedup_query';

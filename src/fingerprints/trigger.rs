@@ -1,0 +1,323 @@
+//! The fingerprint triggers: `simhash_update_trigger(fp_column, text_column [, options])`
+//! keeps a fingerprint column current; `simhash_dedup_trigger(fp_column, text_column,
+//! max_distance, action [, link_column] [, options])` and `simhash_dedup_fp_trigger` stop
+//! near-duplicates at the door, on the shared machinery of `crate::trigger` (cache, config,
+//! key, locks, check, actions; its module doc has the design); `simhash_dedup_query` shows the
+//! check query. The block-index pre-check is precheck.rs.
+
+use pgrx::pg_sys;
+use pgrx::prelude::*;
+use simhash_core::fingerprints::trigger::CheckQuery;
+use simhash_core::trigger::{self as dedup, QueryTarget};
+use simhash_core::{Definition, Options};
+
+use super::options::trigger_options as options;
+use super::precheck::BlockPreCheck;
+use super::search::{block_sets, covering, Funcs};
+use crate::text::text_datum_to_utf8;
+use crate::trigger::act::{act, unchecked};
+use crate::trigger::cache::Kind;
+use crate::trigger::check::{query_as_owner, Found, Match};
+use crate::trigger::column::Column;
+use crate::trigger::config::{bad_args, fp_and_text, fp_column, target, trigger_args, Config, PreCheck};
+use crate::trigger::lock::lock;
+use crate::trigger::{dedup_query, fired, firing, replace, value_of, Decision, Firing};
+
+/// The fingerprint of the text in `text_col` of `tuple` under `options`: None when the
+/// text is NULL or the definition gives it no fingerprint (too few features).
+///
+/// # Safety
+/// `tuple` must be a heap tuple of `desc`, and `text_col` a text/varchar column of it.
+unsafe fn fingerprint_of(
+    tuple: pg_sys::HeapTuple,
+    desc: pg_sys::TupleDesc,
+    text_col: &Column,
+    options: &Options,
+) -> Option<i64> {
+    // SAFETY: forwarded from the caller; a non-NULL text or varchar datum (checked by
+    // `fp_and_text`).
+    unsafe {
+        value_of(tuple, desc, text_col).and_then(|datum| crate::fingerprints::simhash_of_text_datum(datum, options))
+    }
+}
+
+/// Checks the arguments of a dedup trigger against its table and builds the check queries.
+/// `default` is the definition when the options name none; `fp_only` for
+/// `simhash_dedup_fp_trigger`'s arguments (no text column, no options).
+///
+/// # Safety
+/// `rel` must be an open relation; must run inside a transaction.
+pub(crate) unsafe fn config(
+    rel: pg_sys::Relation,
+    args: &[String],
+    ext_schema: pg_sys::Oid,
+    default: Definition,
+    func: &str,
+    fp_only: bool,
+    decision: Decision,
+) -> Config {
+    let parse = if fp_only { dedup::parse_fp_args } else { dedup::parse_args };
+    let parsed = parse(args).unwrap_or_else(|e| bad_args(e, func));
+    let options = options(parsed.options.as_deref(), default, func);
+    // SAFETY: `rel` is open (caller); catalog lookups run inside a transaction. The primary
+    // key index is opened and closed with AccessShareLock, as the planner does.
+    unsafe {
+        let (fp, text) = match &parsed.text_column {
+            Some(text) => {
+                let (fp, text) = fp_and_text(rel, &parsed.fp_column, text, func);
+                (fp, Some(text))
+            }
+            None => (fp_column(rel, &parsed.fp_column, func, false), None),
+        };
+        let mut read = vec![("fingerprint", &fp)];
+        read.extend(text.as_ref().map(|t| ("text", t)));
+        let target = target(rel, parsed.link_column.as_deref(), &read, ext_schema, func);
+        let query = |target: QueryTarget<'_>| {
+            simhash_core::fingerprints::trigger::check_query(&CheckQuery {
+                target,
+                fp: &fp.sql,
+                max_distance: parsed.max_distance,
+            })
+        };
+        // The table's row count as of its last VACUUM or ANALYZE, which also invalidate this
+        // config (relcache), so the choice follows the table's growth.
+        let rows = (*(*rel).rd_rel).reltuples as f64;
+        let precheck = Funcs::lookup(ext_schema).and_then(|funcs| {
+            let var = pg_sys::makeVar(1, fp.attnum, pg_sys::INT8OID, -1, pg_sys::InvalidOid, 0);
+            let sets = block_sets(rel, var, &funcs);
+            let shapes: Vec<(u32, bool)> = sets.iter().map(|s| (s.n as u32, covering(&s.indexes))).collect();
+            let chosen = simhash_core::fingerprints::trigger::choose_precheck(&shapes, parsed.max_distance, rows)?;
+            Some(Box::new(BlockPreCheck { nblocks: sets[chosen].n, indexes: sets[chosen].indexes.clone() })
+                as Box<dyn PreCheck>)
+        });
+        let k = parsed.max_distance;
+        Config { k, precheck, ..Config::new(rel, target, (fp.clone(), text), parsed.action, options, decision, query) }
+    }
+}
+
+/// The body of both `simhash_update_trigger` symbols: sets fp = simhash(text, options),
+/// NULL for a NULL text or one without a fingerprint. `default` is the definition when
+/// the options name none.
+///
+/// # Safety
+/// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
+unsafe fn update_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
+    const F: &str = "simhash_update_trigger";
+    // SAFETY: called by the fmgr with a valid fcinfo (caller); `fired` checks it is a
+    // BEFORE ROW INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid
+    // for the call.
+    unsafe {
+        let f = fired(fcinfo, F);
+        let td = f.td;
+        let args = trigger_args((*td).tg_trigger);
+        let parsed = dedup::parse_update_args(&args).unwrap_or_else(|e| bad_args(e, F));
+        let options = options(parsed.options.as_deref(), default, F);
+        let rel = (*td).tg_relation;
+        let (fp, text) = fp_and_text(rel, &parsed.fp_column, &parsed.text_column, F);
+        let tuple = if f.is_update { (*td).tg_newtuple } else { (*td).tg_trigtuple };
+        let value = fingerprint_of(tuple, (*rel).rd_att, &text, &options).map(pg_sys::Datum::from);
+        pg_sys::Datum::from(replace(tuple, (*rel).rd_att, &[(fp.attnum, value)]))
+    }
+}
+
+with_definition! {
+    /// `simhash_update_trigger()` since 3.0.0 (definition 3 by default), used as `BEFORE
+    /// INSERT OR UPDATE ... FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fp', 'body'
+    /// [, options])`: sets fp = simhash(body [, options]), NULL for NULL.
+    pg_finfo_simhash_update_trigger_v3, simhash_update_trigger_v3 => update_trigger, Definition::V3
+}
+with_definition! {
+    /// `simhash_update_trigger()` of 2.x, `simhash_update_trigger_v2()` since 3.0.0
+    /// (definition 2 by default).
+    pg_finfo_simhash_update_trigger_v2, simhash_update_trigger_v2 => update_trigger, Definition::V2
+}
+with_definition! {
+    /// `simhash_update_trigger()` of 1.x, `simhash_update_trigger_v1()` since 2.0.0
+    /// (definition 1 by default), used as `BEFORE
+    /// INSERT OR UPDATE ... FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fp', 'body'
+    /// [, options])`: sets fp = simhash(body [, options]), NULL for NULL.
+    pg_finfo_simhash_update_trigger_v1, simhash_update_trigger_v1 => update_trigger, Definition::V1
+}
+with_definition! {
+    /// `simhash_update_trigger()` of 0.2.0 to 0.3.0, `simhash_update_trigger_v0()` since
+    /// 1.0.0: definition 0 by default.
+    pg_finfo_simhash_update_trigger, simhash_update_trigger => update_trigger, Definition::V0
+}
+
+/// The body of the `simhash_dedup_trigger` symbols and of `simhash_dedup_fp_trigger`
+/// (`fp_only`: the row brings its fingerprint, and no text the decision could read).
+/// `default` is the definition when the options name none.
+///
+/// # Safety
+/// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
+unsafe fn dedup_body(
+    fcinfo: pg_sys::FunctionCallInfo,
+    default: Definition,
+    fp_only: bool,
+    decision: Decision,
+) -> pg_sys::Datum {
+    let func = if fp_only { "simhash_dedup_fp_trigger" } else { "simhash_dedup_trigger" };
+    // SAFETY: called by the fmgr with a valid fcinfo (caller); `firing` checks it is a
+    // BEFORE ROW INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid
+    // for the call.
+    unsafe {
+        let kind = if fp_only { Kind::FpOnly } else { Kind::Text };
+        let Firing { td, is_update, desc, tuple, config, plans } =
+            firing(fcinfo, func, default, kind, decision, |rel, args, schema| {
+                config(rel, args, schema, default, func, fp_only, decision)
+            });
+        let fp = match &config.text {
+            Some(text) => fingerprint_of(tuple, desc, text, &config.options),
+            None => value_of(tuple, desc, &config.fp).map(|datum| datum.value() as i64),
+        };
+        let Some(fp) = fp else {
+            // NULL text or fingerprint, or a text too short for one: never anyone's
+            // near-duplicate; no lock, no check.
+            return unchecked(tuple, desc, &config, &[(config.fp.attnum, None)]);
+        };
+        let fp_datum = Some(pg_sys::Datum::from(fp));
+        let exclude = if is_update {
+            // An UPDATE that keeps the fingerprint was checked when the row got it.
+            if value_of((*td).tg_trigtuple, desc, &config.fp).is_some_and(|old| old.value() as i64 == fp) {
+                return pg_sys::Datum::from(replace(tuple, desc, &[(config.fp.attnum, fp_datum)]));
+            }
+            Some((*(*td).tg_trigtuple).t_self)
+        } else {
+            None
+        };
+        // The decision reads the new text (the fingerprint came from it, so it is not NULL).
+        let doc = config.text.as_ref().and_then(|t| value_of(tuple, desc, t)).map(|d| text_datum_to_utf8(d));
+        let found = check(td, &config, plans, fp, exclude, doc.as_deref());
+        let what = |m: &Match<i32>| format!("is at Hamming distance {} (max_distance {})", m.measure, config.k);
+        act(td, &config, func, found, tuple, &[(config.fp.attnum, fp_datum)], what)
+    }
+}
+
+/// `simhash_dedup_trigger`'s body.
+///
+/// # Safety
+/// As [`dedup_body`].
+unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
+    // SAFETY: forwarded from the caller.
+    unsafe { dedup_body(fcinfo, default, false, Decision::Measure) }
+}
+
+/// `simhash_dedup_fp_trigger`'s body; the definition is unused (nothing is fingerprinted).
+///
+/// # Safety
+/// As [`dedup_body`].
+unsafe fn dedup_fp_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
+    // SAFETY: forwarded from the caller.
+    unsafe { dedup_body(fcinfo, default, true, Decision::Measure) }
+}
+
+function_info_v1!(pg_finfo_simhash_dedup_trigger_d2);
+/// `simhash_dedup_trigger()` since 6.0.0 (definition 3 by default): the candidates within
+/// `max_distance` bits, nearest first, and the first the dedup decision calls the same
+/// passage as the new text (docs/decision.md). 5.x's is `simhash_dedup_trigger_d1()`, on the
+/// symbol `simhash_dedup_trigger_v3`.
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_dedup_trigger_d2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: the fmgr calls it with a valid fcinfo, as the trigger function that
+    // sql/trigger/trigger.sql declares.
+    unsafe { dedup_body(fcinfo, Definition::V3, false, Decision::Passage) }
+}
+
+with_definition! {
+    /// `simhash_dedup_fp_trigger()` since 1.1.0, used as `BEFORE INSERT ... FOR EACH ROW
+    /// EXECUTE FUNCTION simhash_dedup_fp_trigger('fp', '3', 'reject')`: the dedup trigger
+    /// for rows that bring their fingerprint, such as the key rows of a sharded table
+    /// (docs/scaling-out.md).
+    pg_finfo_simhash_dedup_fp_trigger, simhash_dedup_fp_trigger => dedup_fp_trigger, Definition::V1
+}
+with_definition! {
+    /// `simhash_dedup_trigger()` since 3.0.0 (definition 3 by default).
+    pg_finfo_simhash_dedup_trigger_v3, simhash_dedup_trigger_v3 => dedup_trigger, Definition::V3
+}
+with_definition! {
+    /// `simhash_dedup_trigger()` of 2.x, `simhash_dedup_trigger_v2()` since 3.0.0
+    /// (definition 2 by default).
+    pg_finfo_simhash_dedup_trigger_v2, simhash_dedup_trigger_v2 => dedup_trigger, Definition::V2
+}
+with_definition! {
+    /// `simhash_dedup_trigger()` of 1.x, `simhash_dedup_trigger_v1()` since 2.0.0
+    /// (definition 1 by default), used as `BEFORE
+    /// INSERT OR UPDATE OF body ... FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger('fp',
+    /// 'body', '3', 'reject' [, options])`.
+    pg_finfo_simhash_dedup_trigger_v1, simhash_dedup_trigger_v1 => dedup_trigger, Definition::V1
+}
+with_definition! {
+    /// `simhash_dedup_trigger()` of 0.2.0 to 0.3.0, `simhash_dedup_trigger_v0()` since
+    /// 1.0.0: definition 0 by default.
+    pg_finfo_simhash_dedup_trigger, simhash_dedup_trigger => dedup_trigger, Definition::V0
+}
+
+/// The check query of `simhash_dedup_trigger` deciding by `decision`, for `func`.
+///
+/// # Safety
+/// `fcinfo` must be that of a STRICT (regclass, text[]) function.
+unsafe fn fp_dedup_query(fcinfo: pg_sys::FunctionCallInfo, decision: Decision, func: &str) -> pg_sys::Datum {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        dedup_query(fcinfo, |rel, args, ext_schema| {
+            let config = config(rel, args, ext_schema, Definition::V3, func, false, decision);
+            (config.query_insert, config.precheck.as_ref().map(|p| p.describe()))
+        })
+    }
+}
+
+function_info_v1!(pg_finfo_simhash_dedup_query);
+/// `simhash_dedup_query_d1(tbl regclass, VARIADIC trigger_args text[]) → text` (5.x's
+/// `simhash_dedup_query`): the check query `simhash_dedup_trigger_d1(trigger_args...)` runs
+/// on `tbl` for an INSERT (`$1` is the new fingerprint), after the same validation, e.g. to
+/// EXPLAIN it. Options in the arguments are validated as the current trigger does
+/// (definition 3 unless they name one; definitions 1 to 3 take the same options); the query
+/// does not depend on them.
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_dedup_query(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of sql/trigger/trigger.sql.
+    unsafe { fp_dedup_query(fcinfo, Decision::Measure, "simhash_dedup_query_d1") }
+}
+
+function_info_v1!(pg_finfo_simhash_dedup_query_d2);
+/// `simhash_dedup_query(tbl regclass, VARIADIC trigger_args text[]) → text` since 6.0.0: the
+/// check query of `simhash_dedup_trigger(trigger_args...)`, which returns every candidate and
+/// its text for the dedup decision.
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_dedup_query_d2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of sql/trigger/trigger.sql.
+    unsafe { fp_dedup_query(fcinfo, Decision::Passage, "simhash_dedup_query") }
+}
+
+/// Locks, then looks for the nearest existing row within the bound.
+///
+/// # Safety
+/// `td` must be the TriggerData of a firing dedup trigger whose Config is `config`.
+pub(crate) unsafe fn check(
+    td: *mut pg_sys::TriggerData,
+    config: &Config,
+    plans: [pg_sys::SPIPlanPtr; 2],
+    fp: i64,
+    exclude: Option<pg_sys::ItemPointerData>,
+    doc: Option<&str>,
+) -> Found<i32> {
+    lock(config, fp);
+    if let Some(precheck) = &config.precheck {
+        // SAFETY: the trigger's relation, open for the call; the block set was found on it
+        // when the config was built, and any change to its indexes invalidated the config.
+        if !unsafe { precheck.may_match((*td).tg_relation, pg_sys::Datum::from(fp), config) } {
+            return Found::None;
+        }
+    }
+    // SAFETY: forwarded from the caller; the query's parameters are (bigint [, tid]).
+    unsafe { query_as_owner(td, config, plans, &[pg_sys::INT8OID], vec![pg_sys::Datum::from(fp)], exclude, doc) }
+}
+
+pgrx::extension_sql_file!(
+    "../../sql/fingerprints/trigger.sql",
+    name = "trigger",
+    requires = [crate::trigger::simhash_dedup_skipped, "search"]
+);

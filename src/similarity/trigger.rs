@@ -1,0 +1,350 @@
+//! `simhash_similarity_dedup_trigger(text_column, min_similarity, action [, link_column]
+//! [, options])`: a BEFORE INSERT OR UPDATE row trigger that rejects, skips or links a row
+//! whose text has `simhash_similarity(existing, new) >= min_similarity` with an existing row
+//! of the table, or, with the option `{"min_containment": γ}`, whose text holds γ of the
+//! other's shingles or more either way (`simhash_containment(new, existing) >= γ OR
+//! simhash_containment(existing, new) >= γ`).
+//!
+//! It is `simhash_segments_dedup_trigger` with another measure, and shares its machinery: the
+//! per-backend cache of the config and plans (cache.rs), the primary key and link column
+//! (key.rs), the check as the table owner with the REPEATABLE READ re-check (check.rs), the
+//! escalating advisory locks (lock.rs) and the actions (act.rs). What differs:
+//! - It computes no column: the text itself is what is compared.
+//! - The check query (`simhash_core::similarity::trigger::similarity_check_query`) is written with the
+//!   predicates `simhash_similarity_at_least(t.body, $1, $2)` and, with containment,
+//!   `simhash_containment_at_least($1, t.body, $3) OR simhash_containment_at_least(t.body,
+//!   $1, $3)`, which the planner support function makes `simhash_ops` index conditions: a
+//!   BitmapOr of GIN index scans, also in the generic plan the trigger keeps, whose recheck
+//!   is the exact measure. Without a `simhash_ops` index on the text column the same query
+//!   scans the table: exact, and as slow as the table is long.
+//! - The match (DETAIL, link) is the row with the highest similarity, ties broken by the
+//!   smallest key. A row that matches by containment alone has a similarity below
+//!   `min_similarity`, so it is chosen only when no row matches by similarity, and then the
+//!   most similar of those; DETAIL gives its containment too.
+//! - The locks (`simhash_core::similarity::trigger::similarity_lock_keys`): one per index key of the new
+//!   text, and with `min_containment`, for a short text (under about 50 characters), one per
+//!   key its containment lookup asks for (every shingle's), since any row that the text's
+//!   lookups could find, or whose lookups could find the text, shares one of them (the
+//!   core's module docs). So short texts with containment run side by side as long ones do
+//!   (5.x locked the table for each of them). That holds for candidates that come
+//!   from the index's keys: with no `simhash_ops` index (a valid one, on the column alone,
+//!   not partial), or thresholds below those lookups answer from keys (0.25 for similarity,
+//!   0.5 for containment; below them a lookup reads the whole index), an insert takes the
+//!   table's key exclusively instead, so such inserts run one at a time (lock.rs,
+//!   `lock_similarity`). With the index, the check is prepared and run with sequential scans
+//!   off (check.rs, `IndexPlan`): the planner scans a table its statistics call empty, and a
+//!   scan finds rows that share no key. What remains outside the argument is a lossy bitmap
+//!   (a lookup whose candidates outgrow work_mem), whose recheck tests whole pages.
+//! - A `simhash_band_ops` index on the column (5.2.0) serves the same query: the locks then
+//!   take the new text's band keys (any two texts that find each other through it share one;
+//!   with both operator classes on the column, both kinds of keys), and the thresholds it
+//!   answers from keys are similarity 0.5 and above (`lookups_share_keys`); below them an
+//!   insert locks the table. It answers no containment (the planner support function makes
+//!   no condition of it for that index), so with `min_containment` the check's containment
+//!   comes from a `simhash_ops` index beside it, and an insert into a column with a band
+//!   index alone locks the table (docs/similarity.md, "Which index").
+//! - A NULL text, or a text without a letter or digit (no shingle, hence no index key, and a
+//!   measure of 0 with every text), is never a duplicate: no lock, no check.
+//! - An UPDATE is compared with every row but itself; one that keeps the text is not checked.
+//!
+//! One C symbol each per version of the measure, suffixed `_m1` or `_m2`, as
+//! `simhash_similarity`'s (src/similarity/measure.rs): measure 1's trigger (4.x's, renamed
+//! `simhash_similarity_dedup_trigger_m1` by the update to 5.0.0) keeps its behaviour, its
+//! queries name measure 1's functions and its candidates come from a `simhash_ops_m1` index.
+
+use pgrx::prelude::*;
+use simhash_core::similarity::band_lookup::BAND_THETA;
+use simhash_core::similarity::lookup::{MIN_CONTAINMENT, MIN_SIMILARITY};
+use simhash_core::similarity::trigger::{LockedKeys, SimilarityCheckQuery};
+use simhash_core::similarity::Version;
+use simhash_core::trigger::QueryTarget;
+use simhash_core::{Definition, Options};
+
+use crate::segments::precheck::{gin_indexes, relation_name};
+use crate::text::text_datum_to_utf8;
+use crate::trigger::act::{act, unchecked};
+use crate::trigger::cache::Kind;
+use crate::trigger::check::{query_as_owner, Match};
+use crate::trigger::config::{bad_args, target, text_column, Config, Similarity};
+use crate::trigger::lock::lock_similarity;
+use crate::trigger::{dedup_query, firing, value_of, Decision, Firing};
+
+/// The trigger's name under version `v` and `decision`.
+fn trigger_name(v: Version, decision: Decision) -> &'static str {
+    match (v, decision) {
+        (Version::M1, _) => "simhash_similarity_dedup_trigger_m1",
+        (Version::M2, Decision::Measure) => "simhash_similarity_dedup_trigger_d1",
+        (Version::M2, Decision::Passage) => "simhash_similarity_dedup_trigger",
+    }
+}
+
+/// Checks the trigger's arguments against its table, finds its `simhash_ops` index (of version
+/// `v`) and builds its check queries.
+///
+/// # Safety
+/// `rel` must be an open relation; must run inside a transaction.
+unsafe fn config(
+    rel: pg_sys::Relation,
+    args: &[String],
+    ext_schema: pg_sys::Oid,
+    v: Version,
+    decision: Decision,
+    func: &str,
+) -> Config {
+    let parsed =
+        simhash_core::similarity::trigger::parse_similarity_dedup_args(args).unwrap_or_else(|e| bad_args(e, func));
+    // SAFETY: forwarded from the caller; the relation is locked by the statement (trigger)
+    // or by dedup_query, as gin_index needs.
+    unsafe {
+        let text = text_column(rel, &parsed.text_column, func);
+        let target = target(rel, parsed.link_column.as_deref(), &[("text", &text)], ext_schema, func);
+        let with_containment = parsed.min_containment.is_some();
+        let suffix = crate::similarity::sql_suffix(ext_schema, v);
+        let query = |target: QueryTarget<'_>| {
+            simhash_core::similarity::trigger::similarity_check_query(&SimilarityCheckQuery {
+                target,
+                text: &text.sql,
+                with_containment,
+                suffix,
+            })
+        };
+        let indexes = crate::similarity::match_operator(ext_schema, v)
+            .map(|op| gin_indexes(rel, text.attnum, op))
+            .unwrap_or_default();
+        // A simhash_band_ops index (measure 2's only: it holds measure 2's @%).
+        let band_family = crate::similarity::band_opfamily(ext_schema);
+        let has = |band: bool| {
+            indexes.iter().any(|i| (band_family != pg_sys::InvalidOid && i.opfamily == band_family) == band)
+        };
+        // What the inserters lock: the keys of the indexes the check may use.
+        let locked = match (has(true), has(false)) {
+            (true, false) => LockedKeys::Bands,
+            (true, true) => LockedKeys::Both,
+            (false, _) => LockedKeys::Sample,
+        };
+        let index = indexes.first().map(|i| i.oid);
+        let by_keys = index.is_some()
+            && simhash_core::similarity::trigger::lookups_share_keys(
+                parsed.min_similarity,
+                parsed.min_containment,
+                locked,
+            );
+        let similarity = Similarity {
+            min_similarity: parsed.min_similarity,
+            min_containment: parsed.min_containment,
+            index,
+            locked,
+            by_keys,
+        };
+        // The measure takes no options: the fingerprint options of Config are unused.
+        let config = Config::new(
+            rel,
+            target,
+            (text.clone(), Some(text.clone())),
+            parsed.action,
+            Options::default(),
+            decision,
+            query,
+        );
+        // A sequential scan would find rows that share no key with the new text (an empty
+        // or small table, VACUUMed, plans as one), which the key locks do not cover.
+        Config { similarity: Some(similarity), plan_on_index: by_keys, ..config }
+    }
+}
+
+/// How the trigger's check finds candidates and what it locks, for
+/// `simhash_similarity_dedup_query`'s trailing comment; `opclass` is the operator class of
+/// the trigger's measure (`simhash_ops`, or `simhash_ops_m1`).
+fn describe(s: &Similarity, column: &str, opclass: &str) -> String {
+    match s.index {
+        Some(_) if s.by_keys && s.locked == LockedKeys::Bands => {
+            "candidates from the simhash_band_ops index; locks on the new text's band keys".to_owned()
+        }
+        Some(_) if s.by_keys && s.locked == LockedKeys::Both => {
+            format!("candidates from the {opclass} and simhash_band_ops indexes; locks on the new text's index and band keys")
+        }
+        Some(_) if s.locked == LockedKeys::Bands && s.min_containment.is_some() && s.min_similarity >= BAND_THETA => {
+            format!(
+                "the simhash_band_ops index answers no containment (create a {opclass} index on {column} \
+                 beside it): every row is a candidate, and an insert locks the table"
+            )
+        }
+        Some(_) if s.locked.bands() => format!(
+            "thresholds below those the simhash_band_ops index answers from keys (similarity {BAND_THETA}, \
+             no containment): every row is a candidate, and an insert locks the table"
+        ),
+        Some(index) if s.by_keys => {
+            format!("candidates from the {opclass} index {}; locks on the new text's index keys", relation_name(index))
+        }
+        Some(index) => format!(
+            "thresholds below those the {opclass} index {} answers from keys (similarity {MIN_SIMILARITY}, \
+             containment {MIN_CONTAINMENT}): every row is a candidate, and an insert locks the table",
+            relation_name(index)
+        ),
+        None => format!("no {opclass} index on {column}: the query scans the table, and an insert locks the table"),
+    }
+}
+
+/// What DETAIL says of the match `m` (its similarity, and with containment both shares),
+/// after "Key (id)=(7)" or "An existing row".
+fn what(m: &Match<Vec<f64>>, s: &Similarity) -> String {
+    let similarity = m.measure[0];
+    match (s.min_containment, &m.measure[..]) {
+        (Some(g), &[_, new_in_row, row_in_new]) if similarity < s.min_similarity => {
+            let (how, c) = if new_in_row >= g {
+                ("contains the new text", new_in_row)
+            } else {
+                ("is contained in the new text", row_in_new)
+            };
+            format!("has similarity {similarity:.3} and {how} at containment {c:.3} (min_containment {g})")
+        }
+        _ => format!("has similarity {similarity:.3} (min_similarity {})", s.min_similarity),
+    }
+}
+
+/// The trigger's body under version `v` and `decision`.
+///
+/// # Safety
+/// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
+unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, v: Version, decision: Decision) -> pg_sys::Datum {
+    let f = trigger_name(v, decision);
+    // SAFETY: called by the fmgr with a valid fcinfo (caller); `firing` checks it is a BEFORE
+    // ROW INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid for the call;
+    // the config checked that the text column is a text or varchar of the relation.
+    unsafe {
+        // The definition is unused (nothing is fingerprinted).
+        let Firing { td, is_update, desc, tuple, config, plans } =
+            firing(fcinfo, f, Definition::V3, Kind::Similarity(v), decision, |rel, args, schema| {
+                config(rel, args, schema, v, decision, f)
+            });
+        let s = config.similarity.expect("the similarity trigger's config");
+        let Some(datum) = value_of(tuple, desc, &config.fp) else {
+            return unchecked(tuple, desc, &config, &[]);
+        };
+        let doc = text_datum_to_utf8(datum);
+        // An UPDATE that keeps the text was checked when the row got it.
+        if is_update && value_of((*td).tg_trigtuple, desc, &config.fp).is_some_and(|old| text_datum_to_utf8(old) == doc)
+        {
+            return pg_sys::Datum::from(tuple);
+        }
+        let (relid, attnum) = (config.relid.to_u32(), config.fp.attnum);
+        let containment = s.min_containment.is_some();
+        let locks = simhash_core::similarity::trigger::similarity_lock_keys(
+            relid,
+            attnum,
+            &doc,
+            v,
+            s.locked,
+            containment,
+            &mut crate::error::tick,
+        );
+        if locks.keys.is_empty() {
+            return unchecked(tuple, desc, &config, &[]);
+        }
+        let exclude = is_update.then(|| (*(*td).tg_trigtuple).t_self);
+        // Measure 1's short text with containment is checked against every row.
+        let by_keys = s.by_keys && !locks.short;
+        lock_similarity(&config, by_keys, locks.keys);
+        let float = |x: f64| x.into_datum().expect("a float8 datum");
+        let mut params = vec![datum, float(s.min_similarity)];
+        let mut types = vec![pg_sys::TEXTOID, pg_sys::FLOAT8OID];
+        if let Some(g) = s.min_containment {
+            params.push(float(g));
+            types.push(pg_sys::FLOAT8OID);
+        }
+        let found = query_as_owner::<Vec<f64>>(td, &config, plans, &types, params, exclude, Some(&doc));
+        act(td, &config, f, found, tuple, &[], |m| what(m, &s))
+    }
+}
+
+/// `simhash_similarity_dedup_query` under version `v` and `decision` (below).
+///
+/// # Safety
+/// `fcinfo` must be that of a STRICT (regclass, text[]) function.
+unsafe fn query(fcinfo: pg_sys::FunctionCallInfo, v: Version, decision: Decision, func: &str) -> pg_sys::Datum {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        dedup_query(fcinfo, |rel, args, ext_schema| {
+            let config = config(rel, args, ext_schema, v, decision, func);
+            let s = config.similarity.expect("the similarity trigger's config");
+            // The operator class's name in this catalog: measure 1's is simhash_ops_m1 since
+            // 5.0.0, simhash_ops in a 4.x catalog.
+            let opclass = format!("simhash_ops{}", crate::similarity::sql_suffix(ext_schema, v));
+            let described = describe(&s, &config.fp.sql, &opclass);
+            (config.query_insert, Some(described))
+        })
+    }
+}
+
+function_info_v1!(pg_finfo_simhash_similarity_dedup_trigger_m1);
+/// `simhash_similarity_dedup_trigger_m1()`: measure 1's trigger (4.x's
+/// `simhash_similarity_dedup_trigger`).
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_similarity_dedup_trigger_m1(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: the fmgr calls it with a valid fcinfo, as the trigger function that
+    // sql/fingerprints/trigger.sql declares.
+    unsafe { dedup_trigger(fcinfo, Version::M1, Decision::Measure) }
+}
+
+function_info_v1!(pg_finfo_simhash_similarity_dedup_trigger_m2);
+/// `simhash_similarity_dedup_trigger_d1()` (5.x's `simhash_similarity_dedup_trigger`): the
+/// most similar candidate is the duplicate.
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_similarity_dedup_trigger_m2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: the fmgr calls it with a valid fcinfo, as the trigger function that
+    // sql/fingerprints/trigger.sql declares.
+    unsafe { dedup_trigger(fcinfo, Version::M2, Decision::Measure) }
+}
+
+function_info_v1!(pg_finfo_simhash_similarity_dedup_trigger_d2);
+/// `simhash_similarity_dedup_trigger()` since 6.0.0, used as `BEFORE INSERT OR UPDATE OF body
+/// ... FOR EACH ROW EXECUTE FUNCTION simhash_similarity_dedup_trigger('body', '0.5', 'reject'
+/// [, link_column] [, '{"min_containment": 0.8}'])`: the candidates, most similar first, and
+/// the first the dedup decision calls the same passage as the new text (docs/decision.md).
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_similarity_dedup_trigger_d2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: the fmgr calls it with a valid fcinfo, as the trigger function that
+    // sql/fingerprints/trigger.sql declares.
+    unsafe { dedup_trigger(fcinfo, Version::M2, Decision::Passage) }
+}
+
+function_info_v1!(pg_finfo_simhash_similarity_dedup_query_m1);
+/// `simhash_similarity_dedup_query_m1(tbl, VARIADIC trigger_args)`: measure 1's (4.x's symbol).
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_similarity_dedup_query_m1(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of
+    // sql/fingerprints/trigger.sql.
+    unsafe { query(fcinfo, Version::M1, Decision::Measure, "simhash_similarity_dedup_query_m1") }
+}
+
+function_info_v1!(pg_finfo_simhash_similarity_dedup_query_m2);
+/// `simhash_similarity_dedup_query_d1(tbl regclass, VARIADIC trigger_args text[]) → text`
+/// (5.x's `simhash_similarity_dedup_query`): the check query
+/// `simhash_similarity_dedup_trigger_d1(trigger_args...)` runs on `tbl` for an INSERT (`$1`
+/// the new text, `$2` min_similarity, `$3` min_containment), after the same validation, with
+/// how it finds candidates and what it locks in a trailing comment.
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_similarity_dedup_query_m2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of
+    // sql/fingerprints/trigger.sql.
+    unsafe { query(fcinfo, Version::M2, Decision::Measure, "simhash_similarity_dedup_query_d1") }
+}
+
+function_info_v1!(pg_finfo_simhash_similarity_dedup_query_d2);
+/// `simhash_similarity_dedup_query(tbl regclass, VARIADIC trigger_args text[]) → text` since
+/// 6.0.0: the check query of `simhash_similarity_dedup_trigger(trigger_args...)`, which
+/// returns every candidate and its text for the dedup decision.
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn simhash_similarity_dedup_query_d2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of
+    // sql/fingerprints/trigger.sql.
+    unsafe { query(fcinfo, Version::M2, Decision::Passage, "simhash_similarity_dedup_query") }
+}
+
+pgrx::extension_sql_file!("../../sql/similarity/trigger.sql", name = "similarity_trigger", requires = ["trigger"]);
