@@ -316,8 +316,4 @@ pub(crate) unsafe fn check(
     unsafe { query_as_owner(td, config, plans, &[pg_sys::INT8OID], vec![pg_sys::Datum::from(fp)], exclude, doc) }
 }
 
-pgrx::extension_sql_file!(
-    "../../sql/fingerprints/trigger.sql",
-    name = "trigger",
-    requires = [crate::trigger::simhash_dedup_skipped, "search"]
-);
+pgrx::extension_sql_file!("../../sql/fingerprints/trigger.sql", name = "trigger", requires = ["search"]);
