@@ -69,6 +69,7 @@ mod pg_compat;
 mod segments;
 mod similarity;
 mod text;
+mod threshold;
 mod trigger;
 
 /// Called when the library is loaded. Under `shared_preload_libraries = 'simhash'`

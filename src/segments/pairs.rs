@@ -8,6 +8,7 @@
 
 use pgrx::prelude::*;
 use simhash_core::segments::{segment_clusters, SegmentPairs, SegmentRows};
+use simhash_core::threshold::Bound;
 
 use crate::fingerprints::pairs::{for_each_value, progress};
 
@@ -16,13 +17,7 @@ const FETCH_ROWS: i64 = 20_000;
 
 /// `min_resemblance`, `max_rows` and `max_distance` checked (ERROR 22023), as the core's.
 fn arguments(func: &str, min_resemblance: f64, max_rows: i32, max_distance: i32) -> (usize, u32) {
-    if !(0.0..=1.0).contains(&min_resemblance) {
-        ereport!(
-            ERROR,
-            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-            format!("{func}: min_resemblance must be between 0 and 1, got {min_resemblance}")
-        );
-    }
+    crate::threshold::checked(func, "min_resemblance", min_resemblance, Bound::Share, None);
     if max_rows < 1 {
         ereport!(
             ERROR,

@@ -30,9 +30,9 @@ use std::borrow::Cow;
 
 use pgrx::prelude::*;
 
-use crate::error::raise;
 pub(crate) use crate::error::tick;
 use crate::text::text_datum_to_utf8;
+use simhash_core::threshold::Bound;
 
 /// Text argument `i` of a call, as UTF-8.
 ///
@@ -45,15 +45,9 @@ pub(crate) unsafe fn text_arg<'a>(fcinfo: pg_sys::FunctionCallInfo, i: usize) ->
 
 /// `threshold` if it is in [0, 1], else ERROR 22023 naming `func`.
 pub(crate) fn check_threshold(threshold: f64, func: &str) -> f64 {
-    if (0.0..=1.0).contains(&threshold) {
-        return threshold;
-    }
-    raise(
-        PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-        format!("{func}: threshold must be between 0 and 1, got {threshold}"),
-        None,
-        Some("Similarity and containment are shares: 0 matches every text, 1 only texts with the same shingles."),
-    )
+    const HINT: &str =
+        "Similarity and containment are shares: 0 matches every text, 1 only texts with the same shingles.";
+    crate::threshold::checked(func, "threshold", threshold, Bound::Share, Some(HINT))
 }
 
 pgrx::extension_sql_file!("../../sql/similarity/similarity.sql", name = "similarity");

@@ -15,6 +15,7 @@ use simhash_core::similarity::bulk::slices::{slice, Candidates};
 use simhash_core::similarity::bulk::{row_keys, Found};
 use simhash_core::similarity::shard::{key_owner, text_owners, Owned};
 use simhash_core::similarity::{SimilarityPairs, TextRows, Version};
+use simhash_core::threshold::Bound;
 
 use super::pairs::{for_each_text, start_run, FETCH_ROWS};
 use super::{check_threshold, tick};
@@ -108,16 +109,10 @@ const MIN_BANDED_SIMILARITY: f64 = 0.3;
 /// `threshold` checked for a run over shards: ERROR 22023 outside [`min`, 1] (the copies'
 /// runs: [`MIN_SHARDED_SIMILARITY`]; banded runs: [`MIN_BANDED_SIMILARITY`]).
 fn sharded_threshold(threshold: f64, min: f64, func: &str) -> f64 {
+    const HINT: &str =
+        "Below it, gather the texts on one node: simhash_similarity_pairs('SELECT id, body FROM docs', ...).";
     let theta = check_threshold(threshold, func);
-    if theta < min {
-        raise(
-            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-            format!("{func}: min_similarity must be at least {min} over shards, got {theta}"),
-            None,
-            Some("Below it, gather the texts on one node: simhash_similarity_pairs('SELECT id, body FROM docs', ...)."),
-        );
-    }
-    theta
+    crate::threshold::checked(func, "min_similarity", theta, Bound::AtLeast(min), Some(HINT))
 }
 
 /// The band keys of `body` for a bulk run at `min_similarity` over shards (measure 2), as

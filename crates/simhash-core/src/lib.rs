@@ -20,6 +20,7 @@
 //! - [`decision`]: whether two texts are the same passage, by where they differ, which every
 //!   dedup path asks;
 //! - [`trigger`]: the dedup triggers' argument grammar, lock-key hash and check-query target;
+//! - [`threshold`]: the one validation of a similarity, containment or resemblance threshold;
 //! - [`bulk`]: progress and cancellation, the id check, union-find and components, star
 //!   clusters, and the spill file of a bulk run's texts.
 
@@ -29,6 +30,7 @@ pub mod fingerprints;
 pub mod segments;
 pub mod similarity;
 pub mod text;
+pub mod threshold;
 pub mod trigger;
 
 pub use bulk::{Components, Progress};

@@ -167,6 +167,7 @@ pub fn segments_check_query(q: &SegmentsCheckQuery<'_>) -> String {
 mod tests {
     use super::*;
     use crate::segments::resemblance;
+    use crate::threshold::{Bound, ThresholdError};
     use proptest::prelude::*;
 
     #[test]
@@ -181,7 +182,11 @@ mod tests {
         for bad in ["0", "-0.5", "1.01", "x", "NaN", ""] {
             assert_eq!(
                 parse_segments_dedup_args(&["segs", "body", bad, "skip"]),
-                Err(DedupError::Threshold { name: "min_resemblance", got: bad.into() })
+                Err(DedupError::Threshold(ThresholdError {
+                    name: "min_resemblance".into(),
+                    got: format!("\"{bad}\""),
+                    bound: Bound::Positive
+                }))
             );
         }
         assert_eq!(
@@ -196,7 +201,12 @@ mod tests {
         assert_eq!(e, DedupError::ArgCount { got: 3, options: false, expected: SEGMENTS_DEDUP_SIGNATURE });
         assert!(e.is_protocol());
         assert_eq!(
-            DedupError::Threshold { name: "min_resemblance", got: "2".into() }.to_string(),
+            DedupError::Threshold(ThresholdError {
+                name: "min_resemblance".into(),
+                got: "\"2\"".into(),
+                bound: Bound::Positive
+            })
+            .to_string(),
             "min_resemblance must be a number greater than 0 and at most 1, got \"2\""
         );
     }

@@ -28,7 +28,7 @@ use crate::similarity::band_lookup::{band_index_keys, BAND_THETA};
 use crate::similarity::lookup::{MIN_CONTAINMENT, MIN_SIMILARITY, SHORT_QUERY};
 use crate::similarity::{index_keys, sample, shingle_set, KeyParams, Version};
 use crate::trigger::{
-    parse_action_and_link, parse_threshold, split_options, Action, DedupError, KeyExprs, QueryTarget,
+    option_threshold, parse_action_and_link, parse_threshold, split_options, Action, DedupError, KeyExprs, QueryTarget,
 };
 
 /// The arguments of `simhash_similarity_dedup_trigger`, checked.
@@ -81,10 +81,7 @@ fn parse_similarity_options(json: &str) -> Result<Option<f64>, DedupError> {
         if key != "min_containment" {
             return Err(DedupError::UnknownOption { key: key.clone(), expected: SIMILARITY_DEDUP_OPTIONS });
         }
-        match v.as_f64() {
-            Some(g) if g > 0.0 && g <= 1.0 => min_containment = Some(g),
-            _ => return Err(DedupError::OptionThreshold { key: "min_containment", got: v.to_string() }),
-        }
+        min_containment = Some(option_threshold("min_containment", v)?);
     }
     Ok(min_containment)
 }

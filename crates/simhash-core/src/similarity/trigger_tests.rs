@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::similarity::{lookup, Measure};
+use crate::threshold::{Bound, ThresholdError};
 use proptest::prelude::*;
 
 #[test]
@@ -20,11 +21,20 @@ fn args() {
     for bad in ["0", "-0.5", "1.01", "x", "NaN", "inf", ""] {
         assert_eq!(
             parse_similarity_dedup_args(&["body", bad, "skip"]),
-            Err(DedupError::Threshold { name: "min_similarity", got: bad.into() })
+            Err(DedupError::Threshold(ThresholdError {
+                name: "min_similarity".into(),
+                got: format!("\"{bad}\""),
+                bound: Bound::Positive
+            }))
         );
     }
     assert_eq!(
-        DedupError::Threshold { name: "min_similarity", got: "2".into() }.to_string(),
+        DedupError::Threshold(ThresholdError {
+            name: "min_similarity".into(),
+            got: "\"2\"".into(),
+            bound: Bound::Positive
+        })
+        .to_string(),
         "min_similarity must be a number greater than 0 and at most 1, got \"2\""
     );
     assert_eq!(
@@ -56,11 +66,24 @@ fn options() {
     assert_eq!(parse(r#"{"min_containment": 0.5}"#), Ok(Some(0.5)));
     for (bad, got) in [("0", "0"), ("1.5", "1.5"), ("-1", "-1"), (r#""0.8""#, r#""0.8""#), ("null", "null")] {
         let e = parse(&format!(r#"{{"min_containment": {bad}}}"#)).unwrap_err();
-        assert_eq!(e, DedupError::OptionThreshold { key: "min_containment", got: got.into() }, "{bad}");
+        assert_eq!(
+            e,
+            DedupError::Threshold(ThresholdError {
+                name: r#"option "min_containment""#.into(),
+                got: got.into(),
+                bound: Bound::Positive
+            }),
+            "{bad}"
+        );
         assert!(!e.is_protocol());
     }
     assert_eq!(
-        DedupError::OptionThreshold { key: "min_containment", got: r#""0.8""#.into() }.to_string(),
+        DedupError::Threshold(ThresholdError {
+            name: r#"option "min_containment""#.into(),
+            got: r#""0.8""#.into(),
+            bound: Bound::Positive
+        })
+        .to_string(),
         r#"option "min_containment" must be a number greater than 0 and at most 1, got "0.8""#
     );
     let e = parse(r#"{"min_containment": 0.8, "definition": "2"}"#).unwrap_err();

@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use crate::threshold::{self, Bound, ThresholdError};
+
 /// What the trigger does with a row that has a near-duplicate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
@@ -59,7 +61,7 @@ pub const SEGMENTS_SIGNATURE: &str = "2 or 3 arguments (segments_column, text_co
 pub const DEDUP_FP_SIGNATURE: &str = "3 or 4 arguments (fp_column, max_distance, action [, link_column])";
 
 /// Invalid trigger arguments.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum DedupError {
     /// Wrong number of arguments (how the trigger was declared): SQLSTATE 39P01. `got`
     /// counts the arguments before the options if `options`; `expected` is
@@ -73,11 +75,8 @@ pub enum DedupError {
     /// `max_distance` is not an integer in `0..=64`: 22023.
     MaxDistance(String),
     /// A threshold argument or option (`min_resemblance`, `min_similarity`,
-    /// `min_containment`: `name`) that is not a number in `(0, 1]`: 22023.
-    Threshold { name: &'static str, got: String },
-    /// An option threshold (`key`) that is not a JSON number in `(0, 1]`; `got` is its JSON
-    /// text: 22023.
-    OptionThreshold { key: &'static str, got: String },
+    /// `min_containment`) that is not a number in `(0, 1]` ([`crate::threshold`]): 22023.
+    Threshold(ThresholdError),
     /// Options that are not a JSON object, or not JSON (serde_json's message): 22023.
     BadOptions(String),
     /// An option key the trigger does not take: 22023. `expected` lists the ones it does.
@@ -123,12 +122,7 @@ impl fmt::Display for DedupError {
                 write!(f, "argument {position} looks like options (it begins with \"{{\"), but the options must be the last argument")
             }
             DedupError::MaxDistance(s) => write!(f, "max_distance must be an integer between 0 and 64, got \"{s}\""),
-            DedupError::Threshold { name, got } => {
-                write!(f, "{name} must be a number greater than 0 and at most 1, got \"{got}\"")
-            }
-            DedupError::OptionThreshold { key, got } => {
-                write!(f, "option \"{key}\" must be a number greater than 0 and at most 1, got {got}")
-            }
+            DedupError::Threshold(e) => e.fmt(f),
             DedupError::BadOptions(e) => write!(f, "invalid options: {e}"),
             DedupError::UnknownOption { key, expected } => {
                 write!(f, "unknown option \"{key}\": the options are {expected}")
@@ -206,12 +200,15 @@ pub fn parse_max_distance(s: &str) -> Result<u32, DedupError> {
 }
 
 /// Parses a threshold given as a trigger argument (`name` for messages): a number in
-/// `(0, 1]`. 0 is refused: every pair of texts would match.
+/// `(0, 1]` ([`Bound::Positive`]). 0 is refused: every pair of texts would match.
 pub fn parse_threshold(name: &'static str, s: &str) -> Result<f64, DedupError> {
-    match s.trim().parse::<f64>() {
-        Ok(t) if t > 0.0 && t <= 1.0 => Ok(t),
-        _ => Err(DedupError::Threshold { name, got: s.to_owned() }),
-    }
+    threshold::parse(s, Bound::Positive, name).map_err(DedupError::Threshold)
+}
+
+/// A trigger option's threshold (`key`, its JSON value `v`): a JSON number in `(0, 1]`.
+pub fn option_threshold(key: &'static str, v: &serde_json::Value) -> Result<f64, DedupError> {
+    let t = v.as_f64().unwrap_or(f64::NAN);
+    threshold::check(t, Bound::Positive, format!("option \"{key}\""), v).map_err(DedupError::Threshold)
 }
 
 /// Checks the arguments of `simhash_dedup_trigger`.

@@ -14,7 +14,7 @@ pub use args::{
     parse_update_args, Action, DedupArgs, DedupError, UpdateArgs, DEDUP_FP_SIGNATURE, DEDUP_SIGNATURE,
     SEGMENTS_SIGNATURE, UPDATE_SIGNATURE,
 };
-pub(crate) use args::{parse_action_and_link, split_options};
+pub(crate) use args::{option_threshold, parse_action_and_link, split_options};
 pub use keys::table_lock_key;
 pub(crate) use keys::{key_hash, sorted_keys};
 pub(crate) use query::KeyExprs;
