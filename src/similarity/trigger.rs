@@ -60,12 +60,12 @@ use simhash_core::similarity::Version;
 use simhash_core::trigger::QueryTarget;
 use simhash_core::{Definition, Options};
 
-use crate::segments::precheck::{gin_indexes, relation_name};
 use crate::text::text_datum_to_utf8;
 use crate::trigger::act::{act, unchecked};
 use crate::trigger::cache::Kind;
 use crate::trigger::check::{query_as_owner, Match};
 use crate::trigger::config::{bad_args, target, text_column, Config, Similarity};
+use crate::trigger::indexes::{gin_indexes, relation_name};
 use crate::trigger::lock::lock_similarity;
 use crate::trigger::{dedup_query, firing, value_of, Decision, Firing};
 

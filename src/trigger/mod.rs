@@ -52,6 +52,7 @@ pub(crate) mod cache;
 pub(crate) mod check;
 pub(crate) mod column;
 pub(crate) mod config;
+pub(crate) mod indexes;
 pub(crate) mod key;
 pub(crate) mod lock;
 

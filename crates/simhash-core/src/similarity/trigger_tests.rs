@@ -197,7 +197,7 @@ fn lock_keys() {
     assert!(similarity_lock_keys(1, 2, short, Version::M1, LockedKeys::Sample, true, tick).short);
     let t = similarity_table_lock_key(1, 2);
     assert!(!keys.contains(&t));
-    assert_ne!(t, crate::segments::trigger::segments_table_lock_key(1, 2));
+    assert_ne!(t, crate::trigger::table_lock_key(1, 2, 0xfe)); // the segments trigger's
     assert_ne!(t, crate::trigger::table_lock_key(1, 2, 3));
     assert_ne!(t, similarity_table_lock_key(1, 3));
 }
