@@ -42,25 +42,34 @@ macro_rules! function_info_v1 {
     };
 }
 
-/// A V1 C function `$name` (with its `PG_FUNCTION_INFO_V1` record `$finfo`) that runs
-/// `$body(fcinfo, $definition)`: the entry points that differ only in their default
-/// fingerprint definition. The 0.x C symbols keep definition 0, so that a database still
-/// at 0.3.0 computes 0.3.0's fingerprints with the 1.0 library; 1.0's SQL points at `_v1`s.
-macro_rules! with_definition {
-    ($(#[$doc:meta])* $finfo:ident, $name:ident => $body:path, $definition:expr) => {
+/// A V1 C function `$name` (with its `PG_FUNCTION_INFO_V1` record `$finfo`) that returns
+/// `$body(fcinfo, $args...)`: every entry point that differs from another only in the
+/// arguments it passes its body (a fingerprint definition, a measure, what decides).
+macro_rules! v1_function {
+    ($(#[$doc:meta])* $finfo:ident, $name:ident => $body:path, $($arg:expr),+) => {
         function_info_v1!($finfo);
         $(#[$doc])*
         #[unsafe(no_mangle)]
         #[pg_guard]
         pub unsafe extern "C-unwind" fn $name(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-            // SAFETY: the fmgr calls this with a valid fcinfo, and every CREATE FUNCTION
-            // naming this symbol (sql/*/*.sql, the 0.x install scripts) declares the
-            // arguments that `$body` requires.
-            unsafe { $body(fcinfo, $definition) }
+            // SAFETY: the fmgr (or GIN) calls this with a valid fcinfo, and every CREATE
+            // FUNCTION naming this symbol (sql/*/*.sql, the frozen install scripts) declares
+            // the arguments that `$body` reads.
+            unsafe { $body(fcinfo, $($arg),+) }
         }
     };
 }
 
+/// [`v1_function`] for the entry points that differ only in their default fingerprint
+/// definition. The 0.x C symbols keep definition 0, so that a database still at 0.3.0
+/// computes 0.3.0's fingerprints with the 1.0 library; 1.0's SQL points at `_v1`s.
+macro_rules! with_definition {
+    ($(#[$doc:meta])* $finfo:ident, $name:ident => $body:path, $definition:expr) => {
+        v1_function!($(#[$doc])* $finfo, $name => $body, $definition);
+    };
+}
+
+mod compat;
 mod decision;
 mod error;
 mod fingerprints;

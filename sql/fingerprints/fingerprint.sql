@@ -1,7 +1,7 @@
 -- Fingerprint functions (src/fingerprints/simhash.rs). Hand-written C-language declarations:
 -- their Rust bodies read the text datum in place and handle non-UTF8 server encodings.
 -- The `_v3` C symbols default to definition 3; the `_v2` and `_v1` symbols keep definitions 2
--- and 1 (the simhash_v2 and simhash_v1 functions, sql/fingerprints/definition2.sql and
+-- and 1 (the simhash_v2 and simhash_v1 functions, sql/compat/definition2.sql and
 -- definition1.sql, and databases not yet updated to 3.0.0 or 2.0.0), the 0.x symbols
 -- (`simhash_text`, `simhash_text_options`) definition 0.
 

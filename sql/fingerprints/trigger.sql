@@ -1,8 +1,8 @@
 -- Fingerprint insert triggers (src/fingerprints/trigger.rs, on src/trigger/; README.md, "Deduplicating on insert"): keep a fingerprint column current,
 -- and reject, skip or link near-duplicates as they are written. The `_v3` C symbols default to
--- definition 3 (the `_v2` and `_v1` symbols, definitions 2 and 1, are sql/fingerprints/definition2.sql's
+-- definition 3 (the `_v2` and `_v1` symbols, definitions 2 and 1, are sql/compat/definition2.sql's
 -- and definition1.sql's); the 0.x symbols (`simhash_update_trigger`, `simhash_dedup_trigger`) keep definition 0
--- for 0.x's functions, in a database not yet updated and as the `_v0` functions (sql/fingerprints/definition0.sql).
+-- for 0.x's functions, in a database not yet updated and as the `_v0` functions (sql/compat/definition0.sql).
 
 CREATE FUNCTION simhash_update_trigger() RETURNS trigger
     LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_update_trigger_v3';

@@ -46,7 +46,7 @@ unsafe fn result(fcinfo: pg_sys::FunctionCallInfo, fp: Option<i64>) -> pg_sys::D
 ///
 /// # Safety
 /// `fcinfo` must be the call info of a STRICT function with one text argument.
-unsafe fn simhash_doc(fcinfo: pg_sys::FunctionCallInfo, definition: Definition) -> pg_sys::Datum {
+pub(crate) unsafe fn simhash_doc(fcinfo: pg_sys::FunctionCallInfo, definition: Definition) -> pg_sys::Datum {
     let options = Options::new(definition, simhash_core::Tokenizer::Jieba, simhash_core::Weighting::Tfidf);
     // SAFETY: STRICT with one text argument (caller), so argument 0 is a non-NULL text.
     unsafe { result(fcinfo, simhash_of_text_datum(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0), &options)) }
@@ -56,7 +56,7 @@ unsafe fn simhash_doc(fcinfo: pg_sys::FunctionCallInfo, definition: Definition) 
 ///
 /// # Safety
 /// `fcinfo` must be the call info of a STRICT function with (text, jsonb) arguments.
-unsafe fn simhash_doc_options(fcinfo: pg_sys::FunctionCallInfo, definition: Definition) -> pg_sys::Datum {
+pub(crate) unsafe fn simhash_doc_options(fcinfo: pg_sys::FunctionCallInfo, definition: Definition) -> pg_sys::Datum {
     // SAFETY: STRICT with (text, jsonb) arguments (caller), so both are non-NULL datums of
     // those types. The options are parsed before the text is read.
     unsafe {
@@ -76,7 +76,10 @@ unsafe fn simhash_doc_options(fcinfo: pg_sys::FunctionCallInfo, definition: Defi
 ///
 /// # Safety
 /// `fcinfo` must be the call info of a STRICT function with (text, text) arguments.
-unsafe fn simhash_doc_options_text(fcinfo: pg_sys::FunctionCallInfo, definition: Definition) -> pg_sys::Datum {
+pub(crate) unsafe fn simhash_doc_options_text(
+    fcinfo: pg_sys::FunctionCallInfo,
+    definition: Definition,
+) -> pg_sys::Datum {
     // SAFETY: STRICT with (text, text) arguments (caller), so both are non-NULL text datums.
     // The options are parsed before the text is read.
     unsafe {
@@ -97,38 +100,6 @@ with_definition! {
 with_definition! {
     /// `simhash(doc text, options text) → bigint` since 3.0.0: definition 3 by default.
     pg_finfo_simhash_text_options_text_v3, simhash_text_options_text_v3 => simhash_doc_options_text, Definition::V3
-}
-with_definition! {
-    /// `simhash(doc text)` of 2.x, `simhash_v2(doc)` since 3.0.0: definition 2.
-    pg_finfo_simhash_text_v2, simhash_text_v2 => simhash_doc, Definition::V2
-}
-with_definition! {
-    /// `simhash(doc text, options jsonb)` of 2.x, `simhash_v2(doc, options)` since 3.0.0:
-    /// definition 2 by default.
-    pg_finfo_simhash_text_options_v2, simhash_text_options_v2 => simhash_doc_options, Definition::V2
-}
-with_definition! {
-    /// `simhash(doc text, options text)` of 2.2.0, `simhash_v2(doc, options text)` since
-    /// 3.0.0: definition 2 by default.
-    pg_finfo_simhash_text_options_text_v2, simhash_text_options_text_v2 => simhash_doc_options_text, Definition::V2
-}
-with_definition! {
-    /// `simhash(doc text)` of 1.x, `simhash_v1(doc)` since 2.0.0: definition 1.
-    pg_finfo_simhash_text_v1, simhash_text_v1 => simhash_doc, Definition::V1
-}
-with_definition! {
-    /// `simhash(doc text, options jsonb)` of 1.x, `simhash_v1(doc, options)` since 2.0.0:
-    /// definition 1 by default.
-    pg_finfo_simhash_text_options_v1, simhash_text_options_v1 => simhash_doc_options, Definition::V1
-}
-with_definition! {
-    /// `simhash(doc text)` of 0.1.0 to 0.3.0, `simhash_v0(doc)` since 1.0.0 (definition 0).
-    pg_finfo_simhash_text, simhash_text => simhash_doc, Definition::V0
-}
-with_definition! {
-    /// `simhash(doc text, options jsonb)` of 0.1.0 to 0.3.0, `simhash_v0(doc, options)`
-    /// since 1.0.0: definition 0 by default.
-    pg_finfo_simhash_text_options, simhash_text_options => simhash_doc_options, Definition::V0
 }
 
 /// Elements of a one-dimensional array datum, with their NULL flags.

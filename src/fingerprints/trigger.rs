@@ -101,7 +101,7 @@ pub(crate) unsafe fn config(
 ///
 /// # Safety
 /// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
-unsafe fn update_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
+pub(crate) unsafe fn update_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
     const F: &str = "simhash_update_trigger";
     // SAFETY: called by the fmgr with a valid fcinfo (caller); `fired` checks it is a
     // BEFORE ROW INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid
@@ -125,23 +125,6 @@ with_definition! {
     /// INSERT OR UPDATE ... FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fp', 'body'
     /// [, options])`: sets fp = simhash(body [, options]), NULL for NULL.
     pg_finfo_simhash_update_trigger_v3, simhash_update_trigger_v3 => update_trigger, Definition::V3
-}
-with_definition! {
-    /// `simhash_update_trigger()` of 2.x, `simhash_update_trigger_v2()` since 3.0.0
-    /// (definition 2 by default).
-    pg_finfo_simhash_update_trigger_v2, simhash_update_trigger_v2 => update_trigger, Definition::V2
-}
-with_definition! {
-    /// `simhash_update_trigger()` of 1.x, `simhash_update_trigger_v1()` since 2.0.0
-    /// (definition 1 by default), used as `BEFORE
-    /// INSERT OR UPDATE ... FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fp', 'body'
-    /// [, options])`: sets fp = simhash(body [, options]), NULL for NULL.
-    pg_finfo_simhash_update_trigger_v1, simhash_update_trigger_v1 => update_trigger, Definition::V1
-}
-with_definition! {
-    /// `simhash_update_trigger()` of 0.2.0 to 0.3.0, `simhash_update_trigger_v0()` since
-    /// 1.0.0: definition 0 by default.
-    pg_finfo_simhash_update_trigger, simhash_update_trigger => update_trigger, Definition::V0
 }
 
 /// The body of the `simhash_dedup_trigger` symbols and of `simhash_dedup_fp_trigger`
@@ -197,7 +180,7 @@ unsafe fn dedup_body(
 ///
 /// # Safety
 /// As [`dedup_body`].
-unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
+pub(crate) unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
     // SAFETY: forwarded from the caller.
     unsafe { dedup_body(fcinfo, default, false, Decision::Measure) }
 }
@@ -234,23 +217,6 @@ with_definition! {
 with_definition! {
     /// `simhash_dedup_trigger()` since 3.0.0 (definition 3 by default).
     pg_finfo_simhash_dedup_trigger_v3, simhash_dedup_trigger_v3 => dedup_trigger, Definition::V3
-}
-with_definition! {
-    /// `simhash_dedup_trigger()` of 2.x, `simhash_dedup_trigger_v2()` since 3.0.0
-    /// (definition 2 by default).
-    pg_finfo_simhash_dedup_trigger_v2, simhash_dedup_trigger_v2 => dedup_trigger, Definition::V2
-}
-with_definition! {
-    /// `simhash_dedup_trigger()` of 1.x, `simhash_dedup_trigger_v1()` since 2.0.0
-    /// (definition 1 by default), used as `BEFORE
-    /// INSERT OR UPDATE OF body ... FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger('fp',
-    /// 'body', '3', 'reject' [, options])`.
-    pg_finfo_simhash_dedup_trigger_v1, simhash_dedup_trigger_v1 => dedup_trigger, Definition::V1
-}
-with_definition! {
-    /// `simhash_dedup_trigger()` of 0.2.0 to 0.3.0, `simhash_dedup_trigger_v0()` since
-    /// 1.0.0: definition 0 by default.
-    pg_finfo_simhash_dedup_trigger, simhash_dedup_trigger => dedup_trigger, Definition::V0
 }
 
 /// The check query of `simhash_dedup_trigger` deciding by `decision`, for `func`.

@@ -20,7 +20,7 @@ use crate::trigger::{fired, replace};
 ///
 /// # Safety
 /// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
-unsafe fn segments_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
+pub(crate) unsafe fn segments_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
     const F: &str = "simhash_segments_trigger";
     // SAFETY: called by the fmgr with a valid fcinfo (caller); `fired` checks it is a BEFORE
     // ROW INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid for the call,
@@ -41,9 +41,4 @@ unsafe fn segments_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition
 with_definition! {
     /// `simhash_segments_trigger()` since 3.0.0: definition 3 by default.
     pg_finfo_simhash_segments_trigger_v3, simhash_segments_trigger_v3 => segments_trigger, Definition::V3
-}
-with_definition! {
-    /// `simhash_segments_trigger()` of 2.x, `simhash_segments_trigger_v2()` since 3.0.0:
-    /// definition 2 by default.
-    pg_finfo_simhash_segments_trigger, simhash_segments_trigger => segments_trigger, Definition::V2
 }

@@ -5,11 +5,11 @@
 //! Bulk pairs and clusters by resemblance: `pairs.rs`; why two texts resemble each other,
 //! `simhash_explain`: `explain.rs`.
 
-mod column_trigger;
+pub(crate) mod column_trigger;
 mod explain;
 mod pairs;
 pub(crate) mod precheck;
-mod trigger;
+pub(crate) mod trigger;
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::prelude::*;
@@ -109,7 +109,7 @@ pub(crate) fn options_within(mut value: serde_json::Value, default: Definition, 
 ///
 /// # Safety
 /// `fcinfo` must be the call info of a STRICT function with (text, jsonb) arguments.
-unsafe fn segments_body(fcinfo: pg_sys::FunctionCallInfo, definition: Definition) -> pg_sys::Datum {
+pub(crate) unsafe fn segments_body(fcinfo: pg_sys::FunctionCallInfo, definition: Definition) -> pg_sys::Datum {
     // SAFETY: STRICT with (text, jsonb) arguments (caller): both non-NULL datums of those
     // types. The options are parsed before the text is read.
     unsafe {
@@ -124,11 +124,6 @@ with_definition! {
     /// `simhash_segments(doc text, options jsonb DEFAULT '{}') → bigint[]` since 3.0.0:
     /// definition 3 (winnowed feature shingles) unless the options name another.
     pg_finfo_simhash_segments_v3, simhash_segments_v3 => segments_body, Definition::V3
-}
-with_definition! {
-    /// `simhash_segments(doc, options)` of 2.x, `simhash_segments_v2(doc, options)` since
-    /// 3.0.0: definition 2 (runs of sentences) unless the options name another.
-    pg_finfo_simhash_segments_v2, simhash_segments_v2 => segments_body, Definition::V2
 }
 
 /// The non-NULL elements of an array, as the core's u64 fingerprints.

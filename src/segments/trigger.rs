@@ -92,7 +92,7 @@ unsafe fn config(
 ///
 /// # Safety
 /// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
-unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
+pub(crate) unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
     // SAFETY: forwarded from the caller.
     unsafe { dedup_body(fcinfo, default, Decision::Measure) }
 }
@@ -168,13 +168,8 @@ function_info_v1!(pg_finfo_simhash_segments_dedup_trigger_d2);
 #[pg_guard]
 pub unsafe extern "C-unwind" fn simhash_segments_dedup_trigger_d2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
     // SAFETY: the fmgr calls it with a valid fcinfo, as the trigger function that
-    // sql/fingerprints/trigger.sql declares.
+    // sql/segments/trigger.sql declares.
     unsafe { dedup_body(fcinfo, Definition::V3, Decision::Passage) }
-}
-with_definition! {
-    /// `simhash_segments_dedup_trigger()` of 2.x, `simhash_segments_dedup_trigger_v2()` since
-    /// 3.0.0: definition 2 by default.
-    pg_finfo_simhash_segments_dedup_trigger, simhash_segments_dedup_trigger => dedup_trigger, Definition::V2
 }
 
 /// The body of both `simhash_segments_dedup_query(tbl regclass, VARIADIC trigger_args text[])
@@ -185,7 +180,7 @@ with_definition! {
 ///
 /// # Safety
 /// `fcinfo` must be that of a STRICT (regclass, text[]) function.
-unsafe fn dedup_query_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
+pub(crate) unsafe fn dedup_query_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition) -> pg_sys::Datum {
     // SAFETY: forwarded from the caller.
     unsafe { query_of(fcinfo, default, Decision::Measure) }
 }
@@ -218,13 +213,8 @@ function_info_v1!(pg_finfo_simhash_segments_dedup_query_d2);
 #[unsafe(no_mangle)]
 #[pg_guard]
 pub unsafe extern "C-unwind" fn simhash_segments_dedup_query_d2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of sql/fingerprints/trigger.sql.
+    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of sql/segments/trigger.sql.
     unsafe { query_of(fcinfo, Definition::V3, Decision::Passage) }
-}
-with_definition! {
-    /// `simhash_segments_dedup_query` of 2.x, `simhash_segments_dedup_query_v2` since 3.0.0:
-    /// the query of `simhash_segments_dedup_trigger_v2` (definition 2 by default).
-    pg_finfo_simhash_segments_dedup_query, simhash_segments_dedup_query => dedup_query_body, Definition::V2
 }
 
 pgrx::extension_sql_file!("../../sql/segments/trigger.sql", name = "segments_trigger", requires = ["trigger"]);

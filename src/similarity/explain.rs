@@ -15,7 +15,7 @@ const F: &str = "simhash_explain";
 
 /// UTF-8 bytes as a str (the SQL wrapper converted them with `convert_to(doc, 'UTF8')`; in a
 /// SQL_ASCII database the bytes are taken as UTF-8), else ERROR 22021.
-fn utf8(doc: &[u8]) -> &str {
+pub(crate) fn utf8(doc: &[u8]) -> &str {
     std::str::from_utf8(doc).unwrap_or_else(|e| {
         ereport!(
             ERROR,
@@ -23,29 +23,6 @@ fn utf8(doc: &[u8]) -> &str {
             format!("{F}: invalid byte sequence for encoding \"UTF8\" at byte {}", e.valid_up_to())
         );
     })
-}
-
-/// The rows of `simhash_explain_m1(a, b)`, measure 1 (4.0.0's symbol): each shingle as UTF-8
-/// (the SQL wrapper converts it to the server encoding).
-// pgrx reads the column names from the signature itself: no type alias can stand for them.
-#[allow(clippy::type_complexity)]
-#[pg_extern(name = "simhash_explain_shingles_utf8_m1", immutable, strict, parallel_safe)]
-fn simhash_explain_shingles_utf8(
-    a: &[u8],
-    b: &[u8],
-) -> TableIterator<
-    'static,
-    (
-        name!(shingle, Vec<u8>),
-        name!(in_a, bool),
-        name!(in_b, bool),
-        name!(similarity, f64),
-        name!(a_in_b, f64),
-        name!(b_in_a, f64),
-    ),
-> {
-    let (rows, s, ab, ba) = explain(utf8(a), utf8(b), Version::M1, &mut tick);
-    TableIterator::new(rows.into_iter().map(move |r| (r.text.into_bytes(), r.in_a, r.in_b, s, ab, ba)))
 }
 
 /// The rows of `simhash_explain(a, b)`, measure 2: each shingle and figure, its kind, as UTF-8.

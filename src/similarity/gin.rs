@@ -51,28 +51,12 @@ fn keys_of(text: &str, v: Version) -> Vec<i32> {
     index_keys(&sample(text, &p, &mut tick), &p)
 }
 
-/// A V1 function `$name` (and its record `$finfo`) calling `$body(fcinfo, $v)`, for one
-/// version of the measure.
-macro_rules! versioned {
-    ($(#[$doc:meta])* $finfo:ident, $name:ident => $body:ident($v:expr)) => {
-        function_info_v1!($finfo);
-        $(#[$doc])*
-        #[unsafe(no_mangle)]
-        #[pg_guard]
-        pub unsafe extern "C-unwind" fn $name(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-            // SAFETY: GIN (or the fmgr) calls it with the arguments the SQL declaration
-            // gives it (sql/similarity/gin.sql, m1.sql), as `$body` requires.
-            unsafe { $body(fcinfo, $v) }
-        }
-    };
-}
-
 /// `extractValue(text, internal nkeys, internal nullFlags) → internal`.
 ///
 /// # Safety
 /// GIN calls it with a non-NULL text item and a pointer to the key count; nullFlags may stay
 /// NULL (no key is NULL).
-unsafe fn extract_value(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys::Datum {
+pub(crate) unsafe fn extract_value(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys::Datum {
     // SAFETY: forwarded from the caller.
     unsafe {
         let text = text_arg(fcinfo, 0);
@@ -81,13 +65,9 @@ unsafe fn extract_value(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys:
     }
 }
 
-versioned!(
-    /// extractValue of `simhash_ops_m1` (4.x's symbol).
-    pg_finfo_simhash_gin_extract_value, simhash_gin_extract_value => extract_value(Version::M1)
-);
-versioned!(
+v1_function!(
     /// extractValue of `simhash_ops`.
-    pg_finfo_simhash_gin_extract_value_m2, simhash_gin_extract_value_m2 => extract_value(Version::M2)
+    pg_finfo_simhash_gin_extract_value_m2, simhash_gin_extract_value_m2 => extract_value, Version::M2
 );
 
 /// What consistent needs of a lookup, kept in `extra_data[0]`.
@@ -140,18 +120,14 @@ pub(super) unsafe fn extract_query_with(
 ///
 /// # Safety
 /// As [`extract_query_with`].
-unsafe fn extract_query(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys::Datum {
+pub(crate) unsafe fn extract_query(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys::Datum {
     // SAFETY: forwarded from the caller.
     unsafe { extract_query_with(fcinfo, |q| lookup(&q.text, v, q.measure, q.threshold, &mut tick)) }
 }
 
-versioned!(
-    /// extractQuery of `simhash_ops_m1` (4.x's symbol).
-    pg_finfo_simhash_gin_extract_query, simhash_gin_extract_query => extract_query(Version::M1)
-);
-versioned!(
+v1_function!(
     /// extractQuery of `simhash_ops`.
-    pg_finfo_simhash_gin_extract_query_m2, simhash_gin_extract_query_m2 => extract_query(Version::M2)
+    pg_finfo_simhash_gin_extract_query_m2, simhash_gin_extract_query_m2 => extract_query, Version::M2
 );
 
 /// The keys a row must have, from consistent's `extra_data`; 0 when the lookup has no key
@@ -212,16 +188,12 @@ pub unsafe extern "C-unwind" fn simhash_gin_triconsistent(fcinfo: pg_sys::Functi
 ///
 /// # Safety
 /// `fcinfo` must be that of a STRICT (text) function.
-unsafe fn keys(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys::Datum {
+pub(crate) unsafe fn keys(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys::Datum {
     // SAFETY: forwarded from the caller.
     unsafe { keys_of(&text_arg(fcinfo, 0), v).into_datum().expect("an array datum") }
 }
 
-versioned!(
-    /// `simhash_keys_m1(doc)` (4.x's `simhash_keys` symbol): what a `simhash_ops_m1` index holds.
-    pg_finfo_simhash_keys, simhash_keys => keys(Version::M1)
-);
-versioned!(
+v1_function!(
     /// `simhash_keys(doc)`: what a `simhash_ops` index holds.
-    pg_finfo_simhash_keys_m2, simhash_keys_m2 => keys(Version::M2)
+    pg_finfo_simhash_keys_m2, simhash_keys_m2 => keys, Version::M2
 );

@@ -160,31 +160,14 @@ pub(crate) fn decide_texts(
         .at_least(streamed, &mut tick)
 }
 
-/// A V1 C function `$name` (with its `PG_FUNCTION_INFO_V1` record `$finfo`) returning
-/// `$body(fcinfo, $args...)`.
-macro_rules! v1 {
-    ($(#[$doc:meta])* $finfo:ident, $name:ident => $body:ident($($arg:expr),*)) => {
-        function_info_v1!($finfo);
-        $(#[$doc])*
-        #[unsafe(no_mangle)]
-        #[pg_guard]
-        pub unsafe extern "C-unwind" fn $name(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-            // SAFETY: the fmgr calls this with a valid fcinfo, and the CREATE FUNCTION naming
-            // this symbol (sql/similarity/similarity.sql) declares it STRICT with the
-            // arguments its body reads.
-            unsafe { $body(fcinfo, $($arg),*) }
-        }
-    };
-}
-
 /// [`value`] as a datum.
-unsafe fn value_datum(fcinfo: pg_sys::FunctionCallInfo, v: Version, measure: Measure) -> pg_sys::Datum {
+pub(crate) unsafe fn value_datum(fcinfo: pg_sys::FunctionCallInfo, v: Version, measure: Measure) -> pg_sys::Datum {
     // SAFETY: forwarded from the caller.
     unsafe { value(fcinfo, v, measure).into_datum().expect("a float8 datum") }
 }
 
 /// [`decide`] as a datum.
-unsafe fn decide_datum(
+pub(crate) unsafe fn decide_datum(
     fcinfo: pg_sys::FunctionCallInfo,
     v: Version,
     measure: Measure,
@@ -195,43 +178,14 @@ unsafe fn decide_datum(
     unsafe { decide(fcinfo, v, measure, strict, func).into() }
 }
 
-/// The six functions of a version of the measure (`$v`): `simhash_similarity`,
-/// `simhash_containment` and their four predicates, each's symbol suffixed with the version.
-macro_rules! measure_functions {
-    ($v:expr, $($finfo:ident, $name:ident => $body:ident($($arg:expr),*);)*) => {
-        $(v1!(
-            /// A function of one version of the measure (the macro's docs).
-            $finfo, $name => $body($v, $($arg),*)
-        );)*
-    };
-}
-
-measure_functions!(
-    Version::M1,
-    pg_finfo_simhash_similarity_m1, simhash_similarity_m1 => value_datum(Measure::Similarity);
-    pg_finfo_simhash_containment_m1, simhash_containment_m1 => value_datum(Measure::QueryInRow);
-    pg_finfo_simhash_similarity_at_least_m1,
-    simhash_similarity_at_least_m1 => decide_datum(Measure::Similarity, false, "simhash_similarity_m1");
-    pg_finfo_simhash_similarity_above_m1,
-    simhash_similarity_above_m1 => decide_datum(Measure::Similarity, true, "simhash_similarity_m1");
-    pg_finfo_simhash_containment_at_least_m1,
-    simhash_containment_at_least_m1 => decide_datum(Measure::QueryInRow, false, "simhash_containment_m1");
-    pg_finfo_simhash_containment_above_m1,
-    simhash_containment_above_m1 => decide_datum(Measure::QueryInRow, true, "simhash_containment_m1");
-);
-measure_functions!(
-    Version::M2,
-    pg_finfo_simhash_similarity_m2, simhash_similarity_m2 => value_datum(Measure::Similarity);
-    pg_finfo_simhash_containment_m2, simhash_containment_m2 => value_datum(Measure::QueryInRow);
-    pg_finfo_simhash_similarity_at_least_m2,
-    simhash_similarity_at_least_m2 => decide_datum(Measure::Similarity, false, "simhash_similarity");
-    pg_finfo_simhash_similarity_above_m2,
-    simhash_similarity_above_m2 => decide_datum(Measure::Similarity, true, "simhash_similarity");
-    pg_finfo_simhash_containment_at_least_m2,
-    simhash_containment_at_least_m2 => decide_datum(Measure::QueryInRow, false, "simhash_containment");
-    pg_finfo_simhash_containment_above_m2,
-    simhash_containment_above_m2 => decide_datum(Measure::QueryInRow, true, "simhash_containment");
-);
+// The six functions of measure 2: `simhash_similarity`, `simhash_containment` and their
+// four predicates (measure 1's are in compat/m1.rs).
+v1_function!(pg_finfo_simhash_similarity_m2, simhash_similarity_m2 => value_datum, Version::M2, Measure::Similarity);
+v1_function!(pg_finfo_simhash_containment_m2, simhash_containment_m2 => value_datum, Version::M2, Measure::QueryInRow);
+v1_function!(pg_finfo_simhash_similarity_at_least_m2, simhash_similarity_at_least_m2 => decide_datum, Version::M2, Measure::Similarity, false, "simhash_similarity");
+v1_function!(pg_finfo_simhash_similarity_above_m2, simhash_similarity_above_m2 => decide_datum, Version::M2, Measure::Similarity, true, "simhash_similarity");
+v1_function!(pg_finfo_simhash_containment_at_least_m2, simhash_containment_at_least_m2 => decide_datum, Version::M2, Measure::QueryInRow, false, "simhash_containment");
+v1_function!(pg_finfo_simhash_containment_above_m2, simhash_containment_above_m2 => decide_datum, Version::M2, Measure::QueryInRow, true, "simhash_containment");
 
 /// Argument `i` of a call as a float8: a float8 (or `simhash_score`) datum, or a numeric one.
 ///
@@ -271,35 +225,35 @@ unsafe fn compare(
     }
 }
 
-v1!(
+v1_function!(
     /// `simhash_score >= float8 | simhash_score`.
-    pg_finfo_simhash_score_ge, simhash_score_ge => compare(false, true, |c| c >= 0)
+    pg_finfo_simhash_score_ge, simhash_score_ge => compare, false, true, |c| c >= 0
 );
-v1!(
+v1_function!(
     /// `simhash_score > float8 | simhash_score`.
-    pg_finfo_simhash_score_gt, simhash_score_gt => compare(false, true, |c| c > 0)
+    pg_finfo_simhash_score_gt, simhash_score_gt => compare, false, true, |c| c > 0
 );
-v1!(
+v1_function!(
     /// `simhash_score >= numeric`.
-    pg_finfo_simhash_score_ge_numeric, simhash_score_ge_numeric => compare(true, true, |c| c >= 0)
+    pg_finfo_simhash_score_ge_numeric, simhash_score_ge_numeric => compare, true, true, |c| c >= 0
 );
-v1!(
+v1_function!(
     /// `simhash_score > numeric`.
-    pg_finfo_simhash_score_gt_numeric, simhash_score_gt_numeric => compare(true, true, |c| c > 0)
+    pg_finfo_simhash_score_gt_numeric, simhash_score_gt_numeric => compare, true, true, |c| c > 0
 );
-v1!(
+v1_function!(
     /// `float8 | simhash_score <= simhash_score`.
-    pg_finfo_simhash_score_le, simhash_score_le => compare(false, false, |c| c <= 0)
+    pg_finfo_simhash_score_le, simhash_score_le => compare, false, false, |c| c <= 0
 );
-v1!(
+v1_function!(
     /// `float8 | simhash_score < simhash_score`.
-    pg_finfo_simhash_score_lt, simhash_score_lt => compare(false, false, |c| c < 0)
+    pg_finfo_simhash_score_lt, simhash_score_lt => compare, false, false, |c| c < 0
 );
-v1!(
+v1_function!(
     /// `numeric <= simhash_score`.
-    pg_finfo_simhash_score_le_numeric, simhash_score_le_numeric => compare(true, false, |c| c <= 0)
+    pg_finfo_simhash_score_le_numeric, simhash_score_le_numeric => compare, true, false, |c| c <= 0
 );
-v1!(
+v1_function!(
     /// `numeric < simhash_score`.
-    pg_finfo_simhash_score_lt_numeric, simhash_score_lt_numeric => compare(true, false, |c| c < 0)
+    pg_finfo_simhash_score_lt_numeric, simhash_score_lt_numeric => compare, true, false, |c| c < 0
 );

@@ -14,14 +14,14 @@
 //!   and a predicate into a GIN index condition.
 
 mod band_gin;
-mod explain;
-mod gin;
-mod measure;
-mod pairs;
-mod query;
-mod shard;
+pub(crate) mod explain;
+pub(crate) mod gin;
+pub(crate) mod measure;
+pub(crate) mod pairs;
+pub(crate) mod query;
+pub(crate) mod shard;
 mod support;
-mod trigger;
+pub(crate) mod trigger;
 
 pub(crate) use pairs::register_gucs;
 pub(crate) use support::{band_opfamily, match_operator, sql_suffix};
@@ -52,8 +52,3 @@ pub(crate) fn check_threshold(threshold: f64, func: &str) -> f64 {
 
 pgrx::extension_sql_file!("../../sql/similarity/similarity.sql", name = "similarity");
 pgrx::extension_sql_file!("../../sql/similarity/gin.sql", name = "similarity_gin", requires = ["similarity"]);
-pgrx::extension_sql_file!(
-    "../../sql/similarity/m1.sql",
-    name = "similarity_m1",
-    requires = ["similarity_gin", "similarity_pairs", "similarity_explain"]
-);

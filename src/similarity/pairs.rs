@@ -154,7 +154,7 @@ type PairRow = (i64, i64, f64);
 /// Every pair of rows of `query` with similarity ≥ `min_similarity` under version `v`, once,
 /// `id1 < id2`, with its similarity, in no particular order; with `decide`, only the pairs
 /// the dedup decision calls the same passage.
-fn pairs(
+pub(crate) fn pairs(
     query: &str,
     min_similarity: f64,
     v: Version,
@@ -168,16 +168,6 @@ fn pairs(
         let p = run.next_pair(&mut progress)?;
         Some((p.id1, p.id2, p.similarity))
     }))
-}
-
-/// `simhash_similarity_pairs_m1`'s rows (measure 1; 4.0.0's symbol). Value per call, called
-/// through the SQL function (sql/similarity/m1.sql) in a select list, so LIMIT stops it early.
-#[pg_extern(name = "simhash_similarity_pairs_stream_m1", volatile, parallel_unsafe)]
-fn simhash_similarity_pairs(
-    query: &str,
-    min_similarity: f64,
-) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(similarity, f64))> {
-    pairs(query, min_similarity, Version::M1, false, "simhash_similarity_pairs_m1")
 }
 
 /// `simhash_similarity_pairs_d1`'s rows (measure 2, the measure alone: 5.x's
@@ -203,19 +193,15 @@ fn simhash_similarity_pairs_d2(
 /// Connected components of the pairs of `simhash_similarity_pairs` under version `v` (the
 /// measure alone): `(id, cluster_id)` for every row in at least one pair, `cluster_id` the
 /// component's smallest id, sorted.
-fn clusters(query: &str, min_similarity: f64, v: Version, func: &'static str) -> TableIterator<'static, (i64, i64)> {
+pub(crate) fn clusters(
+    query: &str,
+    min_similarity: f64,
+    v: Version,
+    func: &'static str,
+) -> TableIterator<'static, (i64, i64)> {
     let theta = check_threshold(min_similarity, func);
     let (run, mut progress) = start_run(func, query, theta, v, false);
     TableIterator::new(bulk::clusters(run, &mut progress))
-}
-
-/// `simhash_similarity_clusters_m1` (measure 1; 4.0.0's symbol).
-#[pg_extern(name = "simhash_similarity_clusters_m1", volatile, parallel_unsafe)]
-fn simhash_similarity_clusters(
-    query: &str,
-    min_similarity: f64,
-) -> TableIterator<'static, (name!(id, i64), name!(cluster_id, i64))> {
-    clusters(query, min_similarity, Version::M1, "simhash_similarity_clusters_m1")
 }
 
 /// `simhash_similarity_clusters_d1` (measure 2, the measure alone: 5.x's

@@ -90,7 +90,7 @@ impl Query<'_> {
 ///
 /// # Safety
 /// `fcinfo` must be that of a STRICT (text, simhash_query) function.
-unsafe fn query_match(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys::Datum {
+pub(crate) unsafe fn query_match(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys::Datum {
     // SAFETY: forwarded from the caller.
     unsafe {
         let Some(q) = Query::from_datum(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 1)) else {
@@ -99,15 +99,6 @@ unsafe fn query_match(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys::D
         let row = text_arg(fcinfo, 0);
         q.matches(Cache::of(fcinfo, v), &row).into()
     }
-}
-
-function_info_v1!(pg_finfo_simhash_query_match);
-/// `row text @% q simhash_query_m1 → bool` (STRICT), measure 1 (4.x's symbol).
-#[unsafe(no_mangle)]
-#[pg_guard]
-pub unsafe extern "C-unwind" fn simhash_query_match(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: declared STRICT (text, simhash_query_m1) in sql/similarity/m1.sql.
-    unsafe { query_match(fcinfo, Version::M1) }
 }
 
 function_info_v1!(pg_finfo_simhash_query_match_m2);

@@ -34,16 +34,9 @@ fn simhash_similarity_key_owner(key: i32, shards: i32) -> i32 {
 }
 
 /// The shards a copy of `body` goes to under version `v`, ascending and distinct.
-fn owners(body: &str, shards: i32, v: Version, func: &str) -> Vec<i32> {
+pub(crate) fn owners(body: &str, shards: i32, v: Version, func: &str) -> Vec<i32> {
     let s = checked_shards(func, shards);
     text_owners(body, v, s, &mut tick).into_iter().map(|o| o as i32).collect()
-}
-
-/// The shards a copy of `body` goes to under measure 1 (4.0.0's symbol): the owners of its
-/// `simhash_ops_m1` index keys, or every shard for a text of fewer than 48 shingles.
-#[pg_extern(name = "simhash_similarity_owners_m1", immutable, strict, parallel_safe)]
-fn simhash_similarity_owners(body: &str, shards: i32) -> Vec<i32> {
-    owners(body, shards, Version::M1, "simhash_similarity_owners_m1")
 }
 
 /// The shards a copy of `body` goes to: the owners of its `simhash_ops` index keys, or every
@@ -58,7 +51,7 @@ fn simhash_similarity_owners_m2(body: &str, shards: i32) -> Vec<i32> {
 /// sketches it owns. Run on every shard over the copies it holds, the union has every pair
 /// once. Streamed like `simhash_similarity_pairs` (called through
 /// `simhash_similarity_owned_pairs_m1`, sql/similarity/shard.sql).
-fn owned_pairs(
+pub(crate) fn owned_pairs(
     query: &str,
     min_similarity: f64,
     shard: i32,
@@ -78,17 +71,6 @@ fn owned_pairs(
         let p = pairs.next_pair(&mut progress)?;
         Some((p.id1, p.id2, p.similarity))
     }))
-}
-
-/// `simhash_similarity_owned_pairs_m1`'s rows (measure 1; 4.0.0's symbol).
-#[pg_extern(name = "simhash_similarity_owned_pairs_stream_m1", volatile, parallel_unsafe)]
-fn simhash_similarity_owned_pairs(
-    query: &str,
-    min_similarity: f64,
-    shard: i32,
-    shards: i32,
-) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(similarity, f64))> {
-    owned_pairs(query, min_similarity, shard, shards, Version::M1, "simhash_similarity_owned_pairs_m1")
 }
 
 /// The shards whose band keys shard `shard` of `shards` reads in a bulk run

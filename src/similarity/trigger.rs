@@ -206,7 +206,7 @@ fn what(m: &Match<Vec<f64>>, s: &Similarity) -> String {
 ///
 /// # Safety
 /// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
-unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, v: Version, decision: Decision) -> pg_sys::Datum {
+pub(crate) unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, v: Version, decision: Decision) -> pg_sys::Datum {
     let f = trigger_name(v, decision);
     // SAFETY: called by the fmgr with a valid fcinfo (caller); `firing` checks it is a BEFORE
     // ROW INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid for the call;
@@ -261,7 +261,12 @@ unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, v: Version, decision: 
 ///
 /// # Safety
 /// `fcinfo` must be that of a STRICT (regclass, text[]) function.
-unsafe fn query(fcinfo: pg_sys::FunctionCallInfo, v: Version, decision: Decision, func: &str) -> pg_sys::Datum {
+pub(crate) unsafe fn query(
+    fcinfo: pg_sys::FunctionCallInfo,
+    v: Version,
+    decision: Decision,
+    func: &str,
+) -> pg_sys::Datum {
     // SAFETY: forwarded from the caller.
     unsafe {
         dedup_query(fcinfo, |rel, args, ext_schema| {
@@ -276,17 +281,6 @@ unsafe fn query(fcinfo: pg_sys::FunctionCallInfo, v: Version, decision: Decision
     }
 }
 
-function_info_v1!(pg_finfo_simhash_similarity_dedup_trigger_m1);
-/// `simhash_similarity_dedup_trigger_m1()`: measure 1's trigger (4.x's
-/// `simhash_similarity_dedup_trigger`).
-#[unsafe(no_mangle)]
-#[pg_guard]
-pub unsafe extern "C-unwind" fn simhash_similarity_dedup_trigger_m1(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: the fmgr calls it with a valid fcinfo, as the trigger function that
-    // sql/fingerprints/trigger.sql declares.
-    unsafe { dedup_trigger(fcinfo, Version::M1, Decision::Measure) }
-}
-
 function_info_v1!(pg_finfo_simhash_similarity_dedup_trigger_m2);
 /// `simhash_similarity_dedup_trigger_d1()` (5.x's `simhash_similarity_dedup_trigger`): the
 /// most similar candidate is the duplicate.
@@ -294,7 +288,7 @@ function_info_v1!(pg_finfo_simhash_similarity_dedup_trigger_m2);
 #[pg_guard]
 pub unsafe extern "C-unwind" fn simhash_similarity_dedup_trigger_m2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
     // SAFETY: the fmgr calls it with a valid fcinfo, as the trigger function that
-    // sql/fingerprints/trigger.sql declares.
+    // sql/similarity/trigger.sql declares.
     unsafe { dedup_trigger(fcinfo, Version::M2, Decision::Measure) }
 }
 
@@ -307,18 +301,8 @@ function_info_v1!(pg_finfo_simhash_similarity_dedup_trigger_d2);
 #[pg_guard]
 pub unsafe extern "C-unwind" fn simhash_similarity_dedup_trigger_d2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
     // SAFETY: the fmgr calls it with a valid fcinfo, as the trigger function that
-    // sql/fingerprints/trigger.sql declares.
+    // sql/similarity/trigger.sql declares.
     unsafe { dedup_trigger(fcinfo, Version::M2, Decision::Passage) }
-}
-
-function_info_v1!(pg_finfo_simhash_similarity_dedup_query_m1);
-/// `simhash_similarity_dedup_query_m1(tbl, VARIADIC trigger_args)`: measure 1's (4.x's symbol).
-#[unsafe(no_mangle)]
-#[pg_guard]
-pub unsafe extern "C-unwind" fn simhash_similarity_dedup_query_m1(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of
-    // sql/fingerprints/trigger.sql.
-    unsafe { query(fcinfo, Version::M1, Decision::Measure, "simhash_similarity_dedup_query_m1") }
 }
 
 function_info_v1!(pg_finfo_simhash_similarity_dedup_query_m2);
@@ -331,7 +315,7 @@ function_info_v1!(pg_finfo_simhash_similarity_dedup_query_m2);
 #[pg_guard]
 pub unsafe extern "C-unwind" fn simhash_similarity_dedup_query_m2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
     // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of
-    // sql/fingerprints/trigger.sql.
+    // sql/similarity/trigger.sql.
     unsafe { query(fcinfo, Version::M2, Decision::Measure, "simhash_similarity_dedup_query_d1") }
 }
 
@@ -343,7 +327,7 @@ function_info_v1!(pg_finfo_simhash_similarity_dedup_query_d2);
 #[pg_guard]
 pub unsafe extern "C-unwind" fn simhash_similarity_dedup_query_d2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
     // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of
-    // sql/fingerprints/trigger.sql.
+    // sql/similarity/trigger.sql.
     unsafe { query(fcinfo, Version::M2, Decision::Passage, "simhash_similarity_dedup_query") }
 }
 

@@ -14,7 +14,7 @@
 //! when the options name none, as in fingerprint/simhash.rs: `simhash_update_trigger` and
 //! `simhash_dedup_trigger` (definition 0), the symbols of 0.x's functions, which a
 //! database at 0.3.0 calls until `ALTER EXTENSION simhash UPDATE` and 1.0.0 keeps as
-//! `simhash_update_trigger_v0()` / `simhash_dedup_trigger_v0()` (sql/fingerprints/definition0.sql), so
+//! `simhash_update_trigger_v0()` / `simhash_dedup_trigger_v0()` (sql/compat/definition0.sql), so
 //! triggers created under 0.x keep definition 0; and their `_v1`, `_v2` and `_v3` twins
 //! (definitions 1, 2 and 3), declared by the trigger.sql of 1.0.0, 2.0.0 and 3.0.0, each
 //! kept by the next major as the `_vN` functions. A text the definition gives no fingerprint

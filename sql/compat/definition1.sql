@@ -1,4 +1,4 @@
--- Definition 1 (1.0.0 to 1.1.0), kept reachable (src/fingerprints/definition1.rs; docs/fingerprint.md,
+-- Definition 1 (1.0.0 to 1.1.0), kept reachable (src/compat/definitions.rs; docs/fingerprint.md,
 -- "Upgrading from 1.x to 2.0"). These are 1.x's functions under new names: `ALTER EXTENSION simhash
 -- UPDATE` renames the 1.x objects to these (keeping their OIDs), so every generated column, index,
 -- view and trigger created under 1.x goes on computing definition 1, and a fresh 2.0.0 install has

@@ -1,4 +1,4 @@
--- Definition 2 (2.0.0 to 2.2.0), kept reachable (src/fingerprints/definition2.rs; docs/fingerprint.md,
+-- Definition 2 (2.0.0 to 2.2.0), kept reachable (src/compat/definitions.rs; docs/fingerprint.md,
 -- "Upgrading from 2.x to 3.0"). These are 2.x's functions under new names: `ALTER EXTENSION simhash
 -- UPDATE` renames the 2.x objects to these (keeping their OIDs), so every generated column, index,
 -- view and trigger created under 2.x goes on computing definition 2, its fingerprints and its

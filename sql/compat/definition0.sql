@@ -1,4 +1,4 @@
--- Definition 0 (0.1.0 to 0.3.0), kept reachable (src/fingerprints/definition0.rs; docs/fingerprint.md,
+-- Definition 0 (0.1.0 to 0.3.0), kept reachable (src/compat/definitions.rs; docs/fingerprint.md,
 -- "Upgrading from 0.x to 1.0"). These are the 0.x functions under new names: `ALTER EXTENSION simhash UPDATE`
 -- renames the 0.x objects to these (keeping their OIDs), so every generated column, index,
 -- view and trigger created under 0.x goes on computing definition 0, and a fresh 1.0.0
