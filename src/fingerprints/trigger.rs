@@ -7,7 +7,7 @@
 
 use pgrx::pg_sys;
 use pgrx::prelude::*;
-use simhash_core::fingerprints::trigger::CheckQuery;
+use simhash_core::fingerprints::trigger::{self as fp_trigger, CheckQuery};
 use simhash_core::trigger::{self as dedup, QueryTarget};
 use simhash_core::{Definition, Options};
 
@@ -56,7 +56,7 @@ pub(crate) unsafe fn config(
     fp_only: bool,
     decision: Decision,
 ) -> Config {
-    let parse = if fp_only { dedup::parse_fp_args } else { dedup::parse_args };
+    let parse = if fp_only { fp_trigger::parse_fp_args } else { fp_trigger::parse_args };
     let parsed = parse(args).unwrap_or_else(|e| bad_args(e, func));
     let options = options(parsed.options.as_deref(), default, func);
     // SAFETY: `rel` is open (caller); catalog lookups run inside a transaction. The primary

@@ -10,8 +10,7 @@ mod keys;
 mod query;
 
 pub use args::{
-    is_options, parse_action, parse_args, parse_fp_args, parse_max_distance, parse_segments_args, parse_threshold,
-    parse_update_args, Action, DedupArgs, DedupError, UpdateArgs, DEDUP_FP_SIGNATURE, DEDUP_SIGNATURE,
+    is_options, parse_action, parse_segments_args, parse_threshold, parse_update_args, Action, DedupError, UpdateArgs,
     SEGMENTS_SIGNATURE, UPDATE_SIGNATURE,
 };
 pub(crate) use args::{option_threshold, parse_action_and_link, split_options};
