@@ -3,7 +3,7 @@
 # bench and quality. 15 is this Debian 12 host's own; 17 (Debian trixie) and 18 (sid) run in
 # a Debian root under target/pgNN/root, made on first use (tests/harness/root.sh, ~1 minute).
 #   make test     every test suite, then cargo fmt --check and clippy; non-zero exit on any failure
-#                 T="search crash": only those (pg_regress files, tests/integration scripts,
+#                 T="fingerprints/search crash": only those (pg_regress files, tests/integration scripts,
 #                 or core, fmt, clippy); an unknown name lists the valid ones
 #   make demo     throwaway cluster + People's Daily corpus: exact similarity search, dedup, pairs
 #                 and fingerprints, in plain SQL

@@ -5,7 +5,7 @@
 #   regress_db_create         the regression database simhash_regress: the extension, a `corpus`
 #                             table of real news paragraphs, and regress_try.sql's helpers
 #                             (regress_try(sql), the error; regress_plan(sql), the plan)
-#   regress_tests             the pg_regress test names, one a line
+#   regress_tests             the pg_regress test names, one a line (`fingerprints/search`)
 #   regress_run OUTDIR [NAME...]  pg_regress over the named tests (default: all) into OUTDIR;
 #                             shows the diffs' head on failure; with SIMHASH_STEP_TIMES (lib.sh,
 #                             step), appends each file's time to it as "regress: NAME"
@@ -18,13 +18,17 @@ regress_db_create() {
         -f "$root/tests/harness/regress_try.sql"
 }
 
-regress_tests() { names_in "$root/tests/pg_regress/sql" sql; }
+# Names relative to sql/, a measure's folder included (`similarity/dedup`), sorted.
+regress_tests() { (cd "$root/tests/pg_regress/sql" && find . -name '*.sql' | sed 's|^\./||; s|\.sql$||' | sort); }
 
 regress_run() { # OUTDIR [NAME...]
     local rc=0 out=$1
     shift
     [ $# -gt 0 ] || set -- $(regress_tests)
     mkdir -p "$out"
+    # pg_regress writes results/NAME.out and makes no folder for a NAME with one.
+    local name
+    for name in "$@"; do mkdir -p "$out/results/$(dirname "$name")"; done
     # The major's own pg_regress and psql (in its root for 17 and 18: tests/harness/major.sh).
     in_sysroot "/usr/lib/postgresql/$pg_major/lib/pgxs/src/test/regress/pg_regress" \
         --use-existing --dbname=simhash_regress --bindir="$sys_bin" \

@@ -14,8 +14,8 @@
 # leaves to 15. Each step's time goes to target/ci/steps.tsv (.ci/run prints the slowest).
 # Ends with one line "N passed, N failed".
 #
-#   run_tests.sh [NAME...]   only the named tests (`make test T="search crash"`): a
-#                            regression file (tests/pg_regress/sql/NAME.sql, all named ones
+#   run_tests.sh [NAME...]   only the named tests (`make test T="fingerprints/search crash"`): a
+#                            regression file (tests/pg_regress/sql/NAME.sql, NAME such as fingerprints/search, all named ones
 #                            in one pg_regress run on the same regression database), an
 #                            integration script (tests/integration/NAME.sh), or one of the
 #                            steps core, fmt, clippy, imports, pg16. An unknown name lists the

@@ -91,7 +91,7 @@ SQL
          -c "CREATE INDEX docs_expr ON docs (simhash(body))" \
          -c "CREATE VIEW docs_v AS SELECT id, simhash(body, '{}'::jsonb) AS fp FROM docs"
     # The 1.0 library under 0.x's SQL (before the update): still definition 0, 0.3.0's
-    # golden value (tests/pg_regress/expected/fingerprint.out).
+    # golden value (tests/pg_regress/expected/fingerprints/fingerprint.out).
     local fp
     fp=$(psql -d "$1" -At -c "SELECT simhash('迈向充满希望的新世纪——一九九八年新年讲话（附图片１张）')")
     if [ "$fp" != -3610455768483434172 ]; then

@@ -136,8 +136,9 @@ upgrade() {
 # here the question is whether the package's files work (its one install script, its library),
 # which the other files, one or more per concept, answer.
 installcheck_tests() {
-    regress_tests | grep -vx -e segment_pairs -e search -e pairs -e similarity -e similarity_figures \
-        -e similarity_m1 -e similarity_pairs -e similarity_band -e nearest -e trigger
+    regress_tests | grep -vx -e segments/pairs -e fingerprints/search -e fingerprints/pairs -e similarity/similarity \
+        -e similarity/figures -e compat/m1 -e similarity/pairs -e similarity/band -e fingerprints/nearest \
+        -e fingerprints/trigger
 }
 installcheck() {
     regress_db_create || return 1
