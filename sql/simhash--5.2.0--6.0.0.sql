@@ -171,3 +171,235 @@ ALTER DOMAIN simhash_score ADD CONSTRAINT simhash_score_range CHECK (VALUE >= 0 
 -- simhash_duplicates(query, NULL) resolves to the batch/corpus form: its stream now takes NULL
 -- and says so (22004) instead of returning no row (issue 49).
 ALTER FUNCTION simhash_duplicates_stream(text, text, integer) CALLED ON NULL INPUT;
+
+-- One sharding skeleton (issue 48): the shard plumbing is new functions (sql/shard/shard.sql),
+-- which fingerprints' shard functions now fill in (sql/fingerprints/shard.sql); what they
+-- return, raise and lock is unchanged.
+
+CREATE FUNCTION simhash_shard_insert(key_table regclass, key_column name, id bigint, val anyelement, owners int[])
+    RETURNS TABLE(twin bigint, twin_value anyelement)
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    ins text := format('INSERT INTO %s (shard, id, %I) VALUES ($1, $2, $3) RETURNING dup_of', key_table, key_column);
+    get text := format('SELECT %I FROM %s WHERE shard = $1 AND id = $2', key_column, key_table);
+    o int;
+    dup bigint;
+    seen bigint[] := '{}';
+BEGIN
+    FOREACH o IN ARRAY owners LOOP
+        EXECUTE ins INTO dup USING o, id, val;
+        CONTINUE WHEN dup IS NULL OR dup = ANY (seen);
+        seen := seen || dup;
+        -- The shard saw the twin in this transaction's snapshot: its key row is readable here.
+        twin := dup;
+        EXECUTE get INTO twin_value USING o, dup;
+        RETURN NEXT;
+    END LOOP;
+END $$;
+COMMENT ON FUNCTION simhash_shard_insert(regclass, name, bigint, anyelement, int[]) IS
+    'Writes a document''s key rows (shard, id, key_column) to the shards of owners, in ascending order; returns each near-duplicate the shards'' triggers found, once, with its value there';
+
+CREATE FUNCTION simhash_shard_fire(op text, args text[], relid oid, trigger_name name, keys regclass, act text,
+                                   owners text, write text, old_row anyelement, new_row anyelement,
+                                   sample anycompatible)
+    RETURNS anyelement
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    read text := format('SELECT ($1).%I::pg_catalog.int8, ($1).%I::%s', args[1], args[2], pg_typeof(sample));
+    owners_of text := 'SELECT ' || format(owners, '$1');
+    drop_old text := format('DELETE FROM %s WHERE shard = ANY ($1) AND id = $2', keys);
+    v_id bigint;
+    v_value sample%TYPE;
+    old_id bigint;
+    old_value sample%TYPE;
+    old_keys int[];
+    hit record;
+    root regclass;
+BEGIN
+    IF op <> 'INSERT' THEN
+        EXECUTE read INTO old_id, old_value USING old_row;
+    END IF;
+    IF op = 'DELETE' THEN
+        IF old_value IS NOT NULL THEN
+            EXECUTE owners_of INTO old_keys USING old_value;
+            EXECUTE drop_old USING old_keys, old_id;
+        END IF;
+        RETURN old_row;
+    END IF;
+    EXECUTE read INTO v_id, v_value USING new_row;
+    IF op <> 'UPDATE' THEN
+        old_value := NULL;
+    ELSIF v_id IS NOT DISTINCT FROM old_id AND v_value IS NOT DISTINCT FROM old_value THEN
+        RETURN new_row;  -- checked when the row got this value
+    ELSIF old_value IS NOT NULL THEN
+        EXECUTE owners_of INTO old_keys USING old_value;
+    END IF;
+    IF act = 'skip' THEN
+        -- Only skip pays for a subtransaction (and a remote SAVEPOINT per shard): it must
+        -- undo the key rows already changed on the other shards.
+        BEGIN
+            IF old_value IS NOT NULL THEN
+                EXECUTE drop_old USING old_keys, old_id;
+            END IF;
+            IF v_value IS NOT NULL THEN
+                EXECUTE write INTO hit USING keys, v_id, v_value;
+                IF hit.dup_of IS NOT NULL THEN
+                    RAISE EXCEPTION USING ERRCODE = 'SH001';
+                END IF;
+            END IF;
+        EXCEPTION WHEN SQLSTATE 'SH001' THEN
+            RETURN NULL;
+        END;
+        RETURN new_row;
+    END IF;
+    IF old_value IS NOT NULL THEN
+        EXECUTE drop_old USING old_keys, old_id;
+    END IF;
+    IF v_value IS NULL THEN
+        RETURN new_row;
+    END IF;
+    EXECUTE write INTO hit USING keys, v_id, v_value;
+    IF act = 'link' THEN
+        RETURN pg_catalog.jsonb_populate_record(new_row, pg_catalog.jsonb_build_object(args[cardinality(args)], hit.dup_of));
+    END IF;
+    IF hit.dup_of IS NOT NULL THEN
+        -- The trigger fires on the partition; messages name the partitioned table.
+        root := COALESCE(pg_catalog.pg_partition_root(relid), relid::regclass);
+        RAISE EXCEPTION 'new row for relation "%" is a near-duplicate of an existing row (trigger "%")',
+                        (SELECT c.relname FROM pg_catalog.pg_class c WHERE c.oid = root), trigger_name
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = CASE WHEN pg_catalog.has_table_privilege(root, 'SELECT')
+                                THEN format('Key (%s)=(%s) %s.', args[1], hit.dup_of, hit.near)
+                                ELSE format('An existing row %s.', hit.near) END;
+    END IF;
+    RETURN new_row;
+END $$;
+COMMENT ON FUNCTION simhash_shard_fire(text, text[], oid, name, regclass, text, text, text, anyelement, anyelement, anycompatible) IS
+    'The body of the coordinator triggers over shards, after their checks: keeps the row''s key rows on the shards of owners (write writes them), and rejects, skips or links the near-duplicate found there';
+
+CREATE FUNCTION simhash_shard_expected(docs regclass, id_column name, value text, owners text) RETURNS text
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    RETURN format(
+        'SELECT o AS shard, d.%1$I::pg_catalog.int8 AS id, %2$s AS value FROM %3$s d,
+                pg_catalog.unnest(%4$s) o
+          WHERE %2$s IS NOT NULL',
+        id_column, value, docs, format(owners, value));
+END $$;
+COMMENT ON FUNCTION simhash_shard_expected(regclass, name, text, text) IS
+    'The query of the key rows (shard, id, value) every document of docs should have: its value (SQL over the document d) on each shard of owners';
+
+CREATE FUNCTION simhash_shard_reconcile(key_table regclass, key_column name, expected text)
+    RETURNS TABLE(action text, shard int, id bigint, dup_of bigint)
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    RETURN QUERY EXECUTE format(
+        'DELETE FROM %1$s k WHERE NOT EXISTS (SELECT FROM %2$s e(shard, id, value)
+                                               WHERE e.shard = k.shard AND e.id = k.id AND e.value = k.%3$I)
+         RETURNING ''deleted''::pg_catalog.text, k.shard, k.id, NULL::pg_catalog.int8',
+        key_table, expected, key_column);
+    RETURN QUERY EXECUTE format(
+        'WITH ins AS (
+             INSERT INTO %1$s (shard, id, %3$I)
+             SELECT e.shard, e.id, e.value FROM %2$s e(shard, id, value)
+              WHERE NOT EXISTS (SELECT FROM %1$s k WHERE k.shard = e.shard AND k.id = e.id)
+             RETURNING shard, id, dup_of)
+         SELECT ''inserted''::pg_catalog.text, shard, id, NULL::pg_catalog.int8 FROM ins
+         UNION ALL
+         SELECT ''near-duplicate''::pg_catalog.text, shard, id, dup_of FROM ins WHERE dup_of IS NOT NULL',
+        key_table, expected, key_column);
+END $$;
+COMMENT ON FUNCTION simhash_shard_reconcile(regclass, name, text) IS
+    'After a crash between shard commits: deletes the key rows of key_table that expected does not have and writes the missing ones; reports each, and restored key rows that met a near-duplicate';
+
+CREATE FUNCTION simhash_shard_keys(key_table regclass, key_column name)
+    RETURNS TABLE(shard int, key_rows text)
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    EXECUTE format('SELECT shard FROM %s LIMIT 1', key_table) INTO shard;
+    IF shard IS NOT NULL THEN
+        key_rows := format('SELECT id, %I FROM %s', key_column, key_table);
+        RETURN NEXT;
+    END IF;
+END $$;
+COMMENT ON FUNCTION simhash_shard_keys(regclass, name) IS
+    'On a shard: the shard number its key table holds and the query of its (id, key_column) rows; no row for an empty table';
+
+-- fingerprints/shard.sql
+CREATE OR REPLACE FUNCTION simhash_shard_write_keys(key_table regclass, id bigint, fp bigint, max_distance int, shards int,
+                                         OUT dup_of bigint, OUT distance int)
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    SELECT t.twin, @extschema@.hamming(fp, t.twin_value) AS d INTO dup_of, distance
+      FROM @extschema@.simhash_shard_insert(key_table, 'fp', id, fp, @extschema@.simhash_key_owners(fp, max_distance, shards)) t
+     ORDER BY d, t.twin
+     LIMIT 1;
+END $$;
+
+CREATE OR REPLACE FUNCTION simhash_shard_trigger() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    keys regclass;
+    k int;
+    shards int;
+    act text;
+BEGIN
+    IF TG_WHEN <> 'BEFORE' OR TG_LEVEL <> 'ROW' THEN
+        RAISE EXCEPTION 'simhash_shard_trigger: must be fired BEFORE INSERT, UPDATE or DELETE FOR EACH ROW'
+            USING ERRCODE = '39P01';
+    END IF;
+    IF TG_NARGS NOT IN (6, 7) THEN
+        RAISE EXCEPTION 'simhash_shard_trigger: expected 6 or 7 arguments (id_column, fp_column, key_table, max_distance, shards, action [, link_column]), got %', TG_NARGS
+            USING ERRCODE = '39P01';
+    END IF;
+    keys := TG_ARGV[2]::regclass;
+    k := TG_ARGV[3]::int;
+    shards := TG_ARGV[4]::int;
+    act := lower(TG_ARGV[5]);
+    IF act NOT IN ('reject', 'skip', 'link') OR (act = 'link') <> (TG_NARGS = 7) THEN
+        RAISE EXCEPTION 'simhash_shard_trigger: action must be reject, skip, or link followed by the link column, got %', array_to_string(TG_ARGV[5:], ', ')
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN @extschema@.simhash_shard_fire(
+        TG_OP, TG_ARGV[0:TG_NARGS - 1], TG_RELID, TG_NAME, keys, act,
+        format('@extschema@.simhash_key_owners(%%s, %s, %s)', k, shards),
+        format('SELECT dup_of, pg_catalog.format(''is at Hamming distance %%s (max_distance %%s)'', distance, %1$s) AS near
+                  FROM @extschema@.simhash_shard_write_keys($1, $2, $3, %1$s, %2$s)', k, shards),
+        OLD, NEW, NULL::pg_catalog.int8);
+END $$;
+
+CREATE OR REPLACE FUNCTION simhash_shard_repair(docs regclass, id_column name, fp_column name, key_table regclass,
+                                     max_distance int, shards int)
+    RETURNS TABLE(action text, shard int, id bigint, dup_of bigint)
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    RETURN QUERY SELECT * FROM @extschema@.simhash_shard_reconcile(key_table, 'fp', format('(%s)',
+        @extschema@.simhash_shard_expected(docs, id_column, format('d.%I', fp_column),
+                                           format('@extschema@.simhash_key_owners(%%s, %s, %s)', max_distance, shards))));
+END $$;
+
+CREATE OR REPLACE FUNCTION simhash_shard_duplicates(key_table regclass, max_distance int, shards int)
+    RETURNS TABLE(id1 bigint, id2 bigint, distance int)
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    RETURN QUERY SELECT p.* FROM @extschema@.simhash_shard_keys(key_table, 'fp') k,
+                                 @extschema@.simhash_owned_duplicates(k.key_rows, max_distance, k.shard, shards) p;
+END $$;

@@ -123,16 +123,17 @@ fn simhash_components(pairs: &str) -> TableIterator<'static, (name!(id, i64), na
     TableIterator::new(c.into_sorted().into_iter().map(|(cluster, id)| (id, cluster)))
 }
 
+pgrx::extension_sql_file!("../../sql/shard/shard.sql", name = "shard", requires = [simhash_components]);
 pgrx::extension_sql_file!(
-    "../../sql/shard/shard.sql",
-    name = "shard",
+    "../../sql/fingerprints/shard.sql",
+    name = "fingerprints_shard",
     requires = [
         simhash_key_owner,
         simhash_key_owners,
         simhash_pair_owner,
-        simhash_components,
         simhash_owned_duplicates,
         "trigger",
-        "batch"
+        "batch",
+        "shard"
     ]
 );
