@@ -172,9 +172,10 @@ ALTER DOMAIN simhash_score ADD CONSTRAINT simhash_score_range CHECK (VALUE >= 0 
 -- and says so (22004) instead of returning no row (issue 49).
 ALTER FUNCTION simhash_duplicates_stream(text, text, integer) CALLED ON NULL INPUT;
 
--- One sharding skeleton (issue 48): the shard plumbing is new functions (sql/shard/shard.sql),
--- which fingerprints' shard functions now fill in (sql/fingerprints/shard.sql); what they
--- return, raise and lock is unchanged.
+-- One sharding skeleton (issue 48): what both measures' shard functions share is new functions
+-- (sql/shard/shard.sql), which fingerprints' and similarity's shard functions now fill in
+-- (sql/fingerprints/shard.sql, sql/similarity/shard.sql); what they return, raise and lock is
+-- unchanged.
 
 CREATE FUNCTION simhash_shard_insert(key_table regclass, key_column name, id bigint, val anyelement, owners int[])
     RETURNS TABLE(twin bigint, twin_value anyelement)
@@ -402,4 +403,102 @@ CREATE OR REPLACE FUNCTION simhash_shard_duplicates(key_table regclass, max_dist
 BEGIN
     RETURN QUERY SELECT p.* FROM @extschema@.simhash_shard_keys(key_table, 'fp') k,
                                  @extschema@.simhash_owned_duplicates(k.key_rows, max_distance, k.shard, shards) p;
+END $$;
+
+-- similarity/shard.sql
+CREATE OR REPLACE FUNCTION simhash_similarity_shard_write_keys(key_table regclass, id bigint, body text, shards int,
+                                                    measure int DEFAULT 2, OUT dup_of bigint, OUT similarity float8)
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    -- The measure (2, or 1 for a 4.x deployment) is checked before anything is written. The
+    -- copies go to the owners of the text's keys under it, in ascending shard order, so that
+    -- single-row inserters take their shard locks in one global order (simhash_shard_insert).
+    -- Each shard's simhash_similarity_dedup_trigger (action link) sets dup_of to the most
+    -- similar matching row it holds; each such twin comes back once, with its text there, and
+    -- is measured here on the whole texts under the measure: the most similar wins, ties by
+    -- the smaller id (one node's rule).
+    IF measure IS NULL OR measure NOT IN (1, 2) THEN
+        RAISE EXCEPTION '%: measure must be 1 or 2, not %', 'simhash_similarity_shard_write_keys', coalesce(measure::text, 'NULL')
+            USING ERRCODE = '22023';
+    END IF;
+    SELECT t.twin, (CASE measure WHEN 1 THEN @extschema@.simhash_similarity_m1(body, t.twin_value)
+                                 ELSE @extschema@.simhash_similarity(body, t.twin_value) END)::pg_catalog.float8 AS s
+      INTO dup_of, similarity
+      FROM @extschema@.simhash_shard_insert(key_table, 'body', id, body,
+                                            @extschema@.simhash_similarity_measure_owners(body, shards, measure)) t
+     ORDER BY s DESC, t.twin
+     LIMIT 1;
+END $$;
+
+CREATE OR REPLACE FUNCTION simhash_similarity_shard_fire(measure int, op text, args text[], relid oid, trigger_name name,
+                                              old_row anyelement, new_row anyelement)
+    RETURNS anyelement
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    f text := CASE measure WHEN 1 THEN 'simhash_similarity_shard_trigger_m1' ELSE 'simhash_similarity_shard_trigger' END;
+    keys regclass;
+    shards int;
+    act text;
+    -- It checks the arguments, and its errors name the trigger function that handed them. The
+    -- rest is the skeleton's (simhash_shard_fire): the row's text column is read as text, its
+    -- copies go to the owners of its keys under the measure
+    -- (simhash_similarity_measure_owners), simhash_similarity_shard_write_keys writes them
+    -- and finds the most similar near-duplicate, and a rejection's DETAIL gives its
+    -- similarity. A measure other than 1 or 2 routes as 2 and fails where it would write
+    -- (simhash_similarity_shard_write_keys).
+BEGIN
+    IF cardinality(args) NOT IN (5, 6) THEN
+        RAISE EXCEPTION '%: expected 5 or 6 arguments (id_column, text_column, key_table, shards, action [, link_column]), got %', f, cardinality(args)
+            USING ERRCODE = '39P01';
+    END IF;
+    keys := args[3]::regclass;
+    shards := args[4]::int;
+    act := lower(args[5]);
+    IF act NOT IN ('reject', 'skip', 'link') OR (act = 'link') <> (cardinality(args) = 6) THEN
+        RAISE EXCEPTION '%: action must be reject, skip, or link followed by the link column, got %', f, array_to_string(args[5:], ', ')
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN @extschema@.simhash_shard_fire(
+        op, args, relid, trigger_name, keys, act,
+        format('@extschema@.simhash_similarity_measure_owners(%%s, %s, %L)', shards, measure),
+        format('SELECT dup_of, pg_catalog.format(''has similarity %%s with it'', pg_catalog.round(similarity::pg_catalog.numeric, 3)) AS near
+                  FROM @extschema@.simhash_similarity_shard_write_keys($1, $2, $3, %s, %L)', shards, measure),
+        old_row, new_row, NULL::pg_catalog.text);
+END $$;
+
+CREATE OR REPLACE FUNCTION simhash_similarity_shard_repair(docs regclass, id_column name, text_column name, key_table regclass,
+                                                shards int, measure int DEFAULT 2)
+    RETURNS TABLE(action text, shard int, id bigint, dup_of bigint)
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    expected text := @extschema@.simhash_shard_expected(
+        docs, id_column, format('d.%I::pg_catalog.text', text_column),
+        format('@extschema@.simhash_similarity_measure_owners(%%s, %s, %s)', shards, measure));
+    -- Read once into a temporary table: the texts and their keys cost more than the copies'
+    -- comparison, which reads it twice.
+BEGIN
+    IF measure IS NULL OR measure NOT IN (1, 2) THEN
+        RAISE EXCEPTION '%: measure must be 1 or 2, not %', 'simhash_similarity_shard_repair', coalesce(measure::text, 'NULL')
+            USING ERRCODE = '22023';
+    END IF;
+    CREATE TEMP TABLE simhash_expected_copies ON COMMIT DROP AS SELECT 0 AS shard, 0::pg_catalog.int8 AS id, ''::pg_catalog.text AS body WITH NO DATA;
+    EXECUTE format('INSERT INTO simhash_expected_copies %s', expected);
+    RETURN QUERY SELECT * FROM @extschema@.simhash_shard_reconcile(key_table, 'body', 'pg_temp.simhash_expected_copies');
+    DROP TABLE pg_temp.simhash_expected_copies;
+END $$;
+
+CREATE OR REPLACE FUNCTION simhash_similarity_shard_pairs_m1(key_table regclass, min_similarity float8, shards int)
+    RETURNS TABLE(id1 bigint, id2 bigint, similarity float8)
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    RETURN QUERY SELECT p.* FROM @extschema@.simhash_shard_keys(key_table, 'body') k,
+                                 @extschema@.simhash_similarity_owned_pairs_m1(k.key_rows, min_similarity, k.shard, shards) p;
 END $$;

@@ -1,5 +1,6 @@
 -- Shard plumbing: the one skeleton of scaling out over postgres_fdw shards (docs/scaling-out.md),
--- filled in by fingerprints (sql/fingerprints/shard.sql).
+-- filled in by fingerprints (sql/fingerprints/shard.sql) and by similarity
+-- (sql/similarity/shard.sql).
 --
 -- A document table on the coordinator, hash-partitioned on its id with postgres_fdw foreign
 -- tables as partitions, and a key table, list-partitioned on `shard`, whose partition i is the

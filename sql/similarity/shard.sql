@@ -1,14 +1,14 @@
 -- Similarity across postgres_fdw shards (src/similarity/shard.rs; docs/scaling-out.md,
--- "Dedup and bulk pairs by similarity across shards").
+-- "Dedup and bulk pairs by similarity across shards"): the dedup trigger, its writes and the
+-- repair on the skeleton of sql/shard/shard.sql, and bulk pairs by band keys.
 --
--- A document table on the coordinator, hash-partitioned on its id with postgres_fdw foreign
--- tables as partitions, and a copy table, list-partitioned on `shard`, whose partition i is
--- the table `(shard int, id bigint, body text, dup_of bigint)` on the server of shard i,
--- with a simhash_ops index on body and simhash_similarity_dedup_trigger(body, ..., 'link',
--- 'dup_of'). A copy of each document's (id, body) goes to the owner of each of its index
--- keys (simhash_similarity_owners), so any two texts one of which a lookup finds from the
--- other have copies on one shard, whose own trigger sees both under its own locks, and
--- decides on the whole texts as one node does.
+-- The copy table (the skeleton's key table) has the partition i `(shard int, id bigint, body
+-- text, dup_of bigint)` on the server of shard i, with a simhash_ops index on body and
+-- simhash_similarity_dedup_trigger(body, ..., 'link', 'dup_of'). A copy of each document's
+-- (id, body) goes to the owner of each of its index keys (simhash_similarity_owners), so any
+-- two texts one of which a lookup finds from the other have copies on one shard, whose own
+-- trigger sees both under its own locks, and decides on the whole texts as one node does. A
+-- twin is as near as its similarity.
 --
 -- The PL/pgSQL functions take the measure (2, or 1 for a deployment made under 4.x, whose
 -- copies are routed by measure 1's keys) as their last argument; 4.x's objects, renamed with
@@ -33,41 +33,33 @@ COMMENT ON FUNCTION simhash_similarity_measure_owners(text, int, int) IS
     'simhash_similarity_owners (measure 2) or simhash_similarity_owners_m1 (measure 1)';
 
 -- Writes the copies of one document (id, body) into key_table on the coordinator: a row
--- (shard, id, body) for each shard of simhash_similarity_owners(body, shards), in ascending
--- shard order, so that single-row inserters take their shard locks in one global order.
--- Each shard's simhash_similarity_dedup_trigger (action link) sets dup_of to the most
--- similar matching row it holds; the result is the most similar over all shards, ties by the
--- smaller id (one node's rule), with its similarity, or NULLs. The copies are written
--- whatever it finds: the caller decides.
+-- (shard, id, body) for each shard of simhash_similarity_owners(body, shards), and returns the
+-- most similar near-duplicate the shards found, with its similarity, or NULLs. The copies are
+-- written whatever it finds: the caller decides.
 CREATE FUNCTION simhash_similarity_shard_write_keys(key_table regclass, id bigint, body text, shards int,
                                                     measure int DEFAULT 2, OUT dup_of bigint, OUT similarity float8)
     LANGUAGE plpgsql
     SET search_path = pg_catalog, pg_temp
     AS $$
-DECLARE
-    o int;
-    dup bigint;
-    s float8;
-    other text;
-    ins text := format('INSERT INTO %s (shard, id, body) VALUES ($1, $2, $3) RETURNING dup_of', key_table);
-    get text := format('SELECT body FROM %s WHERE shard = $1 AND id = $2', key_table);
 BEGIN
+    -- The measure (2, or 1 for a 4.x deployment) is checked before anything is written. The
+    -- copies go to the owners of the text's keys under it, in ascending shard order, so that
+    -- single-row inserters take their shard locks in one global order (simhash_shard_insert).
+    -- Each shard's simhash_similarity_dedup_trigger (action link) sets dup_of to the most
+    -- similar matching row it holds; each such twin comes back once, with its text there, and
+    -- is measured here on the whole texts under the measure: the most similar wins, ties by
+    -- the smaller id (one node's rule).
     IF measure IS NULL OR measure NOT IN (1, 2) THEN
         RAISE EXCEPTION '%: measure must be 1 or 2, not %', 'simhash_similarity_shard_write_keys', coalesce(measure::text, 'NULL')
             USING ERRCODE = '22023';
     END IF;
-    FOREACH o IN ARRAY @extschema@.simhash_similarity_measure_owners(body, shards, measure) LOOP
-        EXECUTE ins INTO dup USING o, id, body;
-        CONTINUE WHEN dup IS NULL OR dup = dup_of;
-        -- The shard saw the twin in this transaction's snapshot: its copy is readable here.
-        EXECUTE get INTO other USING o, dup;
-        s := CASE measure WHEN 1 THEN @extschema@.simhash_similarity_m1(body, other)
-                          ELSE @extschema@.simhash_similarity(body, other) END;
-        IF dup_of IS NULL OR s > similarity OR (s = similarity AND dup < dup_of) THEN
-            dup_of := dup;
-            similarity := s;
-        END IF;
-    END LOOP;
+    SELECT t.twin, (CASE measure WHEN 1 THEN @extschema@.simhash_similarity_m1(body, t.twin_value)
+                                 ELSE @extschema@.simhash_similarity(body, t.twin_value) END)::pg_catalog.float8 AS s
+      INTO dup_of, similarity
+      FROM @extschema@.simhash_shard_insert(key_table, 'body', id, body,
+                                            @extschema@.simhash_similarity_measure_owners(body, shards, measure)) t
+     ORDER BY s DESC, t.twin
+     LIMIT 1;
 END $$;
 COMMENT ON FUNCTION simhash_similarity_shard_write_keys(regclass, bigint, text, int, int) IS
     'Writes a document''s copies (shard, id, body) to the shards that own its index keys under the measure (2, or 1 for a 4.x deployment); returns the most similar near-duplicate the shards found (dup_of, similarity), or NULLs';
@@ -95,13 +87,13 @@ DECLARE
     keys regclass;
     shards int;
     act text;
-    v_id bigint;
-    v_body text;
-    old_id bigint;
-    old_body text;
-    drop_old text;
-    hit record;
-    root regclass;
+    -- It checks the arguments, and its errors name the trigger function that handed them. The
+    -- rest is the skeleton's (simhash_shard_fire): the row's text column is read as text, its
+    -- copies go to the owners of its keys under the measure
+    -- (simhash_similarity_measure_owners), simhash_similarity_shard_write_keys writes them
+    -- and finds the most similar near-duplicate, and a rejection's DETAIL gives its
+    -- similarity. A measure other than 1 or 2 routes as 2 and fails where it would write
+    -- (simhash_similarity_shard_write_keys).
 BEGIN
     IF cardinality(args) NOT IN (5, 6) THEN
         RAISE EXCEPTION '%: expected 5 or 6 arguments (id_column, text_column, key_table, shards, action [, link_column]), got %', f, cardinality(args)
@@ -114,65 +106,12 @@ BEGIN
         RAISE EXCEPTION '%: action must be reject, skip, or link followed by the link column, got %', f, array_to_string(args[5:], ', ')
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    drop_old := format('DELETE FROM %s WHERE shard = ANY ($1) AND id = $2', keys);
-    IF op <> 'INSERT' THEN
-        EXECUTE format('SELECT ($1).%I::pg_catalog.int8, ($1).%I::pg_catalog.text', args[1], args[2])
-            INTO old_id, old_body USING old_row;
-    END IF;
-    IF op = 'DELETE' THEN
-        IF old_body IS NOT NULL THEN
-            EXECUTE drop_old USING @extschema@.simhash_similarity_measure_owners(old_body, shards, measure), old_id;
-        END IF;
-        RETURN old_row;
-    END IF;
-    EXECUTE format('SELECT ($1).%I::pg_catalog.int8, ($1).%I::pg_catalog.text', args[1], args[2])
-        INTO v_id, v_body USING new_row;
-    IF op = 'UPDATE' THEN
-        IF v_id IS NOT DISTINCT FROM old_id AND v_body IS NOT DISTINCT FROM old_body THEN
-            RETURN new_row;  -- checked when the row got this text
-        END IF;
-    ELSE
-        old_body := NULL;
-    END IF;
-    IF act = 'skip' THEN
-        -- Only skip pays for a subtransaction (and a remote SAVEPOINT per shard): it must
-        -- undo the copies already written on the other shards.
-        BEGIN
-            IF old_body IS NOT NULL THEN
-                EXECUTE drop_old USING @extschema@.simhash_similarity_measure_owners(old_body, shards, measure), old_id;
-            END IF;
-            IF v_body IS NOT NULL THEN
-                hit := @extschema@.simhash_similarity_shard_write_keys(keys, v_id, v_body, shards, measure);
-                IF hit.dup_of IS NOT NULL THEN
-                    RAISE EXCEPTION USING ERRCODE = 'SH001';
-                END IF;
-            END IF;
-        EXCEPTION WHEN SQLSTATE 'SH001' THEN
-            RETURN NULL;
-        END;
-        RETURN new_row;
-    END IF;
-    IF old_body IS NOT NULL THEN
-        EXECUTE drop_old USING @extschema@.simhash_similarity_measure_owners(old_body, shards, measure), old_id;
-    END IF;
-    IF v_body IS NULL THEN
-        RETURN new_row;
-    END IF;
-    hit := @extschema@.simhash_similarity_shard_write_keys(keys, v_id, v_body, shards, measure);
-    IF act = 'link' THEN
-        RETURN pg_catalog.jsonb_populate_record(new_row, pg_catalog.jsonb_build_object(args[6], hit.dup_of));
-    END IF;
-    IF hit.dup_of IS NOT NULL THEN
-        -- The trigger fires on the partition; messages name the partitioned table.
-        root := COALESCE(pg_catalog.pg_partition_root(relid), relid::regclass);
-        RAISE EXCEPTION 'new row for relation "%" is a near-duplicate of an existing row (trigger "%")',
-                        (SELECT c.relname FROM pg_catalog.pg_class c WHERE c.oid = root), trigger_name
-            USING ERRCODE = 'unique_violation',
-                  DETAIL = CASE WHEN pg_catalog.has_table_privilege(root, 'SELECT')
-                                THEN format('Key (%s)=(%s) has similarity %s with it.', args[1], hit.dup_of, round(hit.similarity::numeric, 3))
-                                ELSE format('An existing row has similarity %s with it.', round(hit.similarity::numeric, 3)) END;
-    END IF;
-    RETURN new_row;
+    RETURN @extschema@.simhash_shard_fire(
+        op, args, relid, trigger_name, keys, act,
+        format('@extschema@.simhash_similarity_measure_owners(%%s, %s, %L)', shards, measure),
+        format('SELECT dup_of, pg_catalog.format(''has similarity %%s with it'', pg_catalog.round(similarity::pg_catalog.numeric, 3)) AS near
+                  FROM @extschema@.simhash_similarity_shard_write_keys($1, $2, $3, %s, %L)', shards, measure),
+        old_row, new_row, NULL::pg_catalog.text);
 END $$;
 COMMENT ON FUNCTION simhash_similarity_shard_fire(int, text, text[], oid, name, anyelement, anyelement) IS
     'The body of simhash_similarity_shard_trigger and simhash_similarity_shard_trigger_m1: the row, the trigger''s operation, arguments, table and name, and the measure (2, or 1)';
@@ -194,10 +133,10 @@ COMMENT ON FUNCTION simhash_similarity_shard_trigger() IS
 
 -- Repairs the copies after a crash between shard commits (there is no two-phase commit):
 -- deletes copies that no document accounts for (wrong shard, id or text), and writes the
--- missing copies of every document, each reported as a row. A document whose restored copy
--- found a near-duplicate (one written while the copy was missing) is reported as
--- 'near-duplicate' with that twin's id; it is left for the caller. Run it with no writer
--- active. It reads every document's text and every copy, through the coordinator.
+-- missing copies of every document, each reported as a row (simhash_shard_reconcile). A
+-- document whose restored copy found a near-duplicate (one written while the copy was missing)
+-- is reported as 'near-duplicate' with that twin's id; it is left for the caller. Run it with
+-- no writer active. It reads every document's text and every copy, through the coordinator.
 CREATE FUNCTION simhash_similarity_shard_repair(docs regclass, id_column name, text_column name, key_table regclass,
                                                 shards int, measure int DEFAULT 2)
     RETURNS TABLE(action text, shard int, id bigint, dup_of bigint)
@@ -205,11 +144,11 @@ CREATE FUNCTION simhash_similarity_shard_repair(docs regclass, id_column name, t
     SET search_path = pg_catalog, pg_temp
     AS $$
 DECLARE
-    expected text := format(
-        'SELECT o AS shard, d.%1$I::pg_catalog.int8 AS id, d.%2$I::pg_catalog.text AS body FROM %3$s d,
-                pg_catalog.unnest(@extschema@.simhash_similarity_measure_owners(d.%2$I::pg_catalog.text, %4$s, %5$s)) o
-          WHERE d.%2$I IS NOT NULL',
-        id_column, text_column, docs, shards, measure);
+    expected text := @extschema@.simhash_shard_expected(
+        docs, id_column, format('d.%I::pg_catalog.text', text_column),
+        format('@extschema@.simhash_similarity_measure_owners(%%s, %s, %s)', shards, measure));
+    -- Read once into a temporary table: the texts and their keys cost more than the copies'
+    -- comparison, which reads it twice.
 BEGIN
     IF measure IS NULL OR measure NOT IN (1, 2) THEN
         RAISE EXCEPTION '%: measure must be 1 or 2, not %', 'simhash_similarity_shard_repair', coalesce(measure::text, 'NULL')
@@ -217,21 +156,7 @@ BEGIN
     END IF;
     CREATE TEMP TABLE simhash_expected_copies ON COMMIT DROP AS SELECT 0 AS shard, 0::pg_catalog.int8 AS id, ''::pg_catalog.text AS body WITH NO DATA;
     EXECUTE format('INSERT INTO simhash_expected_copies %s', expected);
-    RETURN QUERY EXECUTE format(
-        'DELETE FROM %1$s k WHERE NOT EXISTS (SELECT FROM pg_temp.simhash_expected_copies e
-                                               WHERE e.shard = k.shard AND e.id = k.id AND e.body = k.body)
-         RETURNING ''deleted''::pg_catalog.text, k.shard, k.id, NULL::pg_catalog.int8',
-        key_table);
-    RETURN QUERY EXECUTE format(
-        'WITH ins AS (
-             INSERT INTO %1$s (shard, id, body)
-             SELECT e.shard, e.id, e.body FROM pg_temp.simhash_expected_copies e
-              WHERE NOT EXISTS (SELECT FROM %1$s k WHERE k.shard = e.shard AND k.id = e.id)
-             RETURNING shard, id, dup_of)
-         SELECT ''inserted''::pg_catalog.text, shard, id, NULL::pg_catalog.int8 FROM ins
-         UNION ALL
-         SELECT ''near-duplicate''::pg_catalog.text, shard, id, dup_of FROM ins WHERE dup_of IS NOT NULL',
-        key_table);
+    RETURN QUERY SELECT * FROM @extschema@.simhash_shard_reconcile(key_table, 'body', 'pg_temp.simhash_expected_copies');
     DROP TABLE pg_temp.simhash_expected_copies;
 END $$;
 COMMENT ON FUNCTION simhash_similarity_shard_repair(regclass, name, name, regclass, int, int) IS
@@ -403,15 +328,9 @@ CREATE FUNCTION simhash_similarity_shard_pairs_m1(key_table regclass, min_simila
     LANGUAGE plpgsql
     SET search_path = pg_catalog, pg_temp
     AS $$
-DECLARE
-    shard int;
 BEGIN
-    EXECUTE format('SELECT shard FROM %s LIMIT 1', key_table) INTO shard;
-    IF shard IS NULL THEN
-        RETURN;  -- no copies
-    END IF;
-    RETURN QUERY SELECT * FROM @extschema@.simhash_similarity_owned_pairs_m1(
-        format('SELECT id, body FROM %s', key_table), min_similarity, shard, shards);
+    RETURN QUERY SELECT p.* FROM @extschema@.simhash_shard_keys(key_table, 'body') k,
+                                 @extschema@.simhash_similarity_owned_pairs_m1(k.key_rows, min_similarity, k.shard, shards) p;
 END $$;
 COMMENT ON FUNCTION simhash_similarity_shard_pairs_m1(regclass, float8, int) IS
     'simhash_similarity_shard_pairs of 4.x (measure 1): on a shard, the pairs at min_similarity or more among its copies (shard, id, body) that it reports, so every pair is reported by exactly one shard';

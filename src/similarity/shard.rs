@@ -242,6 +242,7 @@ pgrx::extension_sql_file!(
         simhash_similarity_band_keys,
         simhash_similarity_home_pairs,
         simhash_similarity_band_slice,
-        simhash_similarity_band_candidates
+        simhash_similarity_band_candidates,
+        "shard"
     ]
 );
