@@ -2,8 +2,9 @@
 //! functions `simhash_key_owner`, `simhash_key_owners` and `simhash_pair_owner`, whose
 //! hash is a contract (`simhash_core::fingerprints::shard`), and `simhash_components(pairs)`, the
 //! connected components of pairs gathered from every shard. The coordinator's trigger,
-//! the repair function and the per-shard pair function are SQL (sql/shard/shard.sql); the
-//! shards' dedup trigger is `simhash_dedup_fp_trigger` (trigger/mod.rs).
+//! the repair function and the per-shard pair function are SQL (sql/fingerprints/shard.sql, on
+//! the skeleton of sql/shard/shard.sql); the shards' dedup trigger is
+//! `simhash_dedup_fp_trigger` (trigger.rs).
 
 use pgrx::prelude::*;
 use simhash_core::fingerprints::shard;
@@ -64,7 +65,7 @@ fn simhash_pair_owner(fp1: i64, fp2: i64, max_distance: i32, shards: i32) -> Opt
 /// is a key it owns (`simhash_pair_owner`). Run on every shard over its key rows, the
 /// union has every pair once. A pair of fingerprints is decided once for all its rows,
 /// before any is emitted; streamed like `simhash_duplicates` (called through
-/// `simhash_owned_duplicates` in sql/shard/shard.sql).
+/// `simhash_owned_duplicates` in sql/fingerprints/shard.sql).
 #[pg_extern(name = "simhash_owned_duplicates_stream", volatile, parallel_unsafe)]
 fn simhash_owned_duplicates(
     fingerprints: &str,
