@@ -109,3 +109,9 @@ pgrx::extension_sql_file!(
     name = "similarity_m1",
     requires = ["similarity_gin", "similarity_pairs", "similarity_explain"]
 );
+
+pgrx::extension_sql_file!(
+    "../../sql/compat/similarity_shard.sql",
+    name = "similarity_shard_m1",
+    requires = ["similarity_shard", simhash_similarity_owners, simhash_similarity_owned_pairs]
+);

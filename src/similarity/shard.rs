@@ -237,7 +237,6 @@ pgrx::extension_sql_file!(
         "similarity_trigger",
         simhash_similarity_owners,
         simhash_similarity_owners_m2,
-        simhash_similarity_owned_pairs,
         simhash_similarity_exchange,
         simhash_similarity_band_keys,
         simhash_similarity_home_pairs,
