@@ -244,14 +244,7 @@ mod tests {
     #[test]
     fn query_text() {
         let keys = vec!["id".to_owned()];
-        let target = QueryTarget {
-            table: "public.docs",
-            ext_schema: "public",
-            key_columns: &keys,
-            with_link_value: true,
-            exclude_ctid: true,
-            decide: None,
-        };
+        let target = QueryTarget::docs(&keys);
         let q = SegmentsCheckQuery { target, segments: "segs", max_distance: 0 };
         let text = segments_check_query(&q);
         assert!(text.contains("public.simhash_resemblance($1, c.seg) AS r, c.o0 FROM c"), "{text}");

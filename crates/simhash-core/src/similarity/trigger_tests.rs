@@ -205,14 +205,7 @@ fn lock_keys() {
 #[test]
 fn query_text() {
     let keys = vec!["id".to_owned()];
-    let target = QueryTarget {
-        table: "public.docs",
-        ext_schema: "public",
-        key_columns: &keys,
-        with_link_value: true,
-        exclude_ctid: false,
-        decide: None,
-    };
+    let target = QueryTarget { exclude_ctid: false, ..QueryTarget::docs(&keys) };
     let q = SimilarityCheckQuery { target, text: "body", with_containment: false, suffix: "" };
     assert_eq!(
         similarity_check_query(&q),

@@ -70,3 +70,19 @@ impl KeyExprs {
         (0..self.keys.len()).map(|i| format!("{prefix}o{i}")).collect::<Vec<_>>().join(", ")
     }
 }
+
+#[cfg(test)]
+impl<'a> QueryTarget<'a> {
+    /// The target the check queries' tests read: `public.docs` keyed by `keys`, with the link
+    /// value, excluding the updated row.
+    pub(crate) fn docs(keys: &'a [String]) -> QueryTarget<'a> {
+        QueryTarget {
+            table: "public.docs",
+            ext_schema: "public",
+            key_columns: keys,
+            with_link_value: true,
+            exclude_ctid: true,
+            decide: None,
+        }
+    }
+}

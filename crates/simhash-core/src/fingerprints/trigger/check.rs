@@ -52,14 +52,7 @@ mod tests {
     #[test]
     fn query_text() {
         let keys = vec!["id".to_owned()];
-        let target = QueryTarget {
-            table: "public.docs",
-            ext_schema: "public",
-            key_columns: &keys,
-            with_link_value: true,
-            exclude_ctid: true,
-            decide: None,
-        };
+        let target = QueryTarget::docs(&keys);
         let q = CheckQuery { target, fp: "fp", max_distance: 3 };
         assert_eq!(
             check_query(&q),
