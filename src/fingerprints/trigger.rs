@@ -203,7 +203,7 @@ function_info_v1!(pg_finfo_simhash_dedup_trigger_d2);
 #[pg_guard]
 pub unsafe extern "C-unwind" fn simhash_dedup_trigger_d2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
     // SAFETY: the fmgr calls it with a valid fcinfo, as the trigger function that
-    // sql/trigger/trigger.sql declares.
+    // sql/fingerprints/trigger.sql declares.
     unsafe { dedup_body(fcinfo, Definition::V3, false, Decision::Passage) }
 }
 
@@ -243,7 +243,7 @@ function_info_v1!(pg_finfo_simhash_dedup_query);
 #[unsafe(no_mangle)]
 #[pg_guard]
 pub unsafe extern "C-unwind" fn simhash_dedup_query(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of sql/trigger/trigger.sql.
+    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of sql/fingerprints/trigger.sql.
     unsafe { fp_dedup_query(fcinfo, Decision::Measure, "simhash_dedup_query_d1") }
 }
 
@@ -254,7 +254,7 @@ function_info_v1!(pg_finfo_simhash_dedup_query_d2);
 #[unsafe(no_mangle)]
 #[pg_guard]
 pub unsafe extern "C-unwind" fn simhash_dedup_query_d2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of sql/trigger/trigger.sql.
+    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of sql/fingerprints/trigger.sql.
     unsafe { fp_dedup_query(fcinfo, Decision::Passage, "simhash_dedup_query") }
 }
 

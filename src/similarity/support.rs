@@ -329,7 +329,7 @@ unsafe fn index_condition(req: *mut pg_sys::SupportRequestIndexCondition) -> Opt
         }
         // A band index answers containment by reading all of it: never its condition, so
         // that containment comes from a simhash_ops index beside it, whose keys a dedup
-        // trigger locks (trigger/similarity_dedup.rs), or from a scan.
+        // trigger locks (similarity/trigger.rs), or from a scan.
         if measure != Measure::Similarity
             && (*req).opfamily == band_opfamily(pg_sys::get_func_namespace((*fexpr).funcid))
         {

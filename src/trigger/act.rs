@@ -2,8 +2,8 @@
 //! skip (the row is not inserted, counted by `simhash_dedup_skipped`) or link (a column set
 //! to the matching row's key), with a DETAIL that names the key only when the inserting user
 //! may see it; a match that only the latest snapshot sees is a serialization failure (40001).
-//! Shared by `simhash_dedup_trigger` (mod.rs), `simhash_segments_dedup_trigger`
-//! (segments_dedup.rs) and `simhash_similarity_dedup_trigger` (similarity_dedup.rs).
+//! Shared by `simhash_dedup_trigger` (fingerprints/trigger.rs), `simhash_segments_dedup_trigger`
+//! (segments/trigger.rs) and `simhash_similarity_dedup_trigger` (similarity/trigger.rs).
 
 use std::ffi::CStr;
 use std::sync::atomic::{AtomicI64, Ordering};

@@ -215,7 +215,7 @@ pub(crate) struct Config {
     pub decision: Decision,
 }
 
-/// What `simhash_similarity_dedup_trigger` adds to its Config (similarity_dedup.rs).
+/// What `simhash_similarity_dedup_trigger` adds to its Config (similarity/trigger.rs).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Similarity {
     pub min_similarity: f64,

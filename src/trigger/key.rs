@@ -1,6 +1,6 @@
 //! The trigger table's primary key, which DETAIL names and `link` copies, and the link
 //! column, checked against it: shared by the dedup triggers' configs (config.rs,
-//! segments_dedup.rs).
+//! segments/trigger.rs).
 
 use std::ffi::CStr;
 

@@ -3,9 +3,9 @@
 //! action [, link_column] [, options])` also stops near-duplicates at the door (reject /
 //! skip / link), safely under concurrency. `simhash_dedup_skipped()` counts skipped rows,
 //! and `simhash_dedup_query(tbl, VARIADIC args)` shows the check query a trigger runs.
-//! `simhash_segments_dedup_trigger` (segments_dedup.rs) does what the dedup trigger does by
+//! `simhash_segments_dedup_trigger` (segments/trigger.rs) does what the dedup trigger does by
 //! resemblance of segment fingerprints, with the same locks, check, privileges and actions
-//! (lock.rs, check.rs, act.rs), and `simhash_similarity_dedup_trigger` (similarity_dedup.rs)
+//! (lock.rs, check.rs, act.rs), and `simhash_similarity_dedup_trigger` (similarity/trigger.rs)
 //! by exact text similarity or containment, through a `simhash_ops` GIN index.
 //!
 //! The fingerprint is `simhash(text, options)`: the options argument, always the last and

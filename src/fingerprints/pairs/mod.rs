@@ -1,5 +1,5 @@
 //! Bulk near-duplicate detection over the `(id bigint, fp bigint)` rows of queries
-//! (sql/pairs/):
+//! (sql/fingerprints/pairs.sql):
 //! - `all_pairs.rs`: `simhash_duplicates(fingerprints, ...)` and `simhash_clusters(...)`,
 //!   every pair within one query (Manku's all-pairs mode);
 //! - `corpus.rs`: `simhash_duplicates(batch, corpus, ...)`, batch against corpus, and the

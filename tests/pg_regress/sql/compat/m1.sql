@@ -1,5 +1,5 @@
 -- Measure 1 (simhash 4.x's: every digit read as 0) stays reachable under the names ending in
--- _m1 (sql/similarity/m1.sql), with 4.0.0's values: the same inputs as 4.0.0's similarity,
+-- _m1 (sql/compat/m1.sql), with 4.0.0's values: the same inputs as 4.0.0's similarity,
 -- similarity_pairs and similarity_shard tests give, through the _m1 objects, the outputs of
 -- their 4.0.0 expected files (git show cbefacb:tests/pg_regress/expected/similarity.out).
 -- Each measure's index answers its own predicates only. (4.0.0's explain rows are in

@@ -1,4 +1,4 @@
--- simhash_duplicates(query, k) and simhash_clusters(query, k) (src/pairs/all_pairs.rs, simhash-core pairs/all/):
+-- simhash_duplicates(query, k) and simhash_clusters(query, k) (src/fingerprints/pairs/all_pairs.rs, simhash-core fingerprints/pairs/all/):
 -- exact against a brute-force self-join, identical groups, clusters, NULLs and errors.
 -- Settings made before the library loads in this session survive its loading: every
 -- simhash.* setting is defined before the prefix is reserved (one defined after it was
@@ -136,7 +136,7 @@ SELECT (SELECT count(*) FROM corpus_brute) AS brute_pairs,
                               EXCEPT ALL SELECT * FROM simhash_duplicates('SELECT id, fp FROM corpus_fp', 3)) d) AS missing;
 
 -- simhash_duplicates(batch, corpus, max_distance): every (batch row, corpus row) pair,
--- batch in memory, corpus streamed (src/pairs/corpus.rs, simhash-core pairs/corpus/).
+-- batch in memory, corpus streamed (src/fingerprints/pairs/corpus.rs, simhash-core fingerprints/pairs/corpus/).
 -- Batch: 2,000 of fps's random rows, 500 of its near-copy bases and the 300 identical
 -- rows; corpus: the rest of fps (near copies of the same bases, random rows, NULLs) plus
 -- 50 rows identical to batch rows and their ids reused. Pairs inside the batch are left out.

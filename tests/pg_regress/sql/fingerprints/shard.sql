@@ -1,5 +1,5 @@
 -- Scaling out (issue 12): the key-routing functions, whose hash is a contract like the
--- fingerprint (golden values, the same as crates/simhash-core/src/shard.rs pins), the
+-- fingerprint (golden values, the same as crates/simhash-core/src/fingerprints/shard.rs pins), the
 -- fingerprint-only dedup trigger, and simhash_components. The sharded setup itself runs in
 -- tests/integration/sharded.sh (a coordinator and 3 shards).
 CREATE EXTENSION IF NOT EXISTS simhash;
