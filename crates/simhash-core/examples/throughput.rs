@@ -40,7 +40,7 @@ fn main() {
 
     // The first non-ASCII text builds normalize's per-character table.
     let t = cpu_seconds();
-    simhash_core::fingerprints::normalize("\u{FF21}");
+    simhash_core::text::normalize("\u{FF21}");
     println!("normalize_init_cpu_ms {:.1}", (cpu_seconds() - t) * 1e3);
     let t = Instant::now();
     let lex = Lexicon::global();
@@ -93,16 +93,14 @@ pub fn breakdown(docs: &[&str], mb: f64) {
     let lex = Lexicon::global();
     // Ten passes per timing: one pass is a few CPU-clock ticks (~4 ms).
     let (norm, _) = best_of(3, || {
-        (0..10).map(|_| docs.iter().map(|d| simhash_core::fingerprints::normalize(d).len() as u64).sum::<u64>()).sum()
+        (0..10).map(|_| docs.iter().map(|d| simhash_core::text::normalize(d).len() as u64).sum::<u64>()).sum()
     });
     println!("normalize_MBps {:.2}", 10.0 * mb / norm);
     let (folded, _) = best_of(3, || {
-        (0..10)
-            .map(|_| docs.iter().map(|d| simhash_core::fingerprints::normalize_folded(d).len() as u64).sum::<u64>())
-            .sum()
+        (0..10).map(|_| docs.iter().map(|d| simhash_core::text::normalize_folded(d).len() as u64).sum::<u64>()).sum()
     });
     println!("normalize_folded_MBps {:.2}", 10.0 * mb / folded);
-    let normed: Vec<String> = docs.iter().map(|d| simhash_core::fingerprints::normalize(d).into_owned()).collect();
+    let normed: Vec<String> = docs.iter().map(|d| simhash_core::text::normalize(d).into_owned()).collect();
     let (cutn, _) = best_of(3, || normed.iter().map(|d| lex.jieba.cut(d, false).len() as u64).sum());
     println!("cut_normalized_MBps {:.2}", mb / cutn);
     let o = Options::default();

@@ -20,7 +20,8 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence};
 use serde_json::Value;
 use simhash_core::fingerprints::pairs;
-use simhash_core::fingerprints::{normalize, normalize_folded, normalize_for, simplified, Fold, MAX_MIN_FEATURES};
+use simhash_core::fingerprints::{normalize_for, Fold, MAX_MIN_FEATURES};
+use simhash_core::text::{normalize, normalize_folded, simplified};
 use simhash_core::Progress;
 use simhash_core::RawOptions;
 use simhash_core::{

@@ -23,7 +23,6 @@ mod segment;
 mod weight;
 mod winnow;
 
-pub use crate::text::{normalize, normalize_folded, normalize_pieces, simplified};
 pub use fold::{fingerprint, hash_feature, Fold};
 pub use lexicon::{Entry, Lexicon};
 pub use options::{
@@ -134,6 +133,7 @@ fn fingerprint_normalized_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::normalize;
 
     #[test]
     fn exact_sums_make_sentence_order_irrelevant() {
