@@ -16,9 +16,7 @@
 use pgrx::pg_sys;
 
 use crate::trigger::config::{Config, PreCheck};
-use crate::trigger::indexes::{gin_index, relation_name};
-
-const ACCESS_SHARE_LOCK: pg_sys::LOCKMODE = pg_sys::AccessShareLock as pg_sys::LOCKMODE;
+use crate::trigger::indexes::{gin_index, relation_name, ACCESS_SHARE_LOCK};
 
 /// A GIN index the pre-check can scan: valid, not partial, on the segments column alone,
 /// with `&&` in its operator family (array_ops), at strategy number `strategy`.

@@ -86,7 +86,7 @@ fn simhash_similarity_exchange(shard: i32, shards: i32) -> Vec<i32> {
 }
 
 /// The lowest threshold of band keys: below it a run has no banding (the texts in memory).
-const MIN_BANDED_SIMILARITY: f64 = 0.3;
+const MIN_BANDED_SIMILARITY: f64 = simhash_core::similarity::bulk::plan::MIN_THETA;
 
 /// `threshold` checked for a run over shards: ERROR 22023 outside [`min`, 1] (the copies'
 /// runs: [`MIN_SHARDED_SIMILARITY`]; banded runs: [`MIN_BANDED_SIMILARITY`]).

@@ -6,7 +6,7 @@ use pgrx::pg_sys;
 
 use crate::nodes::list_oids;
 
-const ACCESS_SHARE_LOCK: pg_sys::LOCKMODE = pg_sys::AccessShareLock as pg_sys::LOCKMODE;
+pub(crate) const ACCESS_SHARE_LOCK: pg_sys::LOCKMODE = pg_sys::AccessShareLock as pg_sys::LOCKMODE;
 const NO_LOCK: pg_sys::LOCKMODE = pg_sys::NoLock as pg_sys::LOCKMODE;
 
 /// The first GIN index of `rel` that is valid, not partial, on column `attnum` alone, with
