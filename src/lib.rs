@@ -44,7 +44,9 @@ macro_rules! function_info_v1 {
 
 /// A V1 C function `$name` (with its `PG_FUNCTION_INFO_V1` record `$finfo`) that returns
 /// `$body(fcinfo, $args...)`: every entry point that differs from another only in the
-/// arguments it passes its body (a fingerprint definition, a measure, what decides).
+/// arguments it passes its body (a fingerprint definition, a measure, what decides). The 0.x
+/// C symbols keep definition 0, so that a database still at 0.3.0 computes 0.3.0's
+/// fingerprints with the 1.0 library; 1.0's SQL points at `_v1`s.
 macro_rules! v1_function {
     ($(#[$doc:meta])* $finfo:ident, $name:ident => $body:path, $($arg:expr),+) => {
         function_info_v1!($finfo);
@@ -57,15 +59,6 @@ macro_rules! v1_function {
             // the arguments that `$body` reads.
             unsafe { $body(fcinfo, $($arg),+) }
         }
-    };
-}
-
-/// [`v1_function`] for the entry points that differ only in their default fingerprint
-/// definition. The 0.x C symbols keep definition 0, so that a database still at 0.3.0
-/// computes 0.3.0's fingerprints with the 1.0 library; 1.0's SQL points at `_v1`s.
-macro_rules! with_definition {
-    ($(#[$doc:meta])* $finfo:ident, $name:ident => $body:path, $definition:expr) => {
-        v1_function!($(#[$doc])* $finfo, $name => $body, $definition);
     };
 }
 

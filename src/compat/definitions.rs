@@ -20,50 +20,50 @@ pgrx::extension_sql_file!(
     name = "definition2",
     requires = ["fingerprint", "explain"]
 );
-with_definition! {
+v1_function!(
     /// `simhash(doc text)` of 2.x, `simhash_v2(doc)` since 3.0.0: definition 2.
     pg_finfo_simhash_text_v2, simhash_text_v2 => crate::fingerprints::simhash::simhash_doc, Definition::V2
-}
-with_definition! {
+);
+v1_function!(
     /// `simhash(doc text, options jsonb)` of 2.x, `simhash_v2(doc, options)` since 3.0.0:
     /// definition 2 by default.
     pg_finfo_simhash_text_options_v2, simhash_text_options_v2 => crate::fingerprints::simhash::simhash_doc_options, Definition::V2
-}
-with_definition! {
+);
+v1_function!(
     /// `simhash(doc text, options text)` of 2.2.0, `simhash_v2(doc, options text)` since
     /// 3.0.0: definition 2 by default.
     pg_finfo_simhash_text_options_text_v2, simhash_text_options_text_v2 => crate::fingerprints::simhash::simhash_doc_options_text, Definition::V2
-}
-with_definition! {
+);
+v1_function!(
     /// `simhash_update_trigger()` of 2.x, `simhash_update_trigger_v2()` since 3.0.0
     /// (definition 2 by default).
     pg_finfo_simhash_update_trigger_v2, simhash_update_trigger_v2 => crate::fingerprints::trigger::update_trigger, Definition::V2
-}
-with_definition! {
+);
+v1_function!(
     /// `simhash_dedup_trigger()` of 2.x, `simhash_dedup_trigger_v2()` since 3.0.0
     /// (definition 2 by default).
     pg_finfo_simhash_dedup_trigger_v2, simhash_dedup_trigger_v2 => crate::fingerprints::trigger::dedup_trigger, Definition::V2
-}
-with_definition! {
+);
+v1_function!(
     /// `simhash_segments(doc, options)` of 2.x, `simhash_segments_v2(doc, options)` since
     /// 3.0.0: definition 2 (runs of sentences) unless the options name another.
     pg_finfo_simhash_segments_v2, simhash_segments_v2 => crate::segments::segments_body, Definition::V2
-}
-with_definition! {
+);
+v1_function!(
     /// `simhash_segments_dedup_trigger()` of 2.x, `simhash_segments_dedup_trigger_v2()` since
     /// 3.0.0: definition 2 by default.
     pg_finfo_simhash_segments_dedup_trigger, simhash_segments_dedup_trigger => crate::segments::trigger::dedup_trigger, Definition::V2
-}
-with_definition! {
+);
+v1_function!(
     /// `simhash_segments_dedup_query` of 2.x, `simhash_segments_dedup_query_v2` since 3.0.0:
     /// the query of `simhash_segments_dedup_trigger_v2` (definition 2 by default).
     pg_finfo_simhash_segments_dedup_query, simhash_segments_dedup_query => crate::segments::trigger::dedup_query_body, Definition::V2
-}
-with_definition! {
+);
+v1_function!(
     /// `simhash_segments_trigger()` of 2.x, `simhash_segments_trigger_v2()` since 3.0.0:
     /// definition 2 by default.
     pg_finfo_simhash_segments_trigger, simhash_segments_trigger => crate::segments::column_trigger::segments_trigger, Definition::V2
-}
+);
 
 // Definition 1, the fingerprint of 1.0.0 to 1.1.0, kept reachable under its own names:
 // `simhash_v1(doc [, options])`, `simhash_update_trigger_v1()` and `simhash_dedup_trigger_v1()`
@@ -72,29 +72,29 @@ with_definition! {
 // that call them by OID keep their definition.
 
 pgrx::extension_sql_file!("../../sql/compat/definition1.sql", name = "definition1");
-with_definition! {
+v1_function!(
     /// `simhash(doc text)` of 1.x, `simhash_v1(doc)` since 2.0.0: definition 1.
     pg_finfo_simhash_text_v1, simhash_text_v1 => crate::fingerprints::simhash::simhash_doc, Definition::V1
-}
-with_definition! {
+);
+v1_function!(
     /// `simhash(doc text, options jsonb)` of 1.x, `simhash_v1(doc, options)` since 2.0.0:
     /// definition 1 by default.
     pg_finfo_simhash_text_options_v1, simhash_text_options_v1 => crate::fingerprints::simhash::simhash_doc_options, Definition::V1
-}
-with_definition! {
+);
+v1_function!(
     /// `simhash_update_trigger()` of 1.x, `simhash_update_trigger_v1()` since 2.0.0
     /// (definition 1 by default), used as `BEFORE
     /// INSERT OR UPDATE ... FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fp', 'body'
     /// [, options])`: sets fp = simhash(body [, options]), NULL for NULL.
     pg_finfo_simhash_update_trigger_v1, simhash_update_trigger_v1 => crate::fingerprints::trigger::update_trigger, Definition::V1
-}
-with_definition! {
+);
+v1_function!(
     /// `simhash_dedup_trigger()` of 1.x, `simhash_dedup_trigger_v1()` since 2.0.0
     /// (definition 1 by default), used as `BEFORE
     /// INSERT OR UPDATE OF body ... FOR EACH ROW EXECUTE FUNCTION simhash_dedup_trigger('fp',
     /// 'body', '3', 'reject' [, options])`.
     pg_finfo_simhash_dedup_trigger_v1, simhash_dedup_trigger_v1 => crate::fingerprints::trigger::dedup_trigger, Definition::V1
-}
+);
 
 // Definition 0, the fingerprint of 0.1.0 to 0.3.0, kept reachable under its own names:
 // `simhash_v0(doc [, options])`, `simhash_update_trigger_v0()` and
@@ -103,22 +103,22 @@ with_definition! {
 // 0.x functions to these, so objects that call them by OID keep their definition.
 
 pgrx::extension_sql_file!("../../sql/compat/definition0.sql", name = "definition0");
-with_definition! {
+v1_function!(
     /// `simhash(doc text)` of 0.1.0 to 0.3.0, `simhash_v0(doc)` since 1.0.0 (definition 0).
     pg_finfo_simhash_text, simhash_text => crate::fingerprints::simhash::simhash_doc, Definition::V0
-}
-with_definition! {
+);
+v1_function!(
     /// `simhash(doc text, options jsonb)` of 0.1.0 to 0.3.0, `simhash_v0(doc, options)`
     /// since 1.0.0: definition 0 by default.
     pg_finfo_simhash_text_options, simhash_text_options => crate::fingerprints::simhash::simhash_doc_options, Definition::V0
-}
-with_definition! {
+);
+v1_function!(
     /// `simhash_update_trigger()` of 0.2.0 to 0.3.0, `simhash_update_trigger_v0()` since
     /// 1.0.0: definition 0 by default.
     pg_finfo_simhash_update_trigger, simhash_update_trigger => crate::fingerprints::trigger::update_trigger, Definition::V0
-}
-with_definition! {
+);
+v1_function!(
     /// `simhash_dedup_trigger()` of 0.2.0 to 0.3.0, `simhash_dedup_trigger_v0()` since
     /// 1.0.0: definition 0 by default.
     pg_finfo_simhash_dedup_trigger, simhash_dedup_trigger => crate::fingerprints::trigger::dedup_trigger, Definition::V0
-}
+);

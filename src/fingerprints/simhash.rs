@@ -89,18 +89,18 @@ pub(crate) unsafe fn simhash_doc_options_text(
     }
 }
 
-with_definition! {
+v1_function!(
     /// `simhash(doc text) → bigint` since 3.0.0: definition 3.
     pg_finfo_simhash_text_v3, simhash_text_v3 => simhash_doc, Definition::V3
-}
-with_definition! {
+);
+v1_function!(
     /// `simhash(doc text, options jsonb) → bigint` since 3.0.0: definition 3 by default.
     pg_finfo_simhash_text_options_v3, simhash_text_options_v3 => simhash_doc_options, Definition::V3
-}
-with_definition! {
+);
+v1_function!(
     /// `simhash(doc text, options text) → bigint` since 3.0.0: definition 3 by default.
     pg_finfo_simhash_text_options_text_v3, simhash_text_options_text_v3 => simhash_doc_options_text, Definition::V3
-}
+);
 
 /// Elements of a one-dimensional array datum, with their NULL flags.
 ///

@@ -120,12 +120,12 @@ pub(crate) unsafe fn update_trigger(fcinfo: pg_sys::FunctionCallInfo, default: D
     }
 }
 
-with_definition! {
+v1_function!(
     /// `simhash_update_trigger()` since 3.0.0 (definition 3 by default), used as `BEFORE
     /// INSERT OR UPDATE ... FOR EACH ROW EXECUTE FUNCTION simhash_update_trigger('fp', 'body'
     /// [, options])`: sets fp = simhash(body [, options]), NULL for NULL.
     pg_finfo_simhash_update_trigger_v3, simhash_update_trigger_v3 => update_trigger, Definition::V3
-}
+);
 
 /// The body of the `simhash_dedup_trigger` symbols and of `simhash_dedup_fp_trigger`
 /// (`fp_only`: the row brings its fingerprint, and no text the decision could read).
@@ -194,30 +194,25 @@ unsafe fn dedup_fp_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition
     unsafe { dedup_body(fcinfo, default, true, Decision::Measure) }
 }
 
-function_info_v1!(pg_finfo_simhash_dedup_trigger_d2);
-/// `simhash_dedup_trigger()` since 6.0.0 (definition 3 by default): the candidates within
-/// `max_distance` bits, nearest first, and the first the dedup decision calls the same
-/// passage as the new text (docs/decision.md). 5.x's is `simhash_dedup_trigger_d1()`, on the
-/// symbol `simhash_dedup_trigger_v3`.
-#[unsafe(no_mangle)]
-#[pg_guard]
-pub unsafe extern "C-unwind" fn simhash_dedup_trigger_d2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: the fmgr calls it with a valid fcinfo, as the trigger function that
-    // sql/fingerprints/trigger.sql declares.
-    unsafe { dedup_body(fcinfo, Definition::V3, false, Decision::Passage) }
-}
+v1_function!(
+    /// `simhash_dedup_trigger()` since 6.0.0 (definition 3 by default): the candidates within
+    /// `max_distance` bits, nearest first, and the first the dedup decision calls the same
+    /// passage as the new text (docs/decision.md). 5.x's is `simhash_dedup_trigger_d1()`, on the
+    /// symbol `simhash_dedup_trigger_v3`.
+    pg_finfo_simhash_dedup_trigger_d2, simhash_dedup_trigger_d2 => dedup_body, Definition::V3, false, Decision::Passage
+);
 
-with_definition! {
+v1_function!(
     /// `simhash_dedup_fp_trigger()` since 1.1.0, used as `BEFORE INSERT ... FOR EACH ROW
     /// EXECUTE FUNCTION simhash_dedup_fp_trigger('fp', '3', 'reject')`: the dedup trigger
     /// for rows that bring their fingerprint, such as the key rows of a sharded table
     /// (docs/scaling-out.md).
     pg_finfo_simhash_dedup_fp_trigger, simhash_dedup_fp_trigger => dedup_fp_trigger, Definition::V1
-}
-with_definition! {
+);
+v1_function!(
     /// `simhash_dedup_trigger()` since 3.0.0 (definition 3 by default).
     pg_finfo_simhash_dedup_trigger_v3, simhash_dedup_trigger_v3 => dedup_trigger, Definition::V3
-}
+);
 
 /// The check query of `simhash_dedup_trigger` deciding by `decision`, for `func`.
 ///
@@ -233,30 +228,22 @@ unsafe fn fp_dedup_query(fcinfo: pg_sys::FunctionCallInfo, decision: Decision, f
     }
 }
 
-function_info_v1!(pg_finfo_simhash_dedup_query);
-/// `simhash_dedup_query_d1(tbl regclass, VARIADIC trigger_args text[]) → text` (5.x's
-/// `simhash_dedup_query`): the check query `simhash_dedup_trigger_d1(trigger_args...)` runs
-/// on `tbl` for an INSERT (`$1` is the new fingerprint), after the same validation, e.g. to
-/// EXPLAIN it. Options in the arguments are validated as the current trigger does
-/// (definition 3 unless they name one; definitions 1 to 3 take the same options); the query
-/// does not depend on them.
-#[unsafe(no_mangle)]
-#[pg_guard]
-pub unsafe extern "C-unwind" fn simhash_dedup_query(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of sql/fingerprints/trigger.sql.
-    unsafe { fp_dedup_query(fcinfo, Decision::Measure, "simhash_dedup_query_d1") }
-}
+v1_function!(
+    /// `simhash_dedup_query_d1(tbl regclass, VARIADIC trigger_args text[]) → text` (5.x's
+    /// `simhash_dedup_query`): the check query `simhash_dedup_trigger_d1(trigger_args...)` runs
+    /// on `tbl` for an INSERT (`$1` is the new fingerprint), after the same validation, e.g. to
+    /// EXPLAIN it. Options in the arguments are validated as the current trigger does
+    /// (definition 3 unless they name one; definitions 1 to 3 take the same options); the query
+    /// does not depend on them.
+    pg_finfo_simhash_dedup_query, simhash_dedup_query => fp_dedup_query, Decision::Measure, "simhash_dedup_query_d1"
+);
 
-function_info_v1!(pg_finfo_simhash_dedup_query_d2);
-/// `simhash_dedup_query(tbl regclass, VARIADIC trigger_args text[]) → text` since 6.0.0: the
-/// check query of `simhash_dedup_trigger(trigger_args...)`, which returns every candidate and
-/// its text for the dedup decision.
-#[unsafe(no_mangle)]
-#[pg_guard]
-pub unsafe extern "C-unwind" fn simhash_dedup_query_d2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of sql/fingerprints/trigger.sql.
-    unsafe { fp_dedup_query(fcinfo, Decision::Passage, "simhash_dedup_query") }
-}
+v1_function!(
+    /// `simhash_dedup_query(tbl regclass, VARIADIC trigger_args text[]) → text` since 6.0.0: the
+    /// check query of `simhash_dedup_trigger(trigger_args...)`, which returns every candidate and
+    /// its text for the dedup decision.
+    pg_finfo_simhash_dedup_query_d2, simhash_dedup_query_d2 => fp_dedup_query, Decision::Passage, "simhash_dedup_query"
+);
 
 /// Locks, then looks for the nearest existing row within the bound.
 ///

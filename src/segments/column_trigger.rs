@@ -38,7 +38,7 @@ pub(crate) unsafe fn segments_trigger(fcinfo: pg_sys::FunctionCallInfo, default:
     }
 }
 
-with_definition! {
+v1_function!(
     /// `simhash_segments_trigger()` since 3.0.0: definition 3 by default.
     pg_finfo_simhash_segments_trigger_v3, simhash_segments_trigger_v3 => segments_trigger, Definition::V3
-}
+);

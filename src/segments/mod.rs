@@ -120,11 +120,11 @@ pub(crate) unsafe fn segments_body(fcinfo: pg_sys::FunctionCallInfo, definition:
     }
 }
 
-with_definition! {
+v1_function!(
     /// `simhash_segments(doc text, options jsonb DEFAULT '{}') → bigint[]` since 3.0.0:
     /// definition 3 (winnowed feature shingles) unless the options name another.
     pg_finfo_simhash_segments_v3, simhash_segments_v3 => segments_body, Definition::V3
-}
+);
 
 /// The non-NULL elements of an array, as the core's u64 fingerprints.
 fn elements(a: &Array<i64>) -> Vec<u64> {

@@ -154,23 +154,18 @@ unsafe fn dedup_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition, deci
     }
 }
 
-with_definition! {
+v1_function!(
     /// `simhash_segments_dedup_trigger_d1()` since 6.0.0, `simhash_segments_dedup_trigger()`
     /// of 3.x to 5.x: definition 3 by default, the measure alone decides.
     pg_finfo_simhash_segments_dedup_trigger_v3, simhash_segments_dedup_trigger_v3 => dedup_trigger, Definition::V3
-}
+);
 
-function_info_v1!(pg_finfo_simhash_segments_dedup_trigger_d2);
-/// `simhash_segments_dedup_trigger()` since 6.0.0: definition 3 by default; the candidates,
-/// most resembling first, and the first the dedup decision calls the same passage as the new
-/// text (docs/decision.md).
-#[unsafe(no_mangle)]
-#[pg_guard]
-pub unsafe extern "C-unwind" fn simhash_segments_dedup_trigger_d2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: the fmgr calls it with a valid fcinfo, as the trigger function that
-    // sql/segments/trigger.sql declares.
-    unsafe { dedup_body(fcinfo, Definition::V3, Decision::Passage) }
-}
+v1_function!(
+    /// `simhash_segments_dedup_trigger()` since 6.0.0: definition 3 by default; the candidates,
+    /// most resembling first, and the first the dedup decision calls the same passage as the new
+    /// text (docs/decision.md).
+    pg_finfo_simhash_segments_dedup_trigger_d2, simhash_segments_dedup_trigger_d2 => dedup_body, Definition::V3, Decision::Passage
+);
 
 /// The body of both `simhash_segments_dedup_query(tbl regclass, VARIADIC trigger_args text[])
 /// → text` symbols (since 2.0.1): the check query the segments dedup trigger with these
@@ -200,21 +195,17 @@ unsafe fn query_of(fcinfo: pg_sys::FunctionCallInfo, default: Definition, decisi
     }
 }
 
-with_definition! {
+v1_function!(
     /// `simhash_segments_dedup_query_d1(tbl, VARIADIC trigger_args)` since 6.0.0 (3.x to
     /// 5.x's `simhash_segments_dedup_query`): the query of `simhash_segments_dedup_trigger_d1`
     /// (definition 3 by default).
     pg_finfo_simhash_segments_dedup_query_v3, simhash_segments_dedup_query_v3 => dedup_query_body, Definition::V3
-}
+);
 
-function_info_v1!(pg_finfo_simhash_segments_dedup_query_d2);
-/// `simhash_segments_dedup_query(tbl, VARIADIC trigger_args)` since 6.0.0: the query of
-/// `simhash_segments_dedup_trigger`, which returns every candidate and its text.
-#[unsafe(no_mangle)]
-#[pg_guard]
-pub unsafe extern "C-unwind" fn simhash_segments_dedup_query_d2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of sql/segments/trigger.sql.
-    unsafe { query_of(fcinfo, Definition::V3, Decision::Passage) }
-}
+v1_function!(
+    /// `simhash_segments_dedup_query(tbl, VARIADIC trigger_args)` since 6.0.0: the query of
+    /// `simhash_segments_dedup_trigger`, which returns every candidate and its text.
+    pg_finfo_simhash_segments_dedup_query_d2, simhash_segments_dedup_query_d2 => query_of, Definition::V3, Decision::Passage
+);
 
 pgrx::extension_sql_file!("../../sql/segments/trigger.sql", name = "segments_trigger", requires = ["trigger"]);

@@ -101,14 +101,10 @@ pub(crate) unsafe fn query_match(fcinfo: pg_sys::FunctionCallInfo, v: Version) -
     }
 }
 
-function_info_v1!(pg_finfo_simhash_query_match_m2);
-/// `row text @% q simhash_query → bool` (STRICT), measure 2.
-#[unsafe(no_mangle)]
-#[pg_guard]
-pub unsafe extern "C-unwind" fn simhash_query_match_m2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: declared STRICT (text, simhash_query) in sql/similarity/gin.sql.
-    unsafe { query_match(fcinfo, Version::M2) }
-}
+v1_function!(
+    /// `row text @% q simhash_query → bool` (STRICT), measure 2.
+    pg_finfo_simhash_query_match_m2, simhash_query_match_m2 => query_match, Version::M2
+);
 
 /// A `simhash_query` datum of type `typid` with these fields.
 ///

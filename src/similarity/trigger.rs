@@ -281,54 +281,34 @@ pub(crate) unsafe fn query(
     }
 }
 
-function_info_v1!(pg_finfo_simhash_similarity_dedup_trigger_m2);
-/// `simhash_similarity_dedup_trigger_d1()` (5.x's `simhash_similarity_dedup_trigger`): the
-/// most similar candidate is the duplicate.
-#[unsafe(no_mangle)]
-#[pg_guard]
-pub unsafe extern "C-unwind" fn simhash_similarity_dedup_trigger_m2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: the fmgr calls it with a valid fcinfo, as the trigger function that
-    // sql/similarity/trigger.sql declares.
-    unsafe { dedup_trigger(fcinfo, Version::M2, Decision::Measure) }
-}
+v1_function!(
+    /// `simhash_similarity_dedup_trigger_d1()` (5.x's `simhash_similarity_dedup_trigger`): the
+    /// most similar candidate is the duplicate.
+    pg_finfo_simhash_similarity_dedup_trigger_m2, simhash_similarity_dedup_trigger_m2 => dedup_trigger, Version::M2, Decision::Measure
+);
 
-function_info_v1!(pg_finfo_simhash_similarity_dedup_trigger_d2);
-/// `simhash_similarity_dedup_trigger()` since 6.0.0, used as `BEFORE INSERT OR UPDATE OF body
-/// ... FOR EACH ROW EXECUTE FUNCTION simhash_similarity_dedup_trigger('body', '0.5', 'reject'
-/// [, link_column] [, '{"min_containment": 0.8}'])`: the candidates, most similar first, and
-/// the first the dedup decision calls the same passage as the new text (docs/decision.md).
-#[unsafe(no_mangle)]
-#[pg_guard]
-pub unsafe extern "C-unwind" fn simhash_similarity_dedup_trigger_d2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: the fmgr calls it with a valid fcinfo, as the trigger function that
-    // sql/similarity/trigger.sql declares.
-    unsafe { dedup_trigger(fcinfo, Version::M2, Decision::Passage) }
-}
+v1_function!(
+    /// `simhash_similarity_dedup_trigger()` since 6.0.0, used as `BEFORE INSERT OR UPDATE OF body
+    /// ... FOR EACH ROW EXECUTE FUNCTION simhash_similarity_dedup_trigger('body', '0.5', 'reject'
+    /// [, link_column] [, '{"min_containment": 0.8}'])`: the candidates, most similar first, and
+    /// the first the dedup decision calls the same passage as the new text (docs/decision.md).
+    pg_finfo_simhash_similarity_dedup_trigger_d2, simhash_similarity_dedup_trigger_d2 => dedup_trigger, Version::M2, Decision::Passage
+);
 
-function_info_v1!(pg_finfo_simhash_similarity_dedup_query_m2);
-/// `simhash_similarity_dedup_query_d1(tbl regclass, VARIADIC trigger_args text[]) → text`
-/// (5.x's `simhash_similarity_dedup_query`): the check query
-/// `simhash_similarity_dedup_trigger_d1(trigger_args...)` runs on `tbl` for an INSERT (`$1`
-/// the new text, `$2` min_similarity, `$3` min_containment), after the same validation, with
-/// how it finds candidates and what it locks in a trailing comment.
-#[unsafe(no_mangle)]
-#[pg_guard]
-pub unsafe extern "C-unwind" fn simhash_similarity_dedup_query_m2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of
-    // sql/similarity/trigger.sql.
-    unsafe { query(fcinfo, Version::M2, Decision::Measure, "simhash_similarity_dedup_query_d1") }
-}
+v1_function!(
+    /// `simhash_similarity_dedup_query_d1(tbl regclass, VARIADIC trigger_args text[]) → text`
+    /// (5.x's `simhash_similarity_dedup_query`): the check query
+    /// `simhash_similarity_dedup_trigger_d1(trigger_args...)` runs on `tbl` for an INSERT (`$1`
+    /// the new text, `$2` min_similarity, `$3` min_containment), after the same validation, with
+    /// how it finds candidates and what it locks in a trailing comment.
+    pg_finfo_simhash_similarity_dedup_query_m2, simhash_similarity_dedup_query_m2 => query, Version::M2, Decision::Measure, "simhash_similarity_dedup_query_d1"
+);
 
-function_info_v1!(pg_finfo_simhash_similarity_dedup_query_d2);
-/// `simhash_similarity_dedup_query(tbl regclass, VARIADIC trigger_args text[]) → text` since
-/// 6.0.0: the check query of `simhash_similarity_dedup_trigger(trigger_args...)`, which
-/// returns every candidate and its text for the dedup decision.
-#[unsafe(no_mangle)]
-#[pg_guard]
-pub unsafe extern "C-unwind" fn simhash_similarity_dedup_query_d2(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: called by the fmgr as the STRICT (regclass, text[]) function of
-    // sql/similarity/trigger.sql.
-    unsafe { query(fcinfo, Version::M2, Decision::Passage, "simhash_similarity_dedup_query") }
-}
+v1_function!(
+    /// `simhash_similarity_dedup_query(tbl regclass, VARIADIC trigger_args text[]) → text` since
+    /// 6.0.0: the check query of `simhash_similarity_dedup_trigger(trigger_args...)`, which
+    /// returns every candidate and its text for the dedup decision.
+    pg_finfo_simhash_similarity_dedup_query_d2, simhash_similarity_dedup_query_d2 => query, Version::M2, Decision::Passage, "simhash_similarity_dedup_query"
+);
 
 pgrx::extension_sql_file!("../../sql/similarity/trigger.sql", name = "similarity_trigger", requires = ["trigger"]);
