@@ -52,6 +52,7 @@
 #                               ("--- ok: NAME (N s)" / "--- FAILED: NAME (N s)"), goes on
 #                               either way; with SIMHASH_STEP_TIMES=FILE (.ci/run), appends
 #                               "seconds<TAB>PG<TAB>NAME" to FILE
+#   step_done NAME STATUS SECS  counts a step that ended elsewhere (tests/harness/pool.sh)
 #   summary                     prints "N passed, N failed"; fails if any step failed
 #   at_exit COMMAND             runs the shell COMMAND at exit (last added, first run)
 #   fresh_db DB                 drops DB if it exists, creates it, drops it at exit
@@ -235,13 +236,17 @@ fail() { echo "FAIL $*"; status=1; }
 
 passed=0 failed=0
 step() {
-    local name=$1
+    local name=$1 rc=0
     shift
     local t0=$SECONDS
     echo "=== $name"
-    if "$@"; then passed=$((passed + 1)); echo "--- ok: $name ($((SECONDS - t0)) s)"
-    else failed=$((failed + 1)); echo "--- FAILED: $name ($((SECONDS - t0)) s)"; fi
-    [ -z "${SIMHASH_STEP_TIMES:-}" ] || printf '%s\t%s\t%s\n' $((SECONDS - t0)) "$pg_major" "$name" >>"$SIMHASH_STEP_TIMES"
+    "$@" || rc=$?
+    step_done "$name" $rc $((SECONDS - t0))
+}
+step_done() { # NAME STATUS SECONDS: counts a step that ended (step, tests/harness/pool.sh)
+    if [ "$2" = 0 ]; then passed=$((passed + 1)); echo "--- ok: $1 ($3 s)"
+    else failed=$((failed + 1)); echo "--- FAILED: $1 ($3 s)"; fi
+    [ -z "${SIMHASH_STEP_TIMES:-}" ] || printf '%s\t%s\t%s\n' "$3" "$pg_major" "$1" >>"$SIMHASH_STEP_TIMES"
 }
 summary() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; }
 

@@ -6,9 +6,12 @@
 #                             table of real news paragraphs, and regress_try.sql's helpers
 #                             (regress_try(sql), the error; regress_plan(sql), the plan)
 #   regress_tests             the pg_regress test names, one a line (`fingerprints/search`)
-#   regress_run OUTDIR [NAME...]  pg_regress over the named tests (default: all) into OUTDIR;
-#                             shows the diffs' head on failure; with SIMHASH_STEP_TIMES (lib.sh,
-#                             step), appends each file's time to it as "regress: NAME"
+#   regress_one OUTDIR NAME   one file, in a database of its own made from simhash_regress
+#                             (a file copy), so that files run side by side (tests/harness/
+#                             pool.sh) and none sees what another left; its results under
+#                             OUTDIR/NAME/; on failure, the head of its diffs
+#   regress_run OUTDIR [NAME...]  the named files (default: all) side by side, longest first,
+#                             each a step "regress: NAME" (lib.sh's step: counted, timed)
 regress_db_create() {
     createdb simhash_regress &&
     psql -d simhash_regress \
@@ -21,26 +24,37 @@ regress_db_create() {
 # Names relative to sql/, a measure's folder included (`similarity/dedup`), sorted.
 regress_tests() { (cd "$root/tests/pg_regress/sql" && find . -name '*.sql' | sed 's|^\./||; s|\.sql$||' | sort); }
 
-regress_run() { # OUTDIR [NAME...]
-    local rc=0 out=$1
-    shift
-    [ $# -gt 0 ] || set -- $(regress_tests)
-    mkdir -p "$out"
+regress_one() { # OUTDIR NAME
+    local name=$2 out=$1/$2 db rc=0
+    db=regress_${name//\//_}
+    # A file needs the template to itself only while its copy is made, and no file connects
+    # to the template: copies made side by side do not wait on one another.
+    dropdb --if-exists "$db" 2>/dev/null
+    createdb -T simhash_regress "$db" || return 1
+    rm -rf "$out"
     # pg_regress writes results/NAME.out and makes no folder for a NAME with one.
-    local name
-    for name in "$@"; do mkdir -p "$out/results/$(dirname "$name")"; done
+    mkdir -p "$out/results/$(dirname "$name")"
     # The major's own pg_regress and psql (in its root for 17 and 18: tests/harness/major.sh).
     in_sysroot "/usr/lib/postgresql/$pg_major/lib/pgxs/src/test/regress/pg_regress" \
-        --use-existing --dbname=simhash_regress --bindir="$sys_bin" \
+        --use-existing --dbname="$db" --bindir="$sys_bin" \
         --host="$PGHOST" --port="$PGPORT" --user=postgres \
-        --inputdir="$root/tests/pg_regress" --outputdir="$out" "$@" | tee "$out/pg_regress.txt"
-    rc=${PIPESTATUS[0]}
-    # "test NAME ... ok 596 ms" (15), "ok 1 - NAME 596 ms" (16 and later).
-    [ -z "${SIMHASH_STEP_TIMES:-}" ] || awk -v pg="$pg_major" '
-        / ms$/ && ($1 == "test" || $1 == "ok" || $1 == "not") {
-            name = ($1 == "test") ? $2 : $(NF - 2)
-            printf "%d\t%s\tregress: %s\n", $(NF - 1) / 1000 + 0.5, pg, name
-        }' "$out/pg_regress.txt" >>"$SIMHASH_STEP_TIMES"
-    [ -s "$out/regression.diffs" ] && head -200 "$out/regression.diffs"
-    return $rc
+        --inputdir="$root/tests/pg_regress" --outputdir="$out" "$name" >"$out/pg_regress.txt" 2>&1 || rc=$?
+    # Its one line: "test NAME ... ok 596 ms" (15), "ok 1 - NAME 596 ms" (16 and later).
+    grep -E "^(test |ok |not ok )|FAILED|failed" "$out/pg_regress.txt"
+    if [ $rc != 0 ]; then
+        [ -s "$out/regression.diffs" ] && head -200 "$out/regression.diffs"
+        [ -s "$out/regression.diffs" ] || cat "$out/pg_regress.txt"
+        echo "regression file $name failed: the whole diff is $out/regression.diffs; its database $db is kept"
+        return $rc
+    fi
+    dropdb "$db"
+}
+
+regress_run() { # OUTDIR [NAME...]
+    local out=$1 steps=() name
+    shift
+    [ $# -gt 0 ] || set -- $(regress_tests)
+    mapfile -t steps < <(pool_order "$pg_major" "${@/#/regress: }")
+    for name in "${steps[@]}"; do pool_start "$name" regress_one "$out" "${name#regress: }"; done
+    pool_wait
 }

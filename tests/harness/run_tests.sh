@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# `make test`: the pure-Rust core's unit and property tests, then the SQL surface against a
-# real PostgreSQL server of the major PG names (15 by default, or 17 or 18 in their Debian
-# roots: tests/harness/major.sh) (pg_regress golden files in tests/pg_regress), then the
-# integration scripts in tests/integration (each exits non-zero on failure), then the
+# `make test`: the pure-Rust core's unit and property tests, the SQL surface against a real
+# PostgreSQL server of the major PG names (15 by default, or 17 or 18 in their Debian roots:
+# tests/harness/major.sh): the pg_regress golden files in tests/pg_regress and the
+# integration scripts in tests/integration (each exits non-zero on failure), and the
 # formatting and lint gates (cargo fmt --check, cargo clippy -D warnings over both crates,
 # no import cycle among either crate's modules).
+#
+# Steps run side by side (tests/harness/pool.sh): the regression files, each in a copy of the
+# regression database, and the integration scripts, each with databases or clusters of its
+# own, in one queue, longest first, $pool_jobs at once; the compiling gates (the core's
+# tests, clippy) beside them at the lowest priority. Each step's log is printed whole when it
+# ends.
 #
 # What cannot differ by major runs with PG=15 only (docs/development.md, "What runs once"):
 # the core's tests (plain Rust, in the optimized profile ci-test), fmt, imports, and clippy,
@@ -15,14 +21,15 @@
 # Ends with one line "N passed, N failed".
 #
 #   run_tests.sh [NAME...]   only the named tests (`make test T="fingerprints/search crash"`): a
-#                            regression file (tests/pg_regress/sql/NAME.sql, NAME such as fingerprints/search, all named ones
-#                            in one pg_regress run on the same regression database), an
-#                            integration script (tests/integration/NAME.sh), or one of the
-#                            steps core, fmt, clippy, imports, pg16. An unknown name lists the
-#                            valid ones.
+#                            regression file (tests/pg_regress/sql/NAME.sql, NAME such as
+#                            fingerprints/search), an integration script
+#                            (tests/integration/NAME.sh), or one of the steps core, fmt,
+#                            clippy, imports, pg16. An unknown name lists the valid ones.
+#                            SIMHASH_JOBS=N: N steps at once (1: one after another).
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$h/regress_db.sh"
+source "$h/pool.sh"
 cd "$root"
 
 mapfile -t all_regress < <(regress_tests)
@@ -56,31 +63,7 @@ else
 fi
 wants() { [[ " ${want_gates[*]} " == *" $1 "* ]]; }
 
-echo "PostgreSQL $pg_major: $(in_sysroot "$sys_bin/postgres" --version)${sysroot:+ (in ${sysroot#"$root/"})}"
-wants core && step "core unit tests (cargo test --profile ci-test -p simhash-core)" \
-    cargo test -q --profile ci-test -p simhash-core
-
-if [ ${#regress[@]} -gt 0 ] || [ ${#integration[@]} -gt 0 ]; then
-    if ! bash "$h/cluster.sh" install; then
-        echo "--- FAILED: building/installing the extension"
-        echo "$passed passed, $((failed + 1)) failed"; exit 1
-    fi
-    own_cluster test "shared_buffers = 256MB"
-fi
-
-if [ ${#regress[@]} -gt 0 ]; then
-    # The regression database has the extension, a `corpus` table of real news paragraphs and
-    # the error-capturing helper regress_try(sql) (regress_db.sh, shared with make test-deb).
-    regress_db_create
-    label="${#regress[@]} files"; [ $# -gt 0 ] && label=${regress[*]}
-    step "pg_regress ($label)" regress_run target/regress "${regress[@]}"
-fi
-
-for t in "${integration[@]}"; do
-    step "integration: $t.sh" bash "tests/integration/$t.sh"
-done
-
-wants fmt && step "format (cargo fmt --all --check)" cargo fmt --all --check
+echo "PostgreSQL $pg_major: $(in_sysroot "$sys_bin/postgres" --version)${sysroot:+ (in ${sysroot#"$root/"})}, $pool_jobs steps at once"
 # Clippy over both crates, for each major against the bindings pgrx-pg-sys ships (the cfg
 # docsrs, which tests/harness/rustc_docsrs.sh gives to that crate alone): no headers and no
 # bindgen, so the four majors share one build of the dependencies in target/lint (about 200 s
@@ -93,11 +76,52 @@ lint() { # MAJOR...
             --no-default-features --features "pg$m" --target-dir target/lint -- -D warnings || return 1
     done
 }
-wants clippy && step "lint (cargo clippy --workspace --all-targets -- -D warnings, PostgreSQL 15)" lint 15
-wants imports && step "imports (no import cycle among either crate's modules)" \
-    python3 "$h/import_cycles.py" crates/simhash-core/src src
+# The compiling steps fill the time that the server's steps leave idle: started first, at
+# the lowest priority, beside the others (tests/harness/pool.sh). Clippy's majors share
+# target/lint, so they run one after another in one step.
+wants core && pool_start_idle "core unit tests (cargo test --profile ci-test -p simhash-core)" \
+    cargo test -q --profile ci-test -p simhash-core
+lint_majors=()
+wants clippy && lint_majors+=(15)
 # PostgreSQL 16 is in no suite these machines reach: the code must compile and lint for it
 # against pgrx's bindings, as for 17 and 18, whose own runs test the built library.
-wants pg16 && step "pg16 (cargo clippy for PostgreSQL 16, 17 and 18, pgrx's shipped bindings)" lint 16 17 18
+wants pg16 && lint_majors+=(16 17 18)
+[ ${#lint_majors[@]} -gt 0 ] && pool_start_idle \
+    "lint (cargo clippy --workspace --all-targets -- -D warnings, PostgreSQL ${lint_majors[*]}; pgrx's shipped bindings)" \
+    lint "${lint_majors[@]}"
+
+if [ ${#regress[@]} -gt 0 ] || [ ${#integration[@]} -gt 0 ]; then
+    if ! bash "$h/cluster.sh" install; then
+        echo "--- FAILED: building/installing the extension"
+        pool_wait
+        echo "$passed passed, $((failed + 1)) failed"; exit 1
+    fi
+    # Steps side by side: connections for several pgbench runs of 8 clients at once.
+    own_cluster test "shared_buffers = 256MB" "max_connections = 120"
+fi
+
+# The regression files and the integration scripts in one queue, longest first. Each
+# regression file has a database of its own, a copy of the regression database: the
+# extension, a `corpus` table of real news paragraphs and the error-capturing helper
+# regress_try(sql) (regress_db.sh, shared with make test-deb). Each integration script has
+# databases or clusters of its own.
+queue=()
+if [ ${#regress[@]} -gt 0 ]; then
+    step "the regression database (the extension, the corpus, regress_try)" regress_db_create
+    queue+=("${regress[@]/#/regress: }")
+fi
+for t in "${integration[@]}"; do queue+=("integration: $t.sh"); done
+mapfile -t queue < <(pool_order "$pg_major" "${queue[@]}")
+for s in "${queue[@]}"; do
+    case $s in
+    regress:*) pool_start "$s" regress_one target/regress "${s#regress: }" ;;
+    integration:*) pool_start "$s" bash "tests/integration/${s#integration: }" ;;
+    esac
+done
+
+wants fmt && pool_start "format (cargo fmt --all --check)" cargo fmt --all --check
+wants imports && pool_start "imports (no import cycle among either crate's modules)" \
+    python3 "$h/import_cycles.py" crates/simhash-core/src src
+pool_wait
 
 summary

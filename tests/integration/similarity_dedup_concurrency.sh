@@ -87,16 +87,16 @@ SELECT pg_sleep(3600);
 COMMIT;
 SQL
 holder=$!; kill_at_exit "$holder"
-until [ "$(psql -Atc "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(3600)%' AND pid <> pg_backend_pid()")" = 1 ]; do sleep 0.1; done
+until [ "$(psql -Atc "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%pg_sleep(3600)%' AND pid <> pg_backend_pid()")" = 1 ]; do sleep 0.1; done
 psql -q -c "INSERT INTO docs VALUES (2, '新版手机明天上市，价格比去年低。')" >"$tmp/second.out" 2>&1 &
 second=$!
 waited=0
 while kill -0 "$second" 2>/dev/null; do
-    [ "$(psql -Atc "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO docs VALUES (2%'")" = 0 ] || waited=1
+    [ "$(psql -Atc "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO docs VALUES (2%'")" = 0 ] || waited=1
     [ "$waited" = 1 ] && break
     sleep 0.05
 done
-psql -Atc "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(3600)%' AND pid <> pg_backend_pid()" >/dev/null
+psql -Atc "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%pg_sleep(3600)%' AND pid <> pg_backend_pid()" >/dev/null
 wait "$second" || true
 check "an unrelated short insert waited on the lock of an open one" "$waited" 0
 check "rows after both (the second committed, the first cancelled)" "$(psql -Atc "SELECT string_agg(id::text, ',') FROM docs")" 2

@@ -10,7 +10,8 @@
 #     said so, when the previous release had no package for this major (2.1.1 had 15's only);
 #   - installcheck: tests/pg_regress on a server run from the system binaries, on a fresh
 #     CREATE EXTENSION at this version, set up as `make test` does (tests/harness/regress_db.sh),
-#     but the slow files `make test` ran on the same build (installcheck_tests);
+#     but the slow files `make test` ran on the same build (installcheck_tests), side by side
+#     (tests/harness/pool.sh), each file a step;
 #   - dpkg -r leaves no file behind under /usr.
 # Leaves the system as it found it. Ends with one line "N passed, N failed".
 set -uo pipefail
@@ -18,6 +19,7 @@ source "$(dirname "$0")/../harness/lib.sh"
 cd "$root"
 . packaging/versions.sh
 . tests/harness/regress_db.sh
+. tests/harness/pool.sh
 package=postgresql-$pg_major-simhash
 ext=/usr/share/postgresql/$pg_major/extension   # as the system (the host, or the root) sees them
 lib=/usr/lib/postgresql/$pg_major/lib
@@ -140,12 +142,12 @@ installcheck_tests() {
         -e similarity/figures -e compat/m1 -e similarity/pairs -e similarity/band -e fingerprints/nearest \
         -e fingerprints/trigger
 }
-installcheck() {
+installcheck_db() {
     regress_db_create || return 1
     psql -d simhash_regress -Atc "SELECT 'installed extension ' || extversion FROM pg_extension WHERE extname = 'simhash'"
-    regress_run "$root/$work/regress" $(installcheck_tests)
 }
-step "installcheck: pg_regress ($(installcheck_tests | wc -l) files) on the packaged install" installcheck
+step "installcheck: the regression database on the packaged install" installcheck_db
+regress_run "$root/$work/regress" $(installcheck_tests)
 
 # --- Removal leaves nothing behind.
 bash tests/harness/cluster.sh stop package

@@ -182,6 +182,7 @@ SELECT a.def, a.id AS id1, b.id AS id2, hamming(a.fp, b.fp) AS d,
   JOIN corpus ca ON ca.id = a.id JOIN corpus cb ON cb.id = b.id ORDER BY 1, 2;
 
 -- A database whose server encoding is not UTF8: text is converted, fingerprints agree.
+\set regress_db :DBNAME
 CREATE DATABASE simhash_latin1 ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;
 \c simhash_latin1
 SET client_encoding = 'UTF8';
@@ -191,7 +192,7 @@ SELECT simhash_v0('Crème brûlée à la française') AS latin1_fp,
        simhash('Crème brûlée, café au lait, pâtisserie française, déjà vu') AS latin1_v1;
 SELECT * FROM simhash_features('Crème brûlée');
 SELECT simhash(ARRAY['é'], ARRAY[1.0]::float8[]) AS latin1_weighted;
-\c simhash_regress
+\c :regress_db
 SELECT simhash_v0('Crème brûlée à la française') AS utf8_fp,
        simhash('Crème brûlée à la française', '{"tokenizer": "ngram"}'::jsonb) AS utf8_ngram,
        simhash('Crème brûlée, café au lait, pâtisserie française, déjà vu') AS utf8_v1;
@@ -206,7 +207,7 @@ SELECT simhash_v0('中国') = :utf8_zh AS sql_ascii_takes_utf8_bytes;
 \set VERBOSITY sqlstate
 SELECT simhash(convert_from('\xff41'::bytea, 'SQL_ASCII'));
 \set VERBOSITY default
-\c simhash_regress
+\c :regress_db
 DROP DATABASE simhash_ascii;
 
 -- Definition 2 (2.0.0 to 2.2.0, simhash_v2; definition 3 too): traditional-only characters fold
