@@ -11,6 +11,10 @@ root=$(dirname "$here")
 
 read -r version commit < <(previous_release)
 deb=$root/target/deb/postgresql-${PG:-15}-simhash_${version}_amd64.deb
+# One build at a time: the majors share the worktree (.ci/run builds them ahead of their tests).
+mkdir -p "$root/target/deb"
+exec 9>"$root/target/deb/previous.lock"
+flock 9
 if [ ! -s "$deb" ]; then
     wt=$root/target/deb/src-$version
     git -C "$root" worktree remove --force "$wt" 2>/dev/null || rm -rf "$wt"

@@ -36,6 +36,10 @@ shift
 case $cmd in
 install)
     [ "${SIMHASH_SYSTEM_PG:-0}" = 1 ] && { echo "cluster.sh: install goes to target/pgroot, not with SIMHASH_SYSTEM_PG=1" >&2; exit 2; }
+    # One install into a pgroot at a time (.ci/run builds 17 and 18 ahead, beside 15's tests).
+    mkdir -p "$(dirname "$pgroot")"
+    exec 8>"$pgroot.lock"
+    flock 8
     if [ ! -x "$bin/postgres" ]; then
         rm -rf "$pgroot"
         mkdir -p "$pgroot.new/usr/lib/postgresql" "$pgroot.new/usr/share/postgresql"
