@@ -10,14 +10,14 @@
 //! A text argument's shingle set is kept in the call's `fn_extra` ([`Cache`]) while the argument
 //! stays the same: a constant or a query parameter (`get_fn_expr_arg_stable`), computed once
 //! for the statement, and the outer row's text of a join, once for all its candidates. A
-//! predicate holds one text as a set and streams the other (`simhash_core::similarity::Decide`):
+//! predicate holds one text as a set and streams the other (`simhash_core::similarity::AtLeast`):
 //! a stable or cached one, or else the shorter, so that a long text is never held whole.
 
 use std::borrow::Cow;
 
 use pgrx::prelude::*;
 use pgrx::PgMemoryContexts;
-use simhash_core::similarity::{self as core, Decide, Measure, Sets, Version};
+use simhash_core::similarity::{self as core, AtLeast, Measure, Sets, Version};
 
 use super::{check_threshold, text_arg, tick};
 
@@ -112,7 +112,7 @@ unsafe fn value(fcinfo: pg_sys::FunctionCallInfo, v: Version, measure: Measure) 
 ///
 /// # Safety
 /// `fcinfo` must be that of a STRICT (text, text, float8) function.
-pub(crate) unsafe fn decide(
+pub(crate) unsafe fn at_least(
     fcinfo: pg_sys::FunctionCallInfo,
     v: Version,
     measure: Measure,
@@ -124,12 +124,12 @@ pub(crate) unsafe fn decide(
         let threshold = check_threshold(pgrx::fcinfo::pg_getarg::<f64>(fcinfo, 2).unwrap_or(f64::NAN), func);
         let (a, b) = (text_arg(fcinfo, 0), text_arg(fcinfo, 1));
         let (sa, sb) = (stable(fcinfo, 0), stable(fcinfo, 1));
-        decide_texts(Cache::of(fcinfo, v), &a, &b, [sa, sb], measure, threshold, strict)
+        at_least_texts(Cache::of(fcinfo, v), &a, &b, [sa, sb], measure, threshold, strict)
     }
 }
 
 /// `measure(a, b) ≥ threshold` (or `>`) of two texts (see [`decide`]).
-pub(crate) fn decide_texts(
+pub(crate) fn at_least_texts(
     cache: &mut Cache,
     a: &str,
     b: &str,
@@ -138,7 +138,7 @@ pub(crate) fn decide_texts(
     threshold: f64,
     strict: bool,
 ) -> bool {
-    // `>` is `≥` of the next float8 up: the same comparison, made by Decide.
+    // `>` is `≥` of the next float8 up: the same comparison, made by AtLeast.
     let t = if strict { threshold.next_up() } else { threshold };
     for (arg, text) in [a, b].into_iter().enumerate() {
         if stable[arg] {
@@ -155,8 +155,8 @@ pub(crate) fn decide_texts(
     let (held_arg, held_text, streamed) = if hold_a { (0, a, b) } else { (1, b, a) };
     cache.fill(held_arg, held_text);
     let held = cache.set(held_arg, held_text);
-    // The query of Decide is argument a: `measure(a, b)`.
-    Decide { version: cache.version, measure, threshold: t, held: &held, held_is_query: hold_a }
+    // The query of AtLeast is argument a: `measure(a, b)`.
+    AtLeast { version: cache.version, measure, threshold: t, held: &held, held_is_query: hold_a }
         .at_least(streamed, &mut tick)
 }
 
@@ -167,7 +167,7 @@ pub(crate) unsafe fn value_datum(fcinfo: pg_sys::FunctionCallInfo, v: Version, m
 }
 
 /// [`decide`] as a datum.
-pub(crate) unsafe fn decide_datum(
+pub(crate) unsafe fn at_least_datum(
     fcinfo: pg_sys::FunctionCallInfo,
     v: Version,
     measure: Measure,
@@ -175,17 +175,17 @@ pub(crate) unsafe fn decide_datum(
     func: &str,
 ) -> pg_sys::Datum {
     // SAFETY: forwarded from the caller.
-    unsafe { decide(fcinfo, v, measure, strict, func).into() }
+    unsafe { at_least(fcinfo, v, measure, strict, func).into() }
 }
 
 // The six functions of measure 2: `simhash_similarity`, `simhash_containment` and their
 // four predicates (measure 1's are in compat/m1.rs).
 v1_function!(pg_finfo_simhash_similarity_m2, simhash_similarity_m2 => value_datum, Version::M2, Measure::Similarity);
 v1_function!(pg_finfo_simhash_containment_m2, simhash_containment_m2 => value_datum, Version::M2, Measure::QueryInRow);
-v1_function!(pg_finfo_simhash_similarity_at_least_m2, simhash_similarity_at_least_m2 => decide_datum, Version::M2, Measure::Similarity, false, "simhash_similarity");
-v1_function!(pg_finfo_simhash_similarity_above_m2, simhash_similarity_above_m2 => decide_datum, Version::M2, Measure::Similarity, true, "simhash_similarity");
-v1_function!(pg_finfo_simhash_containment_at_least_m2, simhash_containment_at_least_m2 => decide_datum, Version::M2, Measure::QueryInRow, false, "simhash_containment");
-v1_function!(pg_finfo_simhash_containment_above_m2, simhash_containment_above_m2 => decide_datum, Version::M2, Measure::QueryInRow, true, "simhash_containment");
+v1_function!(pg_finfo_simhash_similarity_at_least_m2, simhash_similarity_at_least_m2 => at_least_datum, Version::M2, Measure::Similarity, false, "simhash_similarity");
+v1_function!(pg_finfo_simhash_similarity_above_m2, simhash_similarity_above_m2 => at_least_datum, Version::M2, Measure::Similarity, true, "simhash_similarity");
+v1_function!(pg_finfo_simhash_containment_at_least_m2, simhash_containment_at_least_m2 => at_least_datum, Version::M2, Measure::QueryInRow, false, "simhash_containment");
+v1_function!(pg_finfo_simhash_containment_above_m2, simhash_containment_above_m2 => at_least_datum, Version::M2, Measure::QueryInRow, true, "simhash_containment");
 
 /// Argument `i` of a call as a float8: a float8 (or `simhash_score`) datum, or a numeric one.
 ///

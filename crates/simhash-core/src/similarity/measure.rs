@@ -125,7 +125,7 @@ pub fn containment(a: &Sets, b: &Sets) -> f64 {
     s * agreement(common(&a.figures, &b.figures), a.figures.len())
 }
 
-/// What a decision asks of two texts `query` and `row` (the order of `Decide::at_least`).
+/// What a decision asks of two texts `query` and `row` (the order of `AtLeast::at_least`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Measure {
     /// `similarity(query, row)`, symmetric.

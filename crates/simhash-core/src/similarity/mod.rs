@@ -14,9 +14,9 @@
 //! - [`explain`]: every shingle of two texts, and which has it;
 //! - [`exact`]: every pair at a threshold, by prefix filtering (the brute force of tests).
 
+pub mod at_least;
 pub mod band_lookup;
 pub mod bulk;
-pub mod decide;
 pub mod exact;
 pub mod explain;
 pub mod frequent;
@@ -28,7 +28,7 @@ pub mod shard;
 pub mod shingles;
 pub mod trigger;
 
-pub use decide::Decide;
+pub use at_least::AtLeast;
 pub use keys::{index_keys, required, sample, similarity_keys, KeyParams, Sample};
 pub use lookup::{lookup, Lookup};
 pub use measure::{containment, shingle_set, similarity, Measure, Sets};

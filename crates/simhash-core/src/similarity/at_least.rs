@@ -1,4 +1,4 @@
-//! `measure ≥ threshold` of two texts, one held as sets and the other streamed ([`Decide`]),
+//! `measure ≥ threshold` of two texts, one held as sets and the other streamed ([`AtLeast`]),
 //! stopping as soon as the answer is known: what a lookup's recheck and the predicates of
 //! `simhash_similarity(a, b) >= t` compute (measure.rs has the measures).
 //!
@@ -17,7 +17,7 @@ use super::shingles::{for_each_item, Item, Version, Window};
 /// `measure(query, row) >= threshold`, with one text held as sets and the other streamed
 /// (module docs). `held` is the sets of the text that is held, `held_is_query` says which it
 /// is, `streamed` is the other text.
-pub struct Decide<'a> {
+pub struct AtLeast<'a> {
     /// The version `held` was made under, and `streamed` is read under.
     pub version: Version,
     pub measure: Measure,
@@ -79,7 +79,7 @@ impl<'a> Seen<'a> {
     }
 }
 
-impl Decide<'_> {
+impl AtLeast<'_> {
     fn over(&self) -> Over {
         match (self.measure, self.held_is_query) {
             (Measure::Similarity, _) => Over::Union,
@@ -233,7 +233,7 @@ mod tests {
                     let exact = measure.of(&sa, &sb);
                     // The query is a; rows are b.
                     let d = |held: &Sets, held_is_query: bool, streamed: &str| {
-                        Decide { version, measure, threshold: t, held, held_is_query }.at_least(streamed, &mut || ())
+                        AtLeast { version, measure, threshold: t, held, held_is_query }.at_least(streamed, &mut || ())
                     };
                     prop_assert_eq!(d(&sa, true, &b), exact >= t, "{:?} {:?} {} {} {}", version, measure, &a, &b, t);
                     prop_assert_eq!(d(&sb, false, &a), exact >= t, "{:?} {:?} {} {} {}", version, measure, &a, &b, t);
