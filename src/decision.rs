@@ -18,7 +18,10 @@ pub unsafe extern "C-unwind" fn simhash_same_passage(fcinfo: pg_sys::FunctionCal
     unsafe {
         let a = text_datum_to_utf8(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0));
         let b = text_datum_to_utf8(pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 1));
-        pg_sys::Datum::from(simhash_core::decision::decide(&a, &b, &mut crate::error::tick).duplicate)
+        pg_sys::Datum::from(
+            simhash_core::decision::decide(simhash_core::decision::Version::LATEST, &*a, &*b, &mut crate::error::tick)
+                .duplicate,
+        )
     }
 }
 

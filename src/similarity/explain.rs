@@ -57,7 +57,8 @@ fn simhash_explain_decision_utf8(
     a: &[u8],
     b: &[u8],
 ) -> TableIterator<'static, (name!(kind, &'static str), name!(item, Vec<u8>), name!(in_a, bool), name!(in_b, bool))> {
-    let (verdict, rows) = simhash_core::decision::explain(utf8(a), utf8(b), &mut tick);
+    let (verdict, rows) =
+        simhash_core::decision::explain(simhash_core::decision::Version::LATEST, utf8(a), utf8(b), &mut tick);
     let differences = rows.into_iter().map(|d| {
         let side = |s: &str| if s.is_empty() { "∅".to_owned() } else { s.to_owned() };
         let item = format!("{} → {}: {}, costs {}", side(&d.a), side(&d.b), d.what, d.cost);

@@ -4,12 +4,12 @@
 //! `params={...}` (JSON) overrides the default parameters, for measuring other ones.
 use std::io::{BufRead, Write};
 
-use simhash_core::decision::{diff::Side, tokens::Tokens, Comparison, Params};
+use simhash_core::decision::{compare, diff::Side, Params, Version};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let hunks = args.iter().any(|a| a == "hunks");
-    let mut p = Params::default();
+    let mut p = Version::D2.params();
     if let Some(j) = args.iter().find_map(|a| a.strip_prefix("params=")) {
         let v: serde_json::Value = serde_json::from_str(j).expect("params JSON");
         let get = |k: &str, d: u64| v.get(k).and_then(|x| x.as_u64()).unwrap_or(d);
@@ -30,31 +30,31 @@ fn main() {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     for l in std::io::stdin().lock().lines() {
         let v: serde_json::Value = serde_json::from_str(&l.expect("stdin")).expect("a JSON line");
-        let (a, b) =
-            (Tokens::of(v[0].as_str().expect("a"), &mut || ()), Tokens::of(v[1].as_str().expect("b"), &mut || ()));
-        let c = Comparison::of(&a, &b, &mut || ());
-        let verdict = p.verdict(&c);
-        let mut o = serde_json::json!({
-            "dup": verdict.duplicate, "reason": format!("{:?}", verdict.reason),
-            "cost": verdict.cost, "allowed": verdict.allowed,
-            "wa": c.a.weight(), "wb": c.b.weight(), "matched": c.matched(),
-        });
-        if hunks {
-            let side = |s: &Side| serde_json::json!([s.tokens, s.weight, s.sentences, s.clauses, s.moved]);
-            let hs: Vec<serde_json::Value> = c
-                .diffs
-                .iter()
-                .zip(&verdict.costs)
-                .map(|(d, cost)| {
-                    serde_json::json!({
-                        "a": c.side_text(d, true), "b": c.side_text(d, false), "sa": side(&d.a), "sb": side(&d.b),
-                        "edge": d.edge, "truncated": d.truncated, "distance": d.distance,
-                        "figures": d.figures_changed, "cost": cost,
+        let o = compare(v[0].as_str().expect("a"), v[1].as_str().expect("b"), |c| {
+            let verdict = p.verdict(c);
+            let mut o = serde_json::json!({
+                "dup": verdict.duplicate, "reason": format!("{:?}", verdict.reason),
+                "cost": verdict.cost, "allowed": verdict.allowed,
+                "wa": c.a.weight(), "wb": c.b.weight(), "matched": c.matched(),
+            });
+            if hunks {
+                let side = |s: &Side| serde_json::json!([s.tokens, s.weight, s.sentences, s.clauses, s.moved]);
+                let hs: Vec<serde_json::Value> = c
+                    .diffs
+                    .iter()
+                    .zip(&verdict.costs)
+                    .map(|(d, cost)| {
+                        serde_json::json!({
+                            "a": c.side_text(d, true), "b": c.side_text(d, false), "sa": side(&d.a), "sb": side(&d.b),
+                            "edge": d.edge, "truncated": d.truncated, "distance": d.distance,
+                            "figures": d.figures_changed, "cost": cost,
+                        })
                     })
-                })
-                .collect();
-            o["hunks"] = hs.into();
-        }
+                    .collect();
+                o["hunks"] = hs.into();
+            }
+            o
+        });
         writeln!(out, "{o}").expect("stdout");
     }
 }

@@ -9,7 +9,7 @@ use std::io;
 use std::path::Path;
 
 use crate::bulk::spill::{Loc, Spill};
-use crate::decision::{tokens::Tokens, Comparison, Params};
+use crate::decision::{self, decide};
 
 /// Bytes of texts gathered before a write.
 const WRITE_BUFFER: usize = 1 << 20;
@@ -87,10 +87,14 @@ impl Texts {
     pub fn same_passage(&mut self, a: i64, b: i64, tick: &mut dyn FnMut()) -> io::Result<bool> {
         let (Some(la), Some(lb)) = (self.loc(a)?, self.loc(b)?) else { return Ok(false) };
         let mut bufs = std::mem::take(&mut self.buf);
-        let ta = Tokens::of(text_of(self.spill.read(la, &mut bufs.0)?), tick);
-        let tb = Tokens::of(text_of(self.spill.read(lb, &mut bufs.1)?), tick);
+        let same = decide(
+            decision::Version::LATEST,
+            text_of(self.spill.read(la, &mut bufs.0)?),
+            text_of(self.spill.read(lb, &mut bufs.1)?),
+            tick,
+        );
         self.buf = bufs;
-        Ok(Params::default().verdict(&Comparison::of(&ta, &tb, tick)).duplicate)
+        Ok(same.duplicate)
     }
 
     /// Whether the decision calls row `a`'s text and `text` the same passage; false when `a`
@@ -98,10 +102,9 @@ impl Texts {
     pub fn same_passage_as(&mut self, a: i64, text: &str, tick: &mut dyn FnMut()) -> io::Result<bool> {
         let Some(la) = self.loc(a)? else { return Ok(false) };
         let mut buf = std::mem::take(&mut self.buf.0);
-        let ta = Tokens::of(text_of(self.spill.read(la, &mut buf)?), tick);
+        let same = decide(decision::Version::LATEST, text_of(self.spill.read(la, &mut buf)?), text, tick);
         self.buf.0 = buf;
-        let tb = Tokens::of(text, tick);
-        Ok(Params::default().verdict(&Comparison::of(&ta, &tb, tick)).duplicate)
+        Ok(same.duplicate)
     }
 }
 

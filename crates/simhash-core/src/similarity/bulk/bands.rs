@@ -22,7 +22,7 @@ use super::pool::Ctx;
 use super::sketch::{sets_of_record, text_of_record};
 use super::{Msg, Rows};
 use crate::bulk::Progress;
-use crate::decision::{tokens::Tokens, Comparison, Params};
+use crate::decision::{self, decide, Prepared};
 use crate::similarity::measure::{jaccard, similarity, Sets};
 
 /// Pairs per message back to the caller.
@@ -166,7 +166,7 @@ struct Measurer<'a> {
     /// The row whose sets `set_x` (and tokens `tokens_x`, once a pair of it is decided) are.
     x: u32,
     set_x: Sets,
-    tokens_x: Option<Tokens>,
+    tokens_x: Option<Prepared>,
     buf: Vec<u8>,
     /// Pairs at θ, and whether the decision calls them the same passage (their groups' other
     /// members are decided on the backend either way).
@@ -212,7 +212,7 @@ impl Measurer<'_> {
         }
         let b = rows.tokens(y as usize, &mut self.buf, &mut tick);
         let a = self.tokens_x.as_ref().expect("just made");
-        let same = Params::default().verdict(&Comparison::of(a, &b, &mut tick)).duplicate;
+        let same = decide(decision::Version::LATEST, a, &b, &mut tick).duplicate;
         if !same {
             rows.counters.apart.fetch_add(1, Ordering::Relaxed);
         }
@@ -253,16 +253,16 @@ impl Rows {
     ) -> bool {
         let mut tick = || cb(Progress::Tick);
         let (a, b) = (self.tokens(x, &mut bufs.0, &mut tick), self.tokens(y, &mut bufs.1, &mut tick));
-        Params::default().verdict(&Comparison::of(&a, &b, &mut tick)).duplicate
+        decide(decision::Version::LATEST, &a, &b, &mut tick).duplicate
     }
 
     /// A local row's tokens for the decision, from its record's normalized text.
-    fn tokens(&self, x: usize, buf: &mut Vec<u8>, tick: &mut dyn FnMut()) -> Tokens {
+    fn tokens(&self, x: usize, buf: &mut Vec<u8>, tick: &mut dyn FnMut()) -> Prepared {
         let loc = crate::bulk::spill::Loc { offset: self.offsets[x], len: self.lens[x] };
         let record = self.spill.read(loc, buf).unwrap_or_else(|e| panic!("reading the bulk pairs' spill file: {e}"));
         let text =
             text_of_record(record).unwrap_or_else(|| panic!("the bulk pairs' spill file: row {x}'s record is not one"));
-        Tokens::of_normalized(text, tick)
+        Prepared::of_normalized(decision::Version::LATEST, text, tick)
     }
 }
 

@@ -77,7 +77,11 @@ fn brute_deciding(texts: &[String], ids: &[i64], theta: f64, v: Version, decide:
     for i in 0..sets.len() {
         for j in i + 1..sets.len() {
             let s = similarity(&sets[i], &sets[j]);
-            let same = || !decide || crate::decision::decide(&texts[i], &texts[j], &mut || ()).duplicate;
+            let same = || {
+                !decide
+                    || crate::decision::decide(crate::decision::Version::LATEST, &texts[i], &texts[j], &mut || ())
+                        .duplicate
+            };
             if s >= theta && ids[i] != ids[j] && same() {
                 out.push((ids[i].min(ids[j]), ids[i].max(ids[j]), s.to_bits()));
             }

@@ -1,10 +1,10 @@
 //! The texts of a bulk similarity run (`super`): ids, kept characters, set sizes and the
-//! sketches the run's [`Plan`] asks for.
+//! sketches the run's [`SketchPlan`] asks for.
 
 use super::super::keys::{rank, KeyParams, K};
 use super::super::measure::{agreement, common};
 use super::super::shingles::{for_each_item_normalized, Item, Version, Window};
-use crate::decision::{tokens::Tokens, Comparison, Params};
+use crate::decision::{self, decide};
 
 /// The per-pair miss probability a bulk run allows itself at the threshold.
 pub const BULK_MISS: f64 = 1e-9;
@@ -16,7 +16,7 @@ const MIN_SKETCH: usize = 64;
 /// Units of work (candidates looked at, pairs compared) between two [`Progress::Tick`]s.
 /// The sketch sizes of a run at θ (module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Plan {
+pub struct SketchPlan {
     /// Keys per sketch.
     pub sketch: usize,
     /// The first keys of each sketch whose groups find the candidates.
@@ -27,7 +27,7 @@ pub struct Plan {
 
 /// The plan of a run at `theta`; None when a sketch would need more than [`MAX_SKETCH`] keys
 /// (compare every pair).
-pub fn plan(theta: f64) -> Option<Plan> {
+pub fn sketch_plan(theta: f64) -> Option<SketchPlan> {
     let group = if theta >= 1.0 { K as f64 } else { (BULK_MISS.ln() / (1.0 - theta).ln()).ceil() };
     if !group.is_finite() || group > MAX_SKETCH as f64 {
         return None;
@@ -45,7 +45,7 @@ pub fn plan(theta: f64) -> Option<Plan> {
         shared = i + 1;
         term *= (sketch - i) as f64 / (i + 1) as f64 * theta / (1.0 - theta);
     }
-    Some(Plan { sketch, group, shared: shared.max(1) })
+    Some(SketchPlan { sketch, group, shared: shared.max(1) })
 }
 
 /// A shingle hash in the sketches' order, as one number: frequent shingles last (the top
@@ -71,7 +71,7 @@ pub struct TextRows {
     /// ascending: the kept characters do not keep them (a figure's `.` is not kept).
     figures: Vec<u64>,
     figure_starts: Vec<usize>,
-    pub(super) plan: Option<Plan>,
+    pub(super) plan: Option<SketchPlan>,
     /// With the dedup decision: every text's normalized text, and where each ends.
     decide: Option<(String, Vec<usize>)>,
 }
@@ -89,7 +89,7 @@ impl TextRows {
             starts: vec![0],
             figures: Vec::new(),
             figure_starts: vec![0],
-            plan: plan(theta),
+            plan: sketch_plan(theta),
             decide: None,
         }
     }
@@ -106,8 +106,7 @@ impl TextRows {
     pub(super) fn same_passage(&self, x: usize, y: usize, tick: &mut dyn FnMut()) -> bool {
         let Some((texts, ends)) = &self.decide else { return true };
         let text = |i: usize| &texts[if i == 0 { 0 } else { ends[i - 1] }..ends[i]];
-        let (a, b) = (Tokens::of(text(x), tick), Tokens::of(text(y), tick));
-        Params::default().verdict(&Comparison::of(&a, &b, tick)).duplicate
+        decide(decision::Version::LATEST, text(x), text(y), tick).duplicate
     }
 
     pub fn len(&self) -> usize {
@@ -182,7 +181,7 @@ impl TextRows {
     }
 
     /// Whether text i's sketch is its whole set.
-    pub(super) fn whole(&self, i: usize, p: &Plan) -> bool {
+    pub(super) fn whole(&self, i: usize, p: &SketchPlan) -> bool {
         self.sizes[i] as usize <= p.sketch
     }
 
