@@ -16,12 +16,14 @@ use pgrx::pg_sys;
 use simhash_core::{fingerprints::search as core_blocks, hamming};
 
 use super::search::{covering, BlockIndex};
-use crate::trigger::config::{Config, PreCheck};
+use crate::trigger::config::PreCheck;
 
 /// The block set the pre-check scans.
 pub(crate) struct BlockPreCheck {
     pub nblocks: i32,
     pub indexes: Vec<BlockIndex>,
+    /// The trigger's Hamming bound.
+    pub k: u32,
 }
 
 impl PreCheck for BlockPreCheck {
@@ -33,13 +35,13 @@ impl PreCheck for BlockPreCheck {
         )
     }
 
-    /// Whether some entry of the block indexes may be a row within `config.k` of the
+    /// Whether some entry of the block indexes may be a row within `self.k` of the
     /// fingerprint `value`. Beyond the trait's contract, `self.indexes` are valid,
     /// non-partial btree indexes of `heap` whose first column is block `i` of `self.nblocks`
     /// of the fingerprint column (search/block_index.rs) and whose `fp_attno`, if any, is an
     /// int8 column of the index: how the config found them.
-    unsafe fn may_match(&self, heap: pg_sys::Relation, value: pg_sys::Datum, config: &Config) -> bool {
-        let (fp, k) = (value.value() as i64, config.k as i32);
+    unsafe fn may_match(&self, heap: pg_sys::Relation, value: pg_sys::Datum) -> bool {
+        let (fp, k) = (value.value() as i64, self.k as i32);
         for (block, index) in self.indexes.iter().enumerate() {
             let Ok(mut keys) = core_blocks::probes(fp as u64, block as i32, self.nblocks, k, core_blocks::MAX_PROBES)
             else {

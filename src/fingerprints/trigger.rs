@@ -16,12 +16,82 @@ use super::precheck::BlockPreCheck;
 use super::search::{block_sets, covering, Funcs};
 use crate::text::text_datum_to_utf8;
 use crate::trigger::act::{act, unchecked};
-use crate::trigger::cache::Kind;
 use crate::trigger::check::{query_as_owner, Found, Match};
 use crate::trigger::column::Column;
-use crate::trigger::config::{bad_args, fp_and_text, fp_column, target, trigger_args, Config, PreCheck};
-use crate::trigger::lock::lock;
+use crate::trigger::config::{
+    bad_args, computed_column, target, text_column, trigger_args, Config, Configured, Measure, PreCheck,
+};
+use crate::trigger::lock::lock_keys;
 use crate::trigger::{dedup_query, fired, firing, replace, value_of, Decision, Firing};
+
+/// The fingerprint column, checked: ERROR 42804 unless bigint, 428C9 when it is generated
+/// (a BEFORE trigger can neither read nor set it). `from_text`: whether the trigger computes
+/// it from a text column (else the row brings it), for the HINT.
+///
+/// # Safety
+/// `rel` must be an open relation.
+pub(crate) unsafe fn fp_column(rel: pg_sys::Relation, fp_name: &str, func: &str, from_text: bool) -> Column {
+    let hint = if from_text {
+        "Make it a plain bigint column: the trigger computes the fingerprint from the text and stores it there."
+    } else {
+        "Make it a plain bigint column and insert the fingerprint into it."
+    };
+    // SAFETY: forwarded from the caller.
+    unsafe { computed_column(rel, fp_name, func, "fingerprint", pg_sys::INT8OID, hint) }
+}
+
+/// The fingerprint and text columns, checked: as [`fp_column`], and as `text_column`.
+///
+/// # Safety
+/// `rel` must be an open relation.
+pub(crate) unsafe fn fp_and_text(
+    rel: pg_sys::Relation,
+    fp_name: &str,
+    text_name: &str,
+    func: &str,
+) -> (Column, Column) {
+    // SAFETY: forwarded from the caller.
+    unsafe { (fp_column(rel, fp_name, func, true), text_column(rel, text_name, func)) }
+}
+
+/// What a fingerprint dedup trigger adds to its config.
+pub(crate) struct Fingerprints {
+    /// The Hamming bound.
+    pub k: u32,
+    /// What the trigger fingerprints the text with: its options argument, or the defaults of
+    /// the definition its C symbol defaults to.
+    pub options: Options,
+    /// The block indexes' pre-check, when a set is cheaper to scan than the query is to run.
+    pub precheck: Option<BlockPreCheck>,
+}
+
+/// Which entry point fired: the definition when the options name none, whether the row
+/// brings its fingerprint (`simhash_dedup_fp_trigger`), and what decides.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub(crate) struct Entry {
+    pub default: Definition,
+    pub fp_only: bool,
+    pub decision: Decision,
+}
+
+impl Measure for Fingerprints {
+    type Variant = Entry;
+
+    unsafe fn build(
+        rel: pg_sys::Relation,
+        args: &[String],
+        ext_schema: pg_sys::Oid,
+        e: Entry,
+        func: &str,
+    ) -> Configured<Self> {
+        // SAFETY: forwarded from the caller.
+        unsafe { config(rel, args, ext_schema, e.default, func, e.fp_only, e.decision) }
+    }
+
+    unsafe fn describe(config: &Configured<Self>, _: pg_sys::Oid, _: Entry) -> Option<String> {
+        config.measure.precheck.as_ref().map(|p| p.describe())
+    }
+}
 
 /// The fingerprint of the text in `text_col` of `tuple` under `options`: None when the
 /// text is NULL or the definition gives it no fingerprint (too few features).
@@ -55,7 +125,7 @@ pub(crate) unsafe fn config(
     func: &str,
     fp_only: bool,
     decision: Decision,
-) -> Config {
+) -> Configured<Fingerprints> {
     let parse = if fp_only { fp_trigger::parse_fp_args } else { fp_trigger::parse_args };
     let parsed = parse(args).unwrap_or_else(|e| bad_args(e, func));
     let options = options(parsed.options.as_deref(), default, func);
@@ -87,11 +157,16 @@ pub(crate) unsafe fn config(
             let sets = block_sets(rel, var, &funcs);
             let shapes: Vec<(u32, bool)> = sets.iter().map(|s| (s.n as u32, covering(&s.indexes))).collect();
             let chosen = simhash_core::fingerprints::trigger::choose_precheck(&shapes, parsed.max_distance, rows)?;
-            Some(Box::new(BlockPreCheck { nblocks: sets[chosen].n, indexes: sets[chosen].indexes.clone() })
-                as Box<dyn PreCheck>)
+            Some(BlockPreCheck {
+                nblocks: sets[chosen].n,
+                indexes: sets[chosen].indexes.clone(),
+                k: parsed.max_distance,
+            })
         });
-        let k = parsed.max_distance;
-        Config { k, precheck, ..Config::new(rel, target, (fp.clone(), text), parsed.action, options, decision, query) }
+        Configured {
+            common: Config::new(rel, target, (fp.clone(), text), parsed.action, decision, query),
+            measure: Fingerprints { k: parsed.max_distance, options, precheck },
+        }
     }
 }
 
@@ -144,25 +219,22 @@ unsafe fn dedup_body(
     // BEFORE ROW INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid
     // for the call.
     unsafe {
-        let kind = if fp_only { Kind::FpOnly } else { Kind::Text };
         let Firing { td, is_update, desc, tuple, config, plans } =
-            firing(fcinfo, func, default, kind, decision, |rel, args, schema| {
-                config(rel, args, schema, default, func, fp_only, decision)
-            });
+            firing::<Fingerprints>(fcinfo, func, Entry { default, fp_only, decision });
         let fp = match &config.text {
-            Some(text) => fingerprint_of(tuple, desc, text, &config.options),
-            None => value_of(tuple, desc, &config.fp).map(|datum| datum.value() as i64),
+            Some(text) => fingerprint_of(tuple, desc, text, &config.measure.options),
+            None => value_of(tuple, desc, &config.checked).map(|datum| datum.value() as i64),
         };
         let Some(fp) = fp else {
             // NULL text or fingerprint, or a text too short for one: never anyone's
             // near-duplicate; no lock, no check.
-            return unchecked(tuple, desc, &config, &[(config.fp.attnum, None)]);
+            return unchecked(tuple, desc, &config, &[(config.checked.attnum, None)]);
         };
         let fp_datum = Some(pg_sys::Datum::from(fp));
         let exclude = if is_update {
             // An UPDATE that keeps the fingerprint was checked when the row got it.
-            if value_of((*td).tg_trigtuple, desc, &config.fp).is_some_and(|old| old.value() as i64 == fp) {
-                return pg_sys::Datum::from(replace(tuple, desc, &[(config.fp.attnum, fp_datum)]));
+            if value_of((*td).tg_trigtuple, desc, &config.checked).is_some_and(|old| old.value() as i64 == fp) {
+                return pg_sys::Datum::from(replace(tuple, desc, &[(config.checked.attnum, fp_datum)]));
             }
             Some((*(*td).tg_trigtuple).t_self)
         } else {
@@ -171,8 +243,8 @@ unsafe fn dedup_body(
         // The decision reads the new text (the fingerprint came from it, so it is not NULL).
         let doc = config.text.as_ref().and_then(|t| value_of(tuple, desc, t)).map(|d| text_datum_to_utf8(d));
         let found = check(td, &config, plans, fp, exclude, doc.as_deref());
-        let what = |m: &Match<i32>| format!("is at Hamming distance {} (max_distance {})", m.measure, config.k);
-        act(td, &config, func, found, tuple, &[(config.fp.attnum, fp_datum)], what)
+        let what = |m: &Match<i32>| format!("is at Hamming distance {} (max_distance {})", m.measure, config.measure.k);
+        act(td, &config, func, found, tuple, &[(config.checked.attnum, fp_datum)], what)
     }
 }
 
@@ -209,34 +281,14 @@ v1_function!(
     /// (docs/scaling-out.md).
     pg_finfo_simhash_dedup_fp_trigger, simhash_dedup_fp_trigger => dedup_fp_trigger, Definition::V1
 );
-v1_function!(
-    /// `simhash_dedup_trigger()` since 3.0.0 (definition 3 by default).
-    pg_finfo_simhash_dedup_trigger_v3, simhash_dedup_trigger_v3 => dedup_trigger, Definition::V3
-);
-
 /// The check query of `simhash_dedup_trigger` deciding by `decision`, for `func`.
 ///
 /// # Safety
 /// `fcinfo` must be that of a STRICT (regclass, text[]) function.
-unsafe fn fp_dedup_query(fcinfo: pg_sys::FunctionCallInfo, decision: Decision, func: &str) -> pg_sys::Datum {
+pub(crate) unsafe fn fp_dedup_query(fcinfo: pg_sys::FunctionCallInfo, decision: Decision, func: &str) -> pg_sys::Datum {
     // SAFETY: forwarded from the caller.
-    unsafe {
-        dedup_query(fcinfo, |rel, args, ext_schema| {
-            let config = config(rel, args, ext_schema, Definition::V3, func, false, decision);
-            (config.query_insert, config.precheck.as_ref().map(|p| p.describe()))
-        })
-    }
+    unsafe { dedup_query::<Fingerprints>(fcinfo, Entry { default: Definition::V3, fp_only: false, decision }, func) }
 }
-
-v1_function!(
-    /// `simhash_dedup_query_d1(tbl regclass, VARIADIC trigger_args text[]) → text` (5.x's
-    /// `simhash_dedup_query`): the check query `simhash_dedup_trigger_d1(trigger_args...)` runs
-    /// on `tbl` for an INSERT (`$1` is the new fingerprint), after the same validation, e.g. to
-    /// EXPLAIN it. Options in the arguments are validated as the current trigger does
-    /// (definition 3 unless they name one; definitions 1 to 3 take the same options); the query
-    /// does not depend on them.
-    pg_finfo_simhash_dedup_query, simhash_dedup_query => fp_dedup_query, Decision::Measure, "simhash_dedup_query_d1"
-);
 
 v1_function!(
     /// `simhash_dedup_query(tbl regclass, VARIADIC trigger_args text[]) → text` since 6.0.0: the
@@ -251,22 +303,31 @@ v1_function!(
 /// `td` must be the TriggerData of a firing dedup trigger whose Config is `config`.
 pub(crate) unsafe fn check(
     td: *mut pg_sys::TriggerData,
-    config: &Config,
+    config: &Configured<Fingerprints>,
     plans: [pg_sys::SPIPlanPtr; 2],
     fp: i64,
     exclude: Option<pg_sys::ItemPointerData>,
     doc: Option<&str>,
 ) -> Found<i32> {
     lock(config, fp);
-    if let Some(precheck) = &config.precheck {
+    if let Some(precheck) = &config.measure.precheck {
         // SAFETY: the trigger's relation, open for the call; the block set was found on it
         // when the config was built, and any change to its indexes invalidated the config.
-        if !unsafe { precheck.may_match((*td).tg_relation, pg_sys::Datum::from(fp), config) } {
+        if !unsafe { precheck.may_match((*td).tg_relation, pg_sys::Datum::from(fp)) } {
             return Found::None;
         }
     }
     // SAFETY: forwarded from the caller; the query's parameters are (bigint [, tid]).
     unsafe { query_as_owner(td, config, plans, &[pg_sys::INT8OID], vec![pg_sys::Datum::from(fp)], exclude, doc) }
+}
+
+/// Takes, until the end of the transaction, the locks that make two inserters of
+/// near-duplicates contend: the table key in Share mode, then the block keys of `fp`
+/// (`simhash_core::fingerprints::trigger::lock_keys`) in Exclusive mode, ascending.
+fn lock(config: &Configured<Fingerprints>, fp: i64) {
+    let (relid, attnum, k) = (config.relid.to_u32(), config.checked.attnum, config.measure.k);
+    let table = simhash_core::trigger::table_lock_key(relid, attnum, k);
+    lock_keys(table, || simhash_core::fingerprints::trigger::lock_keys(relid, attnum, k, fp as u64));
 }
 
 pgrx::extension_sql_file!("../../sql/fingerprints/trigger.sql", name = "trigger", requires = ["search"]);

@@ -12,8 +12,29 @@ use simhash_core::Definition;
 
 use super::segments_of;
 use crate::fingerprints::options::trigger_options as options;
-use crate::trigger::config::{bad_args, segments_and_text, trigger_args};
+use crate::trigger::column::Column;
+use crate::trigger::config::{bad_args, computed_column, text_column, trigger_args};
 use crate::trigger::{fired, replace};
+
+/// The segments and text columns of a segments trigger, checked: ERROR 42804 unless the
+/// segments column is bigint[] and the text column text or varchar, 428C9 when the segments
+/// column is generated.
+///
+/// # Safety
+/// `rel` must be an open relation.
+pub(crate) unsafe fn segments_and_text(
+    rel: pg_sys::Relation,
+    seg_name: &str,
+    text_name: &str,
+    func: &str,
+) -> (Column, Column) {
+    let hint = "Make it a plain bigint[] column, or drop the trigger and keep the generated column.";
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let seg = computed_column(rel, seg_name, func, "segments", pg_sys::INT8ARRAYOID, hint);
+        (seg, text_column(rel, text_name, func))
+    }
+}
 
 /// The body of both `simhash_segments_trigger` symbols; `default` is the definition when
 /// the options name none.

@@ -15,7 +15,7 @@
 
 use pgrx::pg_sys;
 
-use crate::trigger::config::{Config, PreCheck};
+use crate::trigger::config::PreCheck;
 use crate::trigger::indexes::{gin_index, relation_name, ACCESS_SHARE_LOCK};
 
 /// A GIN index the pre-check can scan: valid, not partial, on the segments column alone,
@@ -43,7 +43,7 @@ impl PreCheck for SegmentsIndex {
 
     /// Whether some row version has one of the segments `value`: false proves that no row
     /// shares a segment with them. `self` was found by [`segments_index`].
-    unsafe fn may_match(&self, _heap: pg_sys::Relation, segments: pg_sys::Datum, _config: &Config) -> bool {
+    unsafe fn may_match(&self, _heap: pg_sys::Relation, segments: pg_sys::Datum) -> bool {
         // SAFETY: the index is opened and locked (the executor already holds
         // RowExclusiveLock on it for the insert) and closed before return; the scan and the
         // bitmap live between their begin/create and end/free calls, in the current memory

@@ -38,16 +38,62 @@ use super::segment_options;
 use super::segments_of;
 use crate::text::text_datum_to_utf8;
 use crate::trigger::act::{act, unchecked};
-use crate::trigger::cache::Kind;
 use crate::trigger::check::{query_as_owner, Found, Match};
-use crate::trigger::config::{bad_args, segments_and_text, target, Config, PreCheck};
-use crate::trigger::lock::lock_segments;
+use crate::trigger::config::{bad_args, target, Config, Configured, Measure, PreCheck};
+use crate::trigger::lock::lock_keys;
 use crate::trigger::{dedup_query, firing, replace, value_of, Decision, Firing};
-use simhash_core::Definition;
+
+use super::column_trigger::segments_and_text;
+use super::precheck::SegmentsIndex;
+use simhash_core::{Definition, Options};
 
 use crate::segments::SEGMENT_MAX_ROWS;
 
 const F: &str = "simhash_segments_dedup_trigger";
+
+/// What the segments dedup trigger adds to its config.
+pub(crate) struct Segments {
+    /// The resemblance bound.
+    pub min_resemblance: f64,
+    /// The option `"max_distance"` (0: segments match exactly).
+    pub max_distance: u32,
+    /// What the trigger cuts the text into segments with.
+    pub options: Options,
+    /// The GIN index on the segments column, which the pre-check scans, if any.
+    pub precheck: Option<SegmentsIndex>,
+}
+
+impl Measure for Segments {
+    /// The definition when the options name none, and what decides.
+    type Variant = (Definition, Decision);
+
+    unsafe fn build(
+        rel: pg_sys::Relation,
+        args: &[String],
+        ext_schema: pg_sys::Oid,
+        (default, decision): (Definition, Decision),
+        func: &str,
+    ) -> Configured<Self> {
+        // SAFETY: forwarded from the caller.
+        unsafe { config(rel, args, ext_schema, default, decision, func) }
+    }
+
+    unsafe fn describe(config: &Configured<Self>, _: pg_sys::Oid, _: (Definition, Decision)) -> Option<String> {
+        config.measure.precheck.as_ref().map(|i| i.describe())
+    }
+}
+
+/// Takes the locks that make two inserters of resembling rows contend: the keys of a prefix
+/// of the row's segments (`simhash_core::segments::trigger::segment_lock_keys`), which any
+/// resembling row shares.
+fn lock(config: &Configured<Segments>, segments: &[u64]) {
+    let (relid, attnum) = (config.relid.to_u32(), config.checked.attnum);
+    let table = simhash_core::segments::trigger::segments_table_lock_key(relid, attnum);
+    let m = &config.measure;
+    lock_keys(table, || {
+        simhash_core::segments::trigger::segment_lock_keys(relid, attnum, segments, m.min_resemblance, m.max_distance)
+    });
+}
 
 /// Checks the trigger's arguments against its table and builds its check queries; `default`
 /// is the definition when the options name none.
@@ -61,7 +107,7 @@ unsafe fn config(
     default: Definition,
     decision: Decision,
     func: &str,
-) -> Config {
+) -> Configured<Segments> {
     let parsed = simhash_core::segments::trigger::parse_segments_dedup_args(args).unwrap_or_else(|e| bad_args(e, func));
     let (options, max_distance) = segment_options(parsed.options.as_deref(), default, func);
     // SAFETY: forwarded from the caller.
@@ -76,13 +122,10 @@ unsafe fn config(
                 max_distance,
             })
         };
-        let min_resemblance = parsed.min_resemblance;
-        let precheck = segments_index(rel, seg.attnum).map(|i| Box::new(i) as Box<dyn PreCheck>);
-        Config {
-            min_resemblance,
-            max_distance,
-            precheck,
-            ..Config::new(rel, target, (seg.clone(), Some(text)), parsed.action, options, decision, query)
+        let precheck = segments_index(rel, seg.attnum);
+        Configured {
+            common: Config::new(rel, target, (seg.clone(), Some(text)), parsed.action, decision, query),
+            measure: Segments { min_resemblance: parsed.min_resemblance, max_distance, options, precheck },
         }
     }
 }
@@ -106,22 +149,19 @@ unsafe fn dedup_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition, deci
     // ROW INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid for the call;
     // the config checked that the columns are a bigint[] and a text/varchar of the relation.
     unsafe {
-        let Firing { td, is_update, desc, tuple, config, plans } =
-            firing(fcinfo, F, default, Kind::Segments, decision, |rel, args, schema| {
-                config(rel, args, schema, default, decision, F)
-            });
+        let Firing { td, is_update, desc, tuple, config, plans } = firing::<Segments>(fcinfo, F, (default, decision));
         let text = config.text.as_ref().expect("the segments trigger has a text column");
-        let Some(segments) = segments_of(tuple, desc, text, &config.options) else {
-            return unchecked(tuple, desc, &config, &[(config.fp.attnum, None)]);
+        let Some(segments) = segments_of(tuple, desc, text, &config.measure.options) else {
+            return unchecked(tuple, desc, &config, &[(config.checked.attnum, None)]);
         };
         let value = segments.clone().into_datum();
-        let set = [(config.fp.attnum, value)];
+        let set = [(config.checked.attnum, value)];
         if segments.is_empty() {
             return unchecked(tuple, desc, &config, &set);
         }
         let exclude = if is_update {
             // An UPDATE that keeps the segments was checked when the row got them.
-            let old = value_of((*td).tg_trigtuple, desc, &config.fp)
+            let old = value_of((*td).tg_trigtuple, desc, &config.checked)
                 .and_then(|old| Vec::<Option<i64>>::from_datum(old, false));
             if old.is_some_and(|old| old.iter().copied().eq(segments.iter().map(|&s| Some(s)))) {
                 return pg_sys::Datum::from(replace(tuple, desc, &set));
@@ -131,20 +171,20 @@ unsafe fn dedup_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition, deci
             None
         };
         let ids: Vec<u64> = segments.iter().map(|&s| s as u64).collect();
-        lock_segments(&config, &ids);
-        let what =
-            |m: &Match<f64>| format!("has resemblance {:.3} (min_resemblance {})", m.measure, config.min_resemblance);
+        lock(&config, &ids);
+        let min_resemblance = config.measure.min_resemblance;
+        let what = |m: &Match<f64>| format!("has resemblance {:.3} (min_resemblance {min_resemblance})", m.measure);
         let array = value.expect("an array datum");
-        if let Some(index) = &config.precheck {
+        if let Some(index) = &config.measure.precheck {
             // No row version has one of its segments: nothing to check (precheck.rs).
-            if !index.may_match((*td).tg_relation, array, &config) {
+            if !index.may_match((*td).tg_relation, array) {
                 return act(td, &config, F, Found::None, tuple, &set, what);
             }
         }
         let params = vec![
             array,
             pg_sys::Datum::from(SEGMENT_MAX_ROWS.get()),
-            config.min_resemblance.into_datum().expect("a float8 datum"),
+            min_resemblance.into_datum().expect("a float8 datum"),
         ];
         let types = [pg_sys::INT8ARRAYOID, pg_sys::INT4OID, pg_sys::FLOAT8OID];
         // The decision reads the new text (segments came from it, so it is not NULL).
@@ -153,12 +193,6 @@ unsafe fn dedup_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition, deci
         act(td, &config, F, found, tuple, &set, what)
     }
 }
-
-v1_function!(
-    /// `simhash_segments_dedup_trigger_d1()` since 6.0.0, `simhash_segments_dedup_trigger()`
-    /// of 3.x to 5.x: definition 3 by default, the measure alone decides.
-    pg_finfo_simhash_segments_dedup_trigger_v3, simhash_segments_dedup_trigger_v3 => dedup_trigger, Definition::V3
-);
 
 v1_function!(
     /// `simhash_segments_dedup_trigger()` since 6.0.0: definition 3 by default; the candidates,
@@ -187,20 +221,8 @@ pub(crate) unsafe fn dedup_query_body(fcinfo: pg_sys::FunctionCallInfo, default:
 unsafe fn query_of(fcinfo: pg_sys::FunctionCallInfo, default: Definition, decision: Decision) -> pg_sys::Datum {
     const Q: &str = "simhash_segments_dedup_query";
     // SAFETY: forwarded from the caller.
-    unsafe {
-        dedup_query(fcinfo, |rel, args, ext_schema| {
-            let config = config(rel, args, ext_schema, default, decision, Q);
-            (config.query_insert, config.precheck.as_ref().map(|i| i.describe()))
-        })
-    }
+    unsafe { dedup_query::<Segments>(fcinfo, (default, decision), Q) }
 }
-
-v1_function!(
-    /// `simhash_segments_dedup_query_d1(tbl, VARIADIC trigger_args)` since 6.0.0 (3.x to
-    /// 5.x's `simhash_segments_dedup_query`): the query of `simhash_segments_dedup_trigger_d1`
-    /// (definition 3 by default).
-    pg_finfo_simhash_segments_dedup_query_v3, simhash_segments_dedup_query_v3 => dedup_query_body, Definition::V3
-);
 
 v1_function!(
     /// `simhash_segments_dedup_query(tbl, VARIADIC trigger_args)` since 6.0.0: the query of

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use pgrx::prelude::*;
 use simhash_core::similarity::{Measure, Version};
 
-use super::measure::{decide_texts, Cache};
+use super::measure::{at_least_texts, Cache};
 use super::{check_threshold, text_arg};
 use crate::error::raise;
 use crate::text::text_datum_to_utf8;
@@ -79,9 +79,9 @@ impl Query<'_> {
         let (q, t) = (&*self.text, self.threshold);
         match self.measure {
             Measure::Similarity | Measure::QueryInRow => {
-                decide_texts(cache, q, row, [true, false], self.measure, t, false)
+                at_least_texts(cache, q, row, [true, false], self.measure, t, false)
             }
-            Measure::RowInQuery => decide_texts(cache, row, q, [false, true], Measure::QueryInRow, t, false),
+            Measure::RowInQuery => at_least_texts(cache, row, q, [false, true], Measure::QueryInRow, t, false),
         }
     }
 }

@@ -58,16 +58,75 @@ use simhash_core::similarity::lookup::{MIN_CONTAINMENT, MIN_SIMILARITY};
 use simhash_core::similarity::trigger::{LockedKeys, SimilarityCheckQuery};
 use simhash_core::similarity::Version;
 use simhash_core::trigger::QueryTarget;
-use simhash_core::{Definition, Options};
 
 use crate::text::text_datum_to_utf8;
 use crate::trigger::act::{act, unchecked};
-use crate::trigger::cache::Kind;
 use crate::trigger::check::{query_as_owner, Match};
-use crate::trigger::config::{bad_args, target, text_column, Config, Similarity};
+use crate::trigger::config::{bad_args, target, text_column, Config, Configured, Measure};
 use crate::trigger::indexes::{gin_indexes, relation_name};
-use crate::trigger::lock::lock_similarity;
+use crate::trigger::lock::{lock_keys, lock_table};
 use crate::trigger::{dedup_query, firing, value_of, Decision, Firing};
+
+/// What `simhash_similarity_dedup_trigger` adds to its config.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Similarity {
+    pub min_similarity: f64,
+    /// The option `"min_containment"`.
+    pub min_containment: Option<f64>,
+    /// The `simhash_ops` (or `simhash_band_ops`) index on the text column, if it has one.
+    pub index: Option<pg_sys::Oid>,
+    /// The keys an insert locks: those of the column's indexes (with bands when it has a
+    /// `simhash_band_ops` index).
+    pub locked: LockedKeys,
+    /// Whether locking the new text's index keys makes every two inserters that could find
+    /// each other contend: an index, and thresholds its lookups answer from keys
+    /// (`simhash_core::similarity::trigger::lookups_share_keys`). Else an insert takes the
+    /// table's key exclusively.
+    pub by_keys: bool,
+}
+
+impl Measure for Similarity {
+    /// The version of the measure, and what decides.
+    type Variant = (Version, Decision);
+
+    unsafe fn build(
+        rel: pg_sys::Relation,
+        args: &[String],
+        ext_schema: pg_sys::Oid,
+        (v, decision): (Version, Decision),
+        func: &str,
+    ) -> Configured<Self> {
+        // SAFETY: forwarded from the caller.
+        unsafe { config(rel, args, ext_schema, v, decision, func) }
+    }
+
+    unsafe fn describe(
+        config: &Configured<Self>,
+        ext_schema: pg_sys::Oid,
+        (v, _): (Version, Decision),
+    ) -> Option<String> {
+        // The operator class's name in this catalog: measure 1's is simhash_ops_m1 since
+        // 5.0.0, simhash_ops in a 4.x catalog.
+        // SAFETY: inside a transaction (caller).
+        let opclass = format!("simhash_ops{}", unsafe { crate::similarity::sql_suffix(ext_schema, v) });
+        Some(describe(&config.measure, &config.checked.sql, &opclass))
+    }
+}
+
+/// The locks of an insert: `keys`, those of the new text's index keys
+/// (`simhash_core::similarity::trigger::similarity_lock_keys`), which every text that a lookup
+/// of it could find, or whose lookup could find it, shares, when `by_keys`. When not (no
+/// `simhash_ops` index, or thresholds below what lookups answer from keys: the query finds
+/// rows that share no key), the table key alone, exclusively: such inserts run one at a time.
+fn lock(config: &Config, by_keys: bool, keys: Vec<u64>) {
+    let (relid, attnum) = (config.relid.to_u32(), config.checked.attnum);
+    let table = simhash_core::similarity::trigger::similarity_table_lock_key(relid, attnum);
+    if by_keys {
+        lock_keys(table, || keys);
+    } else {
+        lock_table(table);
+    }
+}
 
 /// The trigger's name under version `v` and `decision`.
 fn trigger_name(v: Version, decision: Decision) -> &'static str {
@@ -90,7 +149,7 @@ unsafe fn config(
     v: Version,
     decision: Decision,
     func: &str,
-) -> Config {
+) -> Configured<Similarity> {
     let parsed =
         simhash_core::similarity::trigger::parse_similarity_dedup_args(args).unwrap_or_else(|e| bad_args(e, func));
     // SAFETY: forwarded from the caller; the relation is locked by the statement (trigger)
@@ -136,19 +195,10 @@ unsafe fn config(
             locked,
             by_keys,
         };
-        // The measure takes no options: the fingerprint options of Config are unused.
-        let config = Config::new(
-            rel,
-            target,
-            (text.clone(), Some(text.clone())),
-            parsed.action,
-            Options::default(),
-            decision,
-            query,
-        );
+        let common = Config::new(rel, target, (text.clone(), Some(text.clone())), parsed.action, decision, query);
         // A sequential scan would find rows that share no key with the new text (an empty
         // or small table, VACUUMed, plans as one), which the key locks do not cover.
-        Config { similarity: Some(similarity), plan_on_index: by_keys, ..config }
+        Configured { common: Config { plan_on_index: by_keys, ..common }, measure: similarity }
     }
 }
 
@@ -213,21 +263,19 @@ pub(crate) unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, v: Version,
     // the config checked that the text column is a text or varchar of the relation.
     unsafe {
         // The definition is unused (nothing is fingerprinted).
-        let Firing { td, is_update, desc, tuple, config, plans } =
-            firing(fcinfo, f, Definition::V3, Kind::Similarity(v), decision, |rel, args, schema| {
-                config(rel, args, schema, v, decision, f)
-            });
-        let s = config.similarity.expect("the similarity trigger's config");
-        let Some(datum) = value_of(tuple, desc, &config.fp) else {
+        let Firing { td, is_update, desc, tuple, config, plans } = firing::<Similarity>(fcinfo, f, (v, decision));
+        let s = config.measure;
+        let Some(datum) = value_of(tuple, desc, &config.checked) else {
             return unchecked(tuple, desc, &config, &[]);
         };
         let doc = text_datum_to_utf8(datum);
         // An UPDATE that keeps the text was checked when the row got it.
-        if is_update && value_of((*td).tg_trigtuple, desc, &config.fp).is_some_and(|old| text_datum_to_utf8(old) == doc)
+        if is_update
+            && value_of((*td).tg_trigtuple, desc, &config.checked).is_some_and(|old| text_datum_to_utf8(old) == doc)
         {
             return pg_sys::Datum::from(tuple);
         }
-        let (relid, attnum) = (config.relid.to_u32(), config.fp.attnum);
+        let (relid, attnum) = (config.relid.to_u32(), config.checked.attnum);
         let containment = s.min_containment.is_some();
         let locks = simhash_core::similarity::trigger::similarity_lock_keys(
             relid,
@@ -244,7 +292,7 @@ pub(crate) unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, v: Version,
         let exclude = is_update.then(|| (*(*td).tg_trigtuple).t_self);
         // Measure 1's short text with containment is checked against every row.
         let by_keys = s.by_keys && !locks.short;
-        lock_similarity(&config, by_keys, locks.keys);
+        lock(&config, by_keys, locks.keys);
         let float = |x: f64| x.into_datum().expect("a float8 datum");
         let mut params = vec![datum, float(s.min_similarity)];
         let mut types = vec![pg_sys::TEXTOID, pg_sys::FLOAT8OID];
@@ -268,24 +316,8 @@ pub(crate) unsafe fn query(
     func: &str,
 ) -> pg_sys::Datum {
     // SAFETY: forwarded from the caller.
-    unsafe {
-        dedup_query(fcinfo, |rel, args, ext_schema| {
-            let config = config(rel, args, ext_schema, v, decision, func);
-            let s = config.similarity.expect("the similarity trigger's config");
-            // The operator class's name in this catalog: measure 1's is simhash_ops_m1 since
-            // 5.0.0, simhash_ops in a 4.x catalog.
-            let opclass = format!("simhash_ops{}", crate::similarity::sql_suffix(ext_schema, v));
-            let described = describe(&s, &config.fp.sql, &opclass);
-            (config.query_insert, Some(described))
-        })
-    }
+    unsafe { dedup_query::<Similarity>(fcinfo, (v, decision), func) }
 }
-
-v1_function!(
-    /// `simhash_similarity_dedup_trigger_d1()` (5.x's `simhash_similarity_dedup_trigger`): the
-    /// most similar candidate is the duplicate.
-    pg_finfo_simhash_similarity_dedup_trigger_m2, simhash_similarity_dedup_trigger_m2 => dedup_trigger, Version::M2, Decision::Measure
-);
 
 v1_function!(
     /// `simhash_similarity_dedup_trigger()` since 6.0.0, used as `BEFORE INSERT OR UPDATE OF body
@@ -293,15 +325,6 @@ v1_function!(
     /// [, link_column] [, '{"min_containment": 0.8}'])`: the candidates, most similar first, and
     /// the first the dedup decision calls the same passage as the new text (docs/decision.md).
     pg_finfo_simhash_similarity_dedup_trigger_d2, simhash_similarity_dedup_trigger_d2 => dedup_trigger, Version::M2, Decision::Passage
-);
-
-v1_function!(
-    /// `simhash_similarity_dedup_query_d1(tbl regclass, VARIADIC trigger_args text[]) → text`
-    /// (5.x's `simhash_similarity_dedup_query`): the check query
-    /// `simhash_similarity_dedup_trigger_d1(trigger_args...)` runs on `tbl` for an INSERT (`$1`
-    /// the new text, `$2` min_similarity, `$3` min_containment), after the same validation, with
-    /// how it finds candidates and what it locks in a trailing comment.
-    pg_finfo_simhash_similarity_dedup_query_m2, simhash_similarity_dedup_query_m2 => query, Version::M2, Decision::Measure, "simhash_similarity_dedup_query_d1"
 );
 
 v1_function!(

@@ -2,8 +2,7 @@
 //! skip (the row is not inserted, counted by `simhash_dedup_skipped`) or link (a column set
 //! to the matching row's key), with a DETAIL that names the key only when the inserting user
 //! may see it; a match that only the latest snapshot sees is a serialization failure (40001).
-//! Shared by `simhash_dedup_trigger` (fingerprints/trigger.rs), `simhash_segments_dedup_trigger`
-//! (segments/trigger.rs) and `simhash_similarity_dedup_trigger` (similarity/trigger.rs).
+//! Shared by every measure's dedup trigger.
 
 use std::ffi::CStr;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -33,10 +32,10 @@ pub(crate) fn skipped() -> i64 {
 /// table; else with SELECT on every key column. `ctid` (no primary key) has no column
 /// privilege: it needs SELECT on the table.
 ///
-/// The distance is shown to everyone: the inserter can compute its own fingerprint, and
-/// the error already says that a row within `max_distance` exists; the distance adds at
-/// most log2(max_distance + 1) bits about that row's fingerprint, which a few inserts of
-/// varied texts would reveal anyway, and nothing about its key or its text.
+/// How near the row is (the measure's figure) is shown to everyone: the
+/// inserter can compute its own row's value, and the error already says that a row within
+/// the bound exists; the figure adds a few bits about that row's value, which a few inserts
+/// of varied texts would reveal anyway, and nothing about its key or its text.
 pub(crate) fn may_see_key(relid: pg_sys::Oid, key_attnums: &[i16]) -> bool {
     // SAFETY: catalog lookups inside the transaction, on the trigger's relation (open and
     // locked for the statement); `noError = true`, so check_enable_rls raises no ERROR for
@@ -58,9 +57,9 @@ pub(crate) fn may_see_key(relid: pg_sys::Oid, key_attnums: &[i16]) -> bool {
     }
 }
 
-/// The row for a text the trigger does not check (NULL, or too short for a fingerprint, a
-/// segment or a shingle): the columns the trigger computes set as in `set` (the fingerprint
-/// or the segments; none for the similarity trigger) and the link column, if any, to NULL.
+/// The row for a text the trigger does not check (NULL, or too short for the measure): the
+/// columns the trigger computes set as in `set` (none when it computes none) and the link
+/// column, if any, to NULL.
 ///
 /// # Safety
 /// `tuple` must be a heap tuple of `desc`, the trigger's table, which `config` describes;
@@ -99,9 +98,9 @@ unsafe fn with_link(
 }
 
 /// Acts on what the check found: raises (reject, or 40001 for a concurrent match), returns
-/// NULL (skip), or returns the row with the columns of `set` set (the fingerprint or the
-/// segments the trigger computed) and the link column, if any, to the match's key or NULL. `what(m)` says how the match is near, after
-/// "Key (id)=(7)" or "An existing row", e.g. "is at Hamming distance 2 (max_distance 3)".
+/// NULL (skip), or returns the row with the columns of `set` set (what the trigger computed)
+/// and the link column, if any, to the match's key or NULL. `what(m)` says how the match is near, after
+/// "Key (id)=(7)" or "An existing row", e.g. "is at distance 2 (bound 3)".
 ///
 /// # Safety
 /// `td` must be the TriggerData of the firing trigger `config` describes, `tuple` its new

@@ -1,42 +1,25 @@
-//! The dedup trigger's per-backend cache: the `Config` built from a trigger's arguments and
+//! The dedup trigger's per-backend cache: the config built from a trigger's arguments and
 //! its prepared check plans, by trigger OID, until the table's relcache entry is invalidated.
 
+use std::any::{Any, TypeId};
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use pgrx::pg_sys;
 use pgrx::prelude::*;
-use simhash_core::Definition;
 
-use super::config::Config;
-use super::Decision;
-
-/// The dedup trigger a Config is for.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Kind {
-    /// `simhash_dedup_trigger`: fingerprints a text column.
-    Text,
-    /// `simhash_dedup_fp_trigger`: the row brings its fingerprint.
-    FpOnly,
-    /// `simhash_segments_dedup_trigger`: segments, by resemblance.
-    Segments,
-    /// `simhash_similarity_dedup_trigger` (`_m1`): texts, by similarity or containment under
-    /// a version of the measure.
-    Similarity(simhash_core::similarity::Version),
-}
+use super::config::{Configured, Measure};
 
 /// A backend's cached state of one dedup trigger.
 struct Entry {
-    /// The definition the Config was built for when its options name none, that of the
-    /// C symbol that fired (`simhash_dedup_trigger` or `_v1`): `CREATE OR REPLACE
-    /// FUNCTION` can point a trigger's function at the other one without invalidating
-    /// the table's relcache entry.
-    default: Definition,
-    /// Which trigger's arguments it was built for, and what decides (the same `CREATE OR
-    /// REPLACE FUNCTION` caveat).
-    kind: Kind,
-    decision: Decision,
-    config: std::rc::Rc<Config>,
+    /// The measure and the entry point (`Measure::Variant`) it was built for: another one
+    /// builds it again (`Measure::Variant` says why).
+    measure: TypeId,
+    variant: Box<dyn Any>,
+    relid: pg_sys::Oid,
+    /// An `Rc<Configured<M>>` of that measure.
+    config: Rc<dyn Any>,
     /// SPI plans kept with SPI_keepplan: [insert, update].
     plans: [pg_sys::SPIPlanPtr; 2],
 }
@@ -50,9 +33,9 @@ thread_local! {
     static CALLBACK_REGISTERED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Syscache invalidation callback on functions: forget every trigger. A similarity trigger's
-/// check query names functions, which `ALTER EXTENSION simhash UPDATE` renames (5.0.0 gives
-/// measure 1's objects their `_m1` names, src/similarity/support.rs `sql_suffix`): the query
+/// Syscache invalidation callback on functions: forget every trigger. A check query may name
+/// functions, which `ALTER EXTENSION simhash UPDATE` renames (5.0.0 gave one version's
+/// objects a suffix: docs/development.md, "Version suffixes"): the query
 /// is written again, and no kept plan re-resolves an old name to another function.
 #[pg_guard]
 unsafe extern "C-unwind" fn functions_invalidated(_arg: pg_sys::Datum, _cacheid: i32, _hash: u32) {
@@ -80,17 +63,15 @@ unsafe extern "C-unwind" fn relcache_invalidated(_arg: pg_sys::Datum, relid: pg_
 }
 
 /// The trigger's cached state, built (and validated) by `build` if missing, stale, or built
-/// for another default definition or kind.
+/// for another measure or entry point.
 ///
 /// # Safety
 /// `td` must be the TriggerData of a firing trigger.
-pub(crate) unsafe fn entry(
+pub(crate) unsafe fn entry<M: Measure>(
     td: *mut pg_sys::TriggerData,
-    default: Definition,
-    kind: Kind,
-    decision: Decision,
-    build: impl FnOnce() -> Config,
-) -> (std::rc::Rc<Config>, [pg_sys::SPIPlanPtr; 2]) {
+    variant: M::Variant,
+    build: impl FnOnce() -> Configured<M>,
+) -> (Rc<Configured<M>>, [pg_sys::SPIPlanPtr; 2]) {
     if !CALLBACK_REGISTERED.get() {
         // SAFETY: registers plain functions once per backend (PostgreSQL allows 10 relcache
         // and 64 syscache callbacks).
@@ -112,18 +93,23 @@ pub(crate) unsafe fn entry(
         let mut c = c.borrow_mut();
         if !stale.is_empty() {
             c.retain(|_, e| {
-                let keep = !stale.iter().any(|&r| r == pg_sys::InvalidOid || r == e.config.relid);
+                let keep = !stale.iter().any(|&r| r == pg_sys::InvalidOid || r == e.relid);
                 if !keep {
                     dropped.extend(e.plans.iter().copied().filter(|p| !p.is_null()));
                 }
                 keep
             });
         }
-        if c.get(&tgoid).is_some_and(|e| e.default != default || e.kind != kind || e.decision != decision) {
+        let same =
+            |e: &Entry| e.measure == TypeId::of::<M>() && e.variant.downcast_ref::<M::Variant>() == Some(&variant);
+        if c.get(&tgoid).is_some_and(|e| !same(e)) {
             let e = c.remove(&tgoid).expect("the entry just looked up");
             dropped.extend(e.plans.iter().copied().filter(|p| !p.is_null()));
         }
-        c.get(&tgoid).map(|e| (e.config.clone(), e.plans))
+        c.get(&tgoid).map(|e| {
+            let config = e.config.clone().downcast::<Configured<M>>().expect("an entry of this measure");
+            (config, e.plans)
+        })
     });
     for plan in dropped {
         // SAFETY: a plan we kept with SPI_keepplan and no longer reference.
@@ -132,9 +118,16 @@ pub(crate) unsafe fn entry(
     if let Some(found) = found {
         return found;
     }
-    let config = std::rc::Rc::new(build());
+    let config = Rc::new(build());
     let plans = [std::ptr::null_mut(); 2];
-    CACHE.with(|c| c.borrow_mut().insert(tgoid, Entry { default, kind, decision, config: config.clone(), plans }));
+    let e = Entry {
+        measure: TypeId::of::<M>(),
+        variant: Box::new(variant),
+        relid: config.relid,
+        config: config.clone(),
+        plans,
+    };
+    CACHE.with(|c| c.borrow_mut().insert(tgoid, e));
     (config, plans)
 }
 

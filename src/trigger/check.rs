@@ -15,8 +15,8 @@ use super::config::Config;
 use super::Decision;
 use crate::error::raise;
 
-/// The existing row the check query found: the nearest within the distance bound (`T` is
-/// the Hamming distance, i32), or the most resembling (`T` is the resemblance, f64).
+/// The existing row the check query found: the nearest within the measure's bound, with the
+/// measure's figure for it (`T`: the query's third column, e.g. a distance or a share).
 pub(crate) struct Match<T> {
     pub key: String,
     /// The key as a datum (link only), copied out of SPI's memory.
@@ -57,7 +57,7 @@ pub(crate) enum Found<T> {
 ///
 /// The query cannot be redirected by the inserter's `search_path`, which stays in force
 /// while it runs as the owner: every name in it is schema-qualified
-/// (`simhash_core::fingerprints::trigger::check_query`).
+/// (each measure's check query, written through `simhash_core::trigger::QueryTarget`).
 struct AsOwner {
     user: pg_sys::Oid,
     sec_context: i32,
@@ -93,9 +93,9 @@ impl Drop for AsOwner {
 }
 
 /// Sequential scans off and bitmap scans on, from [`IndexPlan::force`] until the value is
-/// dropped: the planner settings under which the similarity trigger's check query is
+/// dropped: the planner settings under which a check query that must read an index is
 /// prepared and run (Config's `plan_on_index`), so that its plan, and any re-plan of it
-/// inside SPI's plan cache, reads its `simhash_ops` index, even for a table that its
+/// inside SPI's plan cache, reads its index, even for a table that its
 /// statistics call empty (a VACUUMed empty table got a sequential scan). Set as a function's
 /// `SET` clause sets them (fmgr_security_definer): a new GUC nest level whose values are
 /// undone on drop, or, on ERROR, by the (sub)transaction abort (AtEOXact_GUC), which pops
@@ -212,8 +212,8 @@ unsafe fn first_same_passage<T: FromDatum>(
     snapshot: Option<pg_sys::Snapshot>,
     doc: &str,
 ) -> Option<Match<T>> {
-    let params = simhash_core::decision::Params::default();
-    // The new text's tokens, made at the first candidate (most inserts have none).
+    use simhash_core::decision::{decide, Prepared, Version};
+    // The new text made ready for the decision at the first candidate (most inserts have none).
     let mut new = None;
     // SAFETY: forwarded from the caller. Without a snapshot, read_only = false: SPI takes a
     // fresh one (READ COMMITTED), as SPI_execute_plan does above. With one, it is made the
@@ -253,11 +253,8 @@ unsafe fn first_same_passage<T: FromDatum>(
                     continue;
                 }
                 let text = crate::text::text_datum_to_utf8(datum);
-                let old = simhash_core::decision::tokens::Tokens::of(&text, &mut crate::error::tick);
-                let new =
-                    new.get_or_insert_with(|| simhash_core::decision::tokens::Tokens::of(doc, &mut crate::error::tick));
-                let comparison = simhash_core::decision::Comparison::of(&old, new, &mut crate::error::tick);
-                if params.verdict(&comparison).duplicate {
+                let new = new.get_or_insert_with(|| Prepared::of(Version::LATEST, doc, &mut crate::error::tick));
+                if decide(Version::LATEST, &*text, &*new, &mut crate::error::tick).duplicate {
                     found = Some(match_of(config, tuple, desc));
                     break 'fetch;
                 }

@@ -1,6 +1,5 @@
-//! The GIN indexes of a trigger's column: which a segments trigger's pre-check scans
-//! (segments/precheck.rs) and which `simhash_ops` and `simhash_band_ops` indexes the
-//! similarity trigger locks and checks through (similarity/trigger.rs).
+//! The GIN indexes of a trigger's column, by the operator they serve: which a measure's
+//! pre-check scans, or which its trigger locks and checks through.
 
 use pgrx::pg_sys;
 
@@ -32,8 +31,7 @@ pub(crate) struct GinIndex {
 }
 
 /// Every GIN index of `rel` that is valid, not partial, on column `attnum` alone, with
-/// operator `op` in its operator family, in the relcache's order. Also how the similarity
-/// dedup trigger finds its `simhash_ops` and `simhash_band_ops` indexes (similarity/trigger.rs).
+/// operator `op` in its operator family, in the relcache's order.
 ///
 /// # Safety
 /// `rel` must be an open relation, locked by the caller.

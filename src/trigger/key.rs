@@ -1,6 +1,5 @@
 //! The trigger table's primary key, which DETAIL names and `link` copies, and the link
-//! column, checked against it: shared by the dedup triggers' configs (config.rs,
-//! segments/trigger.rs).
+//! column, checked against it: part of every dedup trigger's config (config.rs, `target`).
 
 use std::ffi::CStr;
 

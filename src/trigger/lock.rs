@@ -1,16 +1,12 @@
-//! The dedup trigger's advisory locks: before its check, an inserter locks the keys of its
-//! new fingerprint (`simhash_core::fingerprints::trigger::lock_keys`), so two inserters of near-duplicates
-//! always contend, and a transaction that locks many keys escalates to the table's key
-//! (its retry at once, if the escalation deadlocked).
-//! The segments dedup trigger locks keys of its row's segments the same way, and the
-//! similarity dedup trigger keys of its text's index keys.
+//! The dedup triggers' advisory locks: before its check, an inserter locks keys its measure
+//! computes from the new row, which any two near-duplicates share, so two inserters of
+//! near-duplicates always contend ([`lock_keys`]); a transaction that locks many keys
+//! escalates to the table's key (its retry at once, if the escalation deadlocked), and a
+//! trigger whose candidates no keys cover locks the table's key alone ([`lock_table`]).
 
 use pgrx::pg_sys;
-use simhash_core::trigger as dedup;
 
 use crate::pg_compat;
-
-use super::config::Config;
 
 /// `locktag_field4` of our advisory locks. `pg_advisory_lock(bigint)` uses 1 and
 /// `pg_advisory_lock(int, int)` 2, so an application's own advisory locks never collide
@@ -60,50 +56,10 @@ fn lock_tag(key: u64) -> pg_sys::LOCKTAG {
     }
 }
 
-/// Takes, until the end of the transaction, the locks that make two inserters of
-/// near-duplicates contend: the table key in Share mode, then the block keys of `fp` in
-/// Exclusive mode in ascending order (so single-row inserters never deadlock).
-pub(crate) fn lock(config: &Config, fp: i64) {
-    let (relid, attnum) = (config.relid.to_u32(), config.fp.attnum);
-    let table = dedup::table_lock_key(relid, attnum, config.k);
-    lock_keys(table, || simhash_core::fingerprints::trigger::lock_keys(relid, attnum, config.k, fp as u64));
-}
-
-/// The same for `simhash_segments_dedup_trigger`: the keys of a prefix of the row's
-/// segments (`simhash_core::segments::trigger::segment_lock_keys`), which any resembling row shares.
-pub(crate) fn lock_segments(config: &Config, segments: &[u64]) {
-    let (relid, attnum) = (config.relid.to_u32(), config.fp.attnum);
-    let table = simhash_core::segments::trigger::segments_table_lock_key(relid, attnum);
-    lock_keys(table, || {
-        simhash_core::segments::trigger::segment_lock_keys(
-            relid,
-            attnum,
-            segments,
-            config.min_resemblance,
-            config.max_distance,
-        )
-    });
-}
-
-/// The same for `simhash_similarity_dedup_trigger`: `keys`, those of the new text's index
-/// keys (`simhash_core::similarity::trigger::similarity_lock_keys`), which every text that a lookup of
-/// it could find, or whose lookup could find it, shares, when `by_keys`. When not (no
-/// `simhash_ops` index, or thresholds below what lookups answer from keys: the query finds
-/// rows that share no key), the table key alone, exclusively: such inserts run one at a time.
-pub(crate) fn lock_similarity(config: &Config, by_keys: bool, keys: Vec<u64>) {
-    let (relid, attnum) = (config.relid.to_u32(), config.fp.attnum);
-    let table = simhash_core::similarity::trigger::similarity_table_lock_key(relid, attnum);
-    if by_keys {
-        lock_keys(table, || keys);
-    } else {
-        lock_table(table);
-    }
-}
-
 /// Takes the table key `key` exclusively, at once rather than after Share as lock_keys
 /// escalates (two inserters upgrading from Share deadlock), and forgets it in
 /// ESCALATE_FIRST when the transaction commits.
-fn lock_table(key: u64) {
+pub(crate) fn lock_table(key: u64) {
     let table = lock_tag(key);
     let exclusive = pg_sys::ExclusiveLock as i32;
     // SAFETY: a fully initialized advisory LOCKTAG; a transaction lock; a waiting LockAcquire
@@ -127,12 +83,13 @@ fn forget_at_commit(key: u64) {
     }
 }
 
-/// Takes the table key `key` in Share mode, then `keys()` (ascending) in Exclusive mode. A
+/// Takes, until the end of the transaction, the table key `key` in Share mode, then `keys()`
+/// (ascending, so single-row inserters never deadlock) in Exclusive mode. A
 /// transaction with many keys upgrades the table key to Exclusive (see ESCALATE_TRY_AFTER);
 /// once it holds it no other dedup inserter of this trigger's kind on this table can run,
 /// so it needs no more keys. The retry of a transaction that did not commit after waiting
 /// to upgrade takes it exclusively at once (ESCALATE_FIRST).
-fn lock_keys(key: u64, keys: impl FnOnce() -> Vec<u64>) {
+pub(crate) fn lock_keys(key: u64, keys: impl FnOnce() -> Vec<u64>) {
     let table = lock_tag(key);
     let (share, exclusive) = (pg_sys::ShareLock as i32, pg_sys::ExclusiveLock as i32);
     // SAFETY: fully initialized advisory LOCKTAGs; transaction locks (sessionLock = false).

@@ -1,51 +1,33 @@
-//! Insert triggers: `simhash_update_trigger(fp_column, text_column [, options])` keeps a
-//! fingerprint column current, `simhash_dedup_trigger(fp_column, text_column, max_distance,
-//! action [, link_column] [, options])` also stops near-duplicates at the door (reject /
-//! skip / link), safely under concurrency. `simhash_dedup_skipped()` counts skipped rows,
-//! and `simhash_dedup_query(tbl, VARIADIC args)` shows the check query a trigger runs.
-//! `simhash_segments_dedup_trigger` (segments/trigger.rs) does what the dedup trigger does by
-//! resemblance of segment fingerprints, with the same locks, check, privileges and actions
-//! (lock.rs, check.rs, act.rs), and `simhash_similarity_dedup_trigger` (similarity/trigger.rs)
-//! by exact text similarity or containment, through a `simhash_ops` GIN index.
+//! The dedup triggers' machinery, which every measure's trigger runs on and which knows no
+//! measure: a measure implements [`config::Measure`] (its arguments checked against the table,
+//! its check queries) and computes its own lock keys; the machinery does the rest.
+//! - mod.rs: the calling protocol ([`fired`], [`firing`]), the table's column values, and
+//!   `simhash_*_dedup_query`'s body ([`dedup_query`]); `simhash_dedup_skipped()`.
+//! - config.rs: what every dedup trigger's config has ([`config::Config`]), its table's key
+//!   and link column (key.rs, column.rs), the checks of the columns it computes or reads, the
+//!   [`config::Measure`] and [`config::PreCheck`] traits.
+//! - cache.rs: the configs and prepared plans, per backend and trigger, until the table's
+//!   relcache entry is invalidated (ALTER TABLE, new indexes, VACUUM, ...), so renamed or
+//!   re-added columns are picked up.
+//! - lock.rs: the escalating advisory locks. Before the check, an inserter locks its
+//!   measure's keys, which any two near-duplicates share, so they always contend; the check
+//!   then runs with a fresh snapshot (READ COMMITTED) and sees the row of whoever held the
+//!   lock. Under REPEATABLE READ and SERIALIZABLE the transaction snapshot cannot see that
+//!   row, so the check is repeated with the latest snapshot, as PostgreSQL's foreign-key
+//!   checks do, and a match there is a serialization failure (40001).
+//! - check.rs: the check, one SPI query prepared once per backend and trigger, run with the
+//!   table owner's user id under a security-restricted operation, as PostgreSQL's
+//!   foreign-key checks do, so a role with only INSERT can use every action; the query is
+//!   fully schema-qualified, since the inserter's search_path stays in force. Under
+//!   [`Decision::Passage`] it reads the candidates best first and asks the dedup decision.
+//! - act.rs: reject (23505), skip or link; DETAIL names the matching row's key only when
+//!   the inserting user may read it (`may_see_key`, the rule of BuildIndexValueDescription).
+//! - indexes.rs: the GIN indexes on a column, for a measure's pre-check or locks.
 //!
-//! The fingerprint is `simhash(text, options)`: the options argument, always the last and
-//! recognized by beginning with `{`, is JSON text read as `simhash`'s jsonb (fingerprint/options.rs).
-//! Each trigger has two C symbols sharing one body, which differ in the definition used
-//! when the options name none, as in fingerprint/simhash.rs: `simhash_update_trigger` and
-//! `simhash_dedup_trigger` (definition 0), the symbols of 0.x's functions, which a
-//! database at 0.3.0 calls until `ALTER EXTENSION simhash UPDATE` and 1.0.0 keeps as
-//! `simhash_update_trigger_v0()` / `simhash_dedup_trigger_v0()` (sql/compat/definition0.sql), so
-//! triggers created under 0.x keep definition 0; and their `_v1`, `_v2` and `_v3` twins
-//! (definitions 1, 2 and 3), declared by the trigger.sql of 1.0.0, 2.0.0 and 3.0.0, each
-//! kept by the next major as the `_vN` functions. A text the definition gives no fingerprint
-//! (fewer features than its minimum) is treated like a NULL text.
-//!
-//! Design (README.md, "Deduplicating on insert", has the user-facing version):
-//! - Stored generated columns are computed after BEFORE triggers, so the dedup trigger
-//!   cannot read a generated fingerprint: it fingerprints the text itself and writes the
-//!   (plain) fingerprint column, which the block columns are then generated from.
-//! - Concurrency (lock.rs): before the check, the inserter takes transaction-level advisory
-//!   locks on `simhash_core::fingerprints::trigger::lock_keys` (k + 1 pigeonhole blocks, ascending), so two
-//!   near-duplicates always contend; the check then runs with a fresh snapshot (READ
-//!   COMMITTED) and sees the row of whoever held the lock. Under REPEATABLE READ and
-//!   SERIALIZABLE the transaction snapshot cannot see that row, so the check is repeated
-//!   with the latest snapshot, as PostgreSQL's foreign-key checks do, and a match there is
-//!   a serialization failure (40001).
-//! - The check (check.rs) is one SPI query, `simhash_near(fp, $1, k)` on the table, which
-//!   the planner support function (search/support.rs) turns into block-index probes. It is
-//!   prepared once per backend and trigger, and forgotten when the table's relcache entry
-//!   is invalidated (ALTER TABLE, new indexes, VACUUM, ...), so renamed or re-added columns
-//!   are picked up (config.rs, cache.rs).
-//! - Privileges (check.rs, `AsOwner`): the check query runs with the table owner's user id
-//!   under a security-restricted operation, as PostgreSQL's foreign-key checks do, so a
-//!   role with only INSERT can use every action; the query is fully schema-qualified,
-//!   since the inserter's search_path stays in force. DETAIL and skip's DEBUG1 message
-//!   name the matching row's key only when the inserting user may read it
-//!   (`may_see_key`, the rule of BuildIndexValueDescription).
-//! - Before it, the index pre-check (precheck.rs) scans the block indexes directly and skips
-//!   the query when no index entry can be a match, which is nearly every insert: with
-//!   covering block indexes at 1M rows it took insert throughput from 0.44 to about 0.8 of
-//!   fingerprint maintenance alone (docs/performance.md, "Insert triggers").
+//! Stored generated columns are computed after BEFORE triggers, so a dedup trigger cannot
+//! read a generated value: it computes what it checks from the text itself and writes it.
+//! The design, and what each measure adds, is in README.md ("Deduplicating on insert") and
+//! each measure's trigger.rs.
 
 pub(crate) mod act;
 pub(crate) mod cache;
@@ -58,17 +40,16 @@ pub(crate) mod lock;
 
 use pgrx::pg_sys;
 use pgrx::prelude::*;
-use simhash_core::Definition;
 
 use crate::error::raise;
-use cache::{entry, Kind};
+use cache::entry;
 use column::Column;
-use config::{trigger_args, Config};
+use config::{trigger_args, Configured, Measure};
 
-/// What decides that a candidate is a near-duplicate (docs/decision.md). Each C symbol makes
-/// one, as each makes one fingerprint definition: 5.x's triggers, the `_d1` functions since
-/// 6.0.0, decide by the measure alone; 6.0's read the measure's candidates, best first, and
-/// take the first the dedup decision calls the same passage (`simhash_core::decision`).
+/// What decides that a candidate is a near-duplicate (docs/decision.md). Each entry point makes
+/// one: 5.x's triggers, the `_d1` functions since 6.0.0, decide by the measure alone; 6.0's
+/// read the measure's candidates, best first, and take the first the dedup decision calls the
+/// same passage (`simhash_core::decision`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Decision {
     /// The measure alone: within the bound is a duplicate (5.x).
@@ -114,30 +95,26 @@ pub(crate) unsafe fn fired(fcinfo: pg_sys::FunctionCallInfo, func: &str) -> Fire
 }
 
 /// A dedup trigger's firing: checked by [`fired`], with its config and plans (cache.rs).
-pub(crate) struct Firing {
+pub(crate) struct Firing<M> {
     pub(crate) td: *mut pg_sys::TriggerData,
     pub(crate) is_update: bool,
     pub(crate) desc: pg_sys::TupleDesc,
     /// The new row: the inserted one, or the new version of the updated one.
     pub(crate) tuple: pg_sys::HeapTuple,
-    pub(crate) config: std::rc::Rc<Config>,
+    pub(crate) config: std::rc::Rc<Configured<M>>,
     pub(crate) plans: [pg_sys::SPIPlanPtr; 2],
 }
 
-/// The firing of dedup trigger `func` of kind `kind`, deciding by `decision`, its config
-/// cached or made by `build(relation, trigger arguments, extension schema)`; `default` is the
-/// definition when the options name none.
+/// The firing of dedup trigger `func` of measure `M`, entry point `variant`, its config
+/// cached or built (`Measure::build`).
 ///
 /// # Safety
 /// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
-pub(crate) unsafe fn firing(
+pub(crate) unsafe fn firing<M: Measure>(
     fcinfo: pg_sys::FunctionCallInfo,
     func: &str,
-    default: Definition,
-    kind: Kind,
-    decision: Decision,
-    build: impl FnOnce(pg_sys::Relation, &[String], pg_sys::Oid) -> Config,
-) -> Firing {
+    variant: M::Variant,
+) -> Firing<M> {
     // SAFETY: called by the fmgr with a valid fcinfo (caller); `fired` checks it is a BEFORE
     // ROW INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid for the call.
     unsafe {
@@ -149,7 +126,7 @@ pub(crate) unsafe fn firing(
         }
         let ext_schema = pg_sys::get_func_namespace((*(*td).tg_trigger).tgfoid);
         let (config, plans) =
-            entry(td, default, kind, decision, || build(rel, &trigger_args((*td).tg_trigger), ext_schema));
+            entry::<M>(td, variant, || M::build(rel, &trigger_args((*td).tg_trigger), ext_schema, variant, func));
         let tuple = if f.is_update { (*td).tg_newtuple } else { (*td).tg_trigtuple };
         Firing { td, is_update: f.is_update, desc: (*rel).rd_att, tuple, config, plans }
     }
@@ -224,17 +201,18 @@ pub(crate) fn simhash_dedup_skipped() -> i64 {
     act::skipped()
 }
 
-/// The body of `simhash_dedup_query`, `simhash_segments_dedup_query` and
-/// `simhash_similarity_dedup_query`: `build(relation,
-/// trigger_args, extension schema)` checks the arguments against the table and returns its
-/// insert check query and a description of its pre-check, if any, which goes in a trailing
-/// comment (the text stays a query that PREPARE accepts).
+/// The body of the `simhash_*_dedup_query(tbl regclass, VARIADIC trigger_args text[])`
+/// functions: the insert check query of measure `M`'s trigger (entry point `variant`) with
+/// these arguments on `tbl`, after the same validation, with how it finds candidates
+/// besides the query (`Measure::describe`) in a trailing comment (the text stays a query
+/// that PREPARE accepts).
 ///
 /// # Safety
 /// `fcinfo` must be that of a STRICT (regclass, text[]) function.
-pub(crate) unsafe fn dedup_query(
+pub(crate) unsafe fn dedup_query<M: Measure>(
     fcinfo: pg_sys::FunctionCallInfo,
-    build: impl FnOnce(pg_sys::Relation, &[String], pg_sys::Oid) -> (String, Option<String>),
+    variant: M::Variant,
+    func: &str,
 ) -> pg_sys::Datum {
     // SAFETY: both arguments are non-NULL (STRICT); the relation is opened with
     // AccessShareLock for the duration of `build` (an error there releases it with the
@@ -246,9 +224,10 @@ pub(crate) unsafe fn dedup_query(
         let args: Vec<String> = args.into_iter().map(Option::unwrap_or_default).collect();
         let ext_schema = pg_sys::get_func_namespace((*(*fcinfo).flinfo).fn_oid);
         let rel = pg_sys::relation_open(relid, pg_sys::AccessShareLock as i32);
-        let (query, precheck) = build(rel, &args, ext_schema);
+        let config = M::build(rel, &args, ext_schema, variant, func);
+        let described = M::describe(&config, ext_schema, variant);
         pg_sys::relation_close(rel, pg_sys::AccessShareLock as i32);
-        let precheck = precheck.unwrap_or_else(|| "no index pre-check".to_owned());
-        format!("{query} /* {precheck} */").into_datum().expect("text datum")
+        let described = described.unwrap_or_else(|| "no index pre-check".to_owned());
+        format!("{} /* {described} */", config.query_insert).into_datum().expect("text datum")
     }
 }
