@@ -13,10 +13,10 @@ use crate::trigger::Decision;
 
 v1_function!(pg_finfo_simhash_similarity_m1, simhash_similarity_m1 => measure::value_datum, Version::M1, Measure::Similarity);
 v1_function!(pg_finfo_simhash_containment_m1, simhash_containment_m1 => measure::value_datum, Version::M1, Measure::QueryInRow);
-v1_function!(pg_finfo_simhash_similarity_at_least_m1, simhash_similarity_at_least_m1 => measure::decide_datum, Version::M1, Measure::Similarity, false, "simhash_similarity_m1");
-v1_function!(pg_finfo_simhash_similarity_above_m1, simhash_similarity_above_m1 => measure::decide_datum, Version::M1, Measure::Similarity, true, "simhash_similarity_m1");
-v1_function!(pg_finfo_simhash_containment_at_least_m1, simhash_containment_at_least_m1 => measure::decide_datum, Version::M1, Measure::QueryInRow, false, "simhash_containment_m1");
-v1_function!(pg_finfo_simhash_containment_above_m1, simhash_containment_above_m1 => measure::decide_datum, Version::M1, Measure::QueryInRow, true, "simhash_containment_m1");
+v1_function!(pg_finfo_simhash_similarity_at_least_m1, simhash_similarity_at_least_m1 => measure::at_least_datum, Version::M1, Measure::Similarity, false, "simhash_similarity_m1");
+v1_function!(pg_finfo_simhash_similarity_above_m1, simhash_similarity_above_m1 => measure::at_least_datum, Version::M1, Measure::Similarity, true, "simhash_similarity_m1");
+v1_function!(pg_finfo_simhash_containment_at_least_m1, simhash_containment_at_least_m1 => measure::at_least_datum, Version::M1, Measure::QueryInRow, false, "simhash_containment_m1");
+v1_function!(pg_finfo_simhash_containment_above_m1, simhash_containment_above_m1 => measure::at_least_datum, Version::M1, Measure::QueryInRow, true, "simhash_containment_m1");
 
 v1_function!(
     /// extractValue of `simhash_ops_m1` (4.x's symbol).
