@@ -1,5 +1,5 @@
 //! What every bulk search shares, whatever its measure: what a run reports to its caller
-//! ([`Progress`]), the check that a query's ids are distinct ([`first_repeated`]), the
+//! ([`Progress`], with the one cadence of its ticks, [`Ticker`]), the check that a query's ids are distinct ([`first_repeated`]), the
 //! crate's one union-find (`union_find`) with the connected components built on it
 //! ([`Components`]), star clusters ([`Stars`]), and the temporary file of a run's texts
 //! ([`spill`]). The measures' bulk searches are `fingerprints::pairs`, `segments::pairs` and
@@ -33,8 +33,45 @@ pub enum Progress {
     Tick,
 }
 
+/// Work between two ticks of a [`Ticker`], in units of about a nanosecond of work: a
+/// fingerprint probe or comparison is 1, a posting sorted or visited [`POSTING`], a pair of
+/// texts measured [`MEASURED`]. A tick then comes within about a millisecond.
+pub const TICK_WORK: u64 = 1 << 20;
+/// The units of a posting sorted or visited (segments' bulk pairs).
+pub const POSTING: u64 = 16;
+/// The units of a pair of texts measured or decided (similarity's bulk pairs).
+pub const MEASURED: u64 = 64;
+
+/// Counts a run's work and says [`Progress::Tick`] every [`TICK_WORK`] units: every bulk
+/// search's cancellation checks, at one cadence.
+#[derive(Debug, Default, Clone)]
+pub struct Ticker {
+    work: u64,
+}
+
+impl Ticker {
+    /// `units` more work done; a tick when a period is full.
+    #[inline]
+    pub fn add(&mut self, units: u64, cb: &mut dyn FnMut(Progress)) {
+        self.work += units;
+        if self.work >= TICK_WORK {
+            self.work = 0;
+            cb(Progress::Tick);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn ticks_every_period() {
+        let (mut t, mut ticks) = (super::Ticker::default(), 0);
+        for _ in 0..3 * super::TICK_WORK / super::MEASURED {
+            t.add(super::MEASURED, &mut |p| ticks += (p == super::Progress::Tick) as u32);
+        }
+        assert_eq!(ticks, 3);
+    }
+
     #[test]
     fn repeated_ids() {
         assert_eq!(super::first_repeated(&mut []), None);

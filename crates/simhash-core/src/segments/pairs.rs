@@ -26,9 +26,9 @@
 //! segment more). The shared count bounds nothing then, so every candidate is compared,
 //! `|A|·|B|` XORs each.
 
-use super::postings::{Postings, Row, SegmentRows, TICK_WORK};
+use super::postings::{Postings, Row, SegmentRows};
 use super::{Near, Overlap};
-use crate::bulk::{Progress, UnionFind};
+use crate::bulk::{Progress, Ticker, UnionFind, POSTING};
 
 /// One pair of rows: `near.a` counts `id1`'s distinct segments, `near.b` `id2`'s,
 /// `near.common` those both have, and `near.near_a`, `near.near_b` those of each that only
@@ -58,7 +58,7 @@ pub struct SegmentPairs {
     chunk: Vec<(u32, u32, Near)>,
     out: usize,
     emitted: u64,
-    work: usize,
+    work: Ticker,
 }
 
 impl SegmentPairs {
@@ -90,17 +90,13 @@ impl SegmentPairs {
             chunk: Vec::new(),
             out: 0,
             emitted: 0,
-            work: 0,
+            work: Ticker::default(),
         }
     }
 
     #[inline]
     fn tick(&mut self, units: usize, cb: &mut dyn FnMut(Progress)) {
-        self.work += units;
-        if self.work >= TICK_WORK {
-            self.work = 0;
-            cb(Progress::Tick);
-        }
+        self.work.add(units as u64 * POSTING, cb);
     }
 
     /// The next pair, `None` after the last (then a [`Progress::Phase`] gives the count).

@@ -7,10 +7,7 @@
 //! build the input ([`SegmentRows`], 8 B per segment, 16 B per row) is turned into
 //! `(segment, row)` postings, 16 B, then freed; the sort takes as much again of scratch.
 
-use crate::bulk::Progress;
-
-/// Units of work (postings moved, rows visited) between two [`Progress::Tick`]s.
-pub(super) const TICK_WORK: usize = 1 << 16;
+use crate::bulk::{Progress, Ticker, POSTING};
 
 /// Rows and their *shared* segments (those two or more rows have), both ways, as two
 /// compressed lists: a segment of one row never adds to an overlap, so it is only counted.
@@ -87,6 +84,7 @@ impl Postings {
     /// every row's distinct segments ([`Postings::all`]: 8 B more per segment, 4 B per row).
     /// Panics past 2³² − 1 rows or postings.
     pub(super) fn new(rows: SegmentRows, keep_all: bool, cb: &mut dyn FnMut(Progress)) -> Postings {
+        let mut ticker = Ticker::default();
         // Rows in increasing order of id, stable: rows with one id stay in input order.
         let mut order: Vec<u32> = (0..u32::try_from(rows.len()).expect("fewer than 2^32 rows")).collect();
         if !rows.ids.is_sorted() {
@@ -111,9 +109,7 @@ impl Postings {
                 all_off.push(all_seg.len() as u32);
             }
             out.push(Row { id: rows.ids[i], len: segs.len() as u32, count: 0 });
-            if r.is_multiple_of(TICK_WORK) {
-                cb(Progress::Tick);
-            }
+            ticker.add(POSTING, cb);
         }
         drop((rows, order));
         let rows = out;
@@ -132,9 +128,7 @@ impl Postings {
                 seg_off.push(seg_row.len() as u32);
                 post[i..j].iter().for_each(|p| row_off[p.1 as usize + 1] += 1);
             }
-            if i / TICK_WORK != j / TICK_WORK {
-                cb(Progress::Tick);
-            }
+            ticker.add((j - i) as u64 * POSTING, cb);
             i = j;
         }
         drop(post);
@@ -148,9 +142,7 @@ impl Postings {
                 row_seg[fill[r as usize] as usize] = g as u32;
                 fill[r as usize] += 1;
             }
-            if g.is_multiple_of(TICK_WORK) {
-                cb(Progress::Tick);
-            }
+            ticker.add(POSTING, cb);
         }
         Postings { rows, row_off, row_seg, seg_off, seg_row, all_off, all_seg }
     }
@@ -197,8 +189,9 @@ impl Postings {
 
 /// Sorts `v` by `(segment, row)`: one radix pass on the segment's top bits (about 16
 /// postings a bucket; segments are hashes), then each bucket by comparison, with a tick
-/// every [`TICK_WORK`] postings.
+/// every [`crate::bulk::TICK_WORK`] / [`POSTING`] postings.
 fn sort(v: &mut Vec<(u64, u32)>, cb: &mut dyn FnMut(Progress)) {
+    let mut ticker = Ticker::default();
     if v.len() < 4096 {
         v.sort_unstable();
         return;
@@ -214,19 +207,15 @@ fn sort(v: &mut Vec<(u64, u32)>, cb: &mut dyn FnMut(Progress)) {
     }
     let mut out = vec![(0u64, 0u32); v.len()];
     let mut fill = start.clone();
-    for (i, p) in v.iter().enumerate() {
+    for p in v.iter() {
         let b = bucket(p);
         out[fill[b]] = *p;
         fill[b] += 1;
-        if i.is_multiple_of(TICK_WORK) {
-            cb(Progress::Tick);
-        }
+        ticker.add(POSTING, cb);
     }
     for b in 0..1 << bits {
         out[start[b]..start[b + 1]].sort_unstable();
-        if start[b] / TICK_WORK != start[b + 1] / TICK_WORK {
-            cb(Progress::Tick);
-        }
+        ticker.add((start[b + 1] - start[b]) as u64 * POSTING, cb);
     }
     *v = out;
 }

@@ -28,5 +28,5 @@ pub use corpus::{
 pub use plan::{corpus_plan, corpus_plan_cost, plan, plan_cost, CorpusPlan, Plan, MAX_TABLES};
 pub use texts::Texts;
 
-/// Units of work (comparisons, pairs) between two [`Progress::Tick`]s of all pairs.
-const TICK_WORK: u64 = 1 << 20;
+// Work between two [`Progress::Tick`]s of all pairs: a comparison or a pair is one unit.
+use crate::bulk::{Ticker, TICK_WORK};

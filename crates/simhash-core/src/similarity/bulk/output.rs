@@ -8,13 +8,11 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::{Found, Rows};
-use crate::bulk::Progress;
+use crate::bulk::{Progress, Ticker, MEASURED, POSTING};
 use crate::similarity::pairs::SimilarityPair;
 
 /// The end of a group's list.
 pub(super) const NONE: u32 = u32::MAX;
-/// Pairs passed over (equal ids) or rows looked at between two ticks.
-const TICK: u32 = 1 << 14;
 
 /// Whether local rows `(x, y)` are a pair to hand out (the dedup decision), with the
 /// caller's progress callback.
@@ -55,7 +53,8 @@ pub(super) struct Output {
     cursor: Option<Cursor>,
     next: Vec<u32>,
     reps: Arc<Vec<u32>>,
-    work: u32,
+    /// Pairs passed over (equal ids) or rows looked at, a measured pair's worth each.
+    work: Ticker,
 }
 
 impl Output {
@@ -81,25 +80,19 @@ impl Output {
         for &(_, m) in links {
             member[m as usize] = true;
         }
-        let mut reps = Vec::new();
+        let (mut reps, mut ticker) = (Vec::new(), Ticker::default());
         for (x, &m) in member.iter().enumerate() {
             if rows.sizes[x] > 0 && !m {
                 reps.push(x as u32);
             }
-            if x % (1 << 16) == 0 {
-                cb(Progress::Tick);
-            }
+            ticker.add(POSTING, cb);
         }
         self.reps = Arc::new(reps);
         Arc::clone(&self.reps)
     }
 
     fn tick(&mut self, cb: &mut dyn FnMut(Progress)) {
-        self.work += 1;
-        if self.work == TICK {
-            self.work = 0;
-            cb(Progress::Tick);
-        }
+        self.work.add(MEASURED, cb);
     }
 
     /// Starts the pairs within the next group of two or more, from representative `*from`;

@@ -34,14 +34,16 @@
 use super::bands::{filters_pass, sort_high};
 use super::exchange;
 use super::plan::{plan, Plan, CODES};
+use crate::bulk::Ticker;
 use crate::similarity::shingles::Version;
 
 const MAGIC: &[u8; 4] = b"SMBS";
 const FORMAT: u8 = 1;
 const HEAD: usize = 4 + 4 + 2 + 2 + 2 + 4 + 4;
 const CODE_BYTES: usize = CODES / 4;
-/// Collisions between two calls of the caller's check.
-const CHECK: u32 = 1 << 12;
+/// The work of one band collision (a candidate looked at), in [`crate::bulk::Ticker`]'s units:
+/// the caller's check comes every 2^12 collisions.
+const COLLISION: u64 = 1 << 8;
 
 /// The bands shard `shard` of `shards` owns among `b`: `[⌊shard·b/shards⌋, ⌊(shard+1)·b/shards⌋)`,
 /// empty for some shards when there are more shards than bands.
@@ -164,7 +166,7 @@ impl Candidates {
     /// between blocks of a band's sort (to cancel, it unwinds).
     pub fn run(self, check: Box<dyn FnMut()>) -> Run {
         let n = self.range.map_or(0, |r| r.1);
-        Run { c: self, n, band: 0, entries: Vec::new(), a: 0, y: 0, e: 0, check, work: 0 }
+        Run { c: self, n, band: 0, entries: Vec::new(), a: 0, y: 0, e: 0, check, work: Ticker::default() }
     }
 
     /// Whether a collision of rows `x < y` in band `k` of the slice is a candidate: two ids,
@@ -196,7 +198,7 @@ pub struct Run {
     e: usize,
     check: Box<dyn FnMut()>,
     /// Collisions since the last check.
-    work: u32,
+    work: Ticker,
 }
 
 impl Run {
@@ -255,11 +257,8 @@ impl Iterator for Run {
             }
             // Rows ascend within a key (a stable sort of ascending rows): x < y.
             let (x, y) = (self.entries[self.a] as u32 as usize, self.entries[self.y] as u32 as usize);
-            self.work += 1;
-            if self.work == CHECK {
-                self.work = 0;
-                (self.check)();
-            }
+            let check = &mut self.check;
+            self.work.add(COLLISION, &mut |_| check());
             if self.c.candidate(x, y, self.band - 1, self.n) {
                 let (ix, iy) = (self.c.ids[x], self.c.ids[y]);
                 return Some(if ix < iy { (self.c.homes[x], ix, iy) } else { (self.c.homes[y], iy, ix) });

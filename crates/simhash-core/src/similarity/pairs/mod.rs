@@ -2,12 +2,12 @@
 //! (`simhash_similarity_pairs`, `simhash_similarity_clusters`), and the connected
 //! components of those pairs.
 //!
-//! **Sketches.** Each text gets a bottom-k sketch of [`Plan::sketch`] keys (at least 64),
+//! **Sketches.** Each text gets a bottom-k sketch of [`SketchPlan::sketch`] keys (at least 64),
 //! frequent shingles last, as the index's keys are ranked. The `k` smallest keys of two texts'
 //! union are a uniform sample of it, and those of them both texts have are in both sketches:
-//! their number is hypergeometric with mean `k·J`. A run at θ asks a pair for [`Plan::shared`]
+//! their number is hypergeometric with mean `k·J`. A run at θ asks a pair for [`SketchPlan::shared`]
 //! of them, the most that a pair at similarity θ has with probability `1 − 10⁻⁹` (9 of 64 at
-//! 0.5); the first [`Plan::group`] keys of each sketch (30 at 0.5, `⌈ln 10⁻⁹ / ln(1 − θ)⌉`)
+//! 0.5); the first [`SketchPlan::group`] keys of each sketch (30 at 0.5, `⌈ln 10⁻⁹ / ln(1 − θ)⌉`)
 //! find the pairs that share any. Below θ = 0.078 that would take more than [`MAX_SKETCH`]
 //! keys: every pair is compared instead.
 //!
@@ -37,14 +37,12 @@ mod rows;
 #[cfg(test)]
 mod tests;
 
-pub use rows::{plan, Plan, TextRows, BULK_MISS, MAX_SKETCH};
+pub use rows::{sketch_plan, SketchPlan, TextRows, BULK_MISS, MAX_SKETCH};
 
 use super::keys::K;
 use super::measure::{common, jaccard};
 use super::shard::Owned;
-use crate::bulk::{Progress, UnionFind};
-
-const TICK_WORK: u32 = 1 << 14;
+use crate::bulk::{Progress, Ticker, UnionFind, MEASURED};
 
 /// A pair of texts, `id1 < id2`, and its similarity.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -75,7 +73,7 @@ pub struct SimilarityPairs {
     b: usize,
     /// The set of the current `a`, while it stays the same.
     set_a: Option<(usize, Vec<u64>)>,
-    work: u32,
+    work: Ticker,
     /// One shard's part of a run over shards (`super::shard`): only the pairs it reports.
     owned: Option<Owned>,
 }
@@ -92,7 +90,7 @@ impl SimilarityPairs {
     /// [`K`] of both sketches it owns. Groups are of the first `K` keys (the keys copies are
     /// routed by), and of those only the owned ones: a shard pairs only what it reports.
     pub fn owned(mut rows: TextRows, theta: f64, owned: Owned, cb: &mut dyn FnMut(Progress)) -> SimilarityPairs {
-        rows.plan = rows.plan.map(|p| Plan { group: p.group.min(K), ..p });
+        rows.plan = rows.plan.map(|p| SketchPlan { group: p.group.min(K), ..p });
         SimilarityPairs::build(rows, theta, Some(owned), cb)
     }
 
@@ -154,7 +152,7 @@ impl SimilarityPairs {
             a: 0,
             b: 0,
             set_a: None,
-            work: 0,
+            work: Ticker::default(),
             owned,
         }
     }
@@ -179,11 +177,7 @@ impl SimilarityPairs {
     }
 
     fn tick(&mut self, cb: &mut dyn FnMut(Progress)) {
-        self.work += 1;
-        if self.work == TICK_WORK {
-            self.work = 0;
-            cb(Progress::Tick);
-        }
+        self.work.add(MEASURED, cb);
     }
 
     /// Texts `x` and `y` as a pair, unless the dedup decision keeps them apart (when the rows
@@ -207,14 +201,11 @@ impl SimilarityPairs {
         let prefix =
             if len == 0 { 0 } else { len + 1 - ((self.theta * len as f64 - 1e-9).ceil() as usize).clamp(1, len) };
         let mut seen = std::collections::HashSet::new();
-        let mut work = 0u32;
+        let mut ticker = Ticker::default();
         for key in &self.rarest[n][..prefix] {
             for &y in self.postings.get(key).map_or(&[][..], Vec::as_slice) {
                 // A text of many copies meets thousands here: a tick now and then, for cancel.
-                work += 1;
-                if work.is_multiple_of(TICK_WORK) {
-                    cb(Progress::Tick);
-                }
+                ticker.add(MEASURED, cb);
                 if seen.insert(y) {
                     let y = y as usize;
                     let (sx, sy) = (self.rows.sketch_of(x), self.rows.sketch_of(y));
@@ -288,7 +279,7 @@ impl SimilarityPairs {
 
     /// Whether `key` is the first group key texts x and y share, and their sketches' union
     /// sample holds at least `p.shared` keys that both have.
-    fn candidate(&self, x: usize, y: usize, key: u64, p: &Plan) -> bool {
+    fn candidate(&self, x: usize, y: usize, key: u64, p: &SketchPlan) -> bool {
         let (sx, sy) = (self.rows.sketch_of(x), self.rows.sketch_of(y));
         let (mut i, mut j, mut taken, mut shared) = (0, 0, 0, 0);
         let mut first = None;

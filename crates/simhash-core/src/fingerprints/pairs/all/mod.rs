@@ -38,7 +38,7 @@ mod tests;
 use self::search::{distinct_pairs, Search};
 use super::plan::{plan, plan_message};
 use super::tables::Grouped;
-use super::{Progress, TICK_WORK};
+use super::{Progress, Ticker};
 use crate::bulk::UnionFind;
 
 /// Working memory of the pair search per input row, whatever the number of pairs: the
@@ -72,7 +72,7 @@ pub struct Duplicates {
     /// Pairs returned so far.
     emitted: u64,
     /// Units of work since the last [`Progress::Tick`] (pairs returned or skipped).
-    work: u64,
+    work: Ticker,
 }
 
 /// Where [`Duplicates`] is: the next pair is rows `x` and `y` of the stage's groups.
@@ -109,7 +109,7 @@ impl Duplicates {
             stage: Stage::Identical { g: 0, x: 0, y: 1 },
             keep: None,
             emitted: 0,
-            work: 0,
+            work: Ticker::default(),
         }
     }
 
@@ -128,11 +128,7 @@ impl Duplicates {
 
     #[inline]
     fn tick(&mut self, cb: &mut dyn FnMut(Progress)) {
-        self.work += 1;
-        if self.work >= TICK_WORK {
-            self.work = 0;
-            cb(Progress::Tick);
-        }
+        self.work.add(1, cb);
     }
 
     /// The next pair, `None` after the last (then a [`Progress::Phase`] gives the count).

@@ -2,7 +2,7 @@
 //! walked pair by pair, resumable, so the caller streams pairs out as they are found.
 
 use super::super::tables::{next_combination, radix_sort_top, Table};
-use super::super::{Plan, Progress, TICK_WORK};
+use super::super::{Plan, Progress, Ticker, TICK_WORK};
 use crate::fingerprints::search::hamming;
 
 /// The search for pairs of distinct fingerprints within distance `k`, resumable: each
@@ -14,7 +14,7 @@ pub(super) struct Search {
     k: u32,
     state: SearchState,
     /// Comparisons since the last [`Progress::Tick`].
-    work: u64,
+    work: Ticker,
 }
 
 enum SearchState {
@@ -61,16 +61,12 @@ impl Search {
                 }
             }
         };
-        Search { k, state, work: 0 }
+        Search { k, state, work: Ticker::default() }
     }
 
     #[inline]
     fn tick(&mut self, units: u64, cb: &mut dyn FnMut(Progress)) {
-        self.work += units;
-        if self.work >= TICK_WORK {
-            self.work = 0;
-            cb(Progress::Tick);
-        }
+        self.work.add(units, cb);
     }
 
     /// The next pair of distinct fingerprints within `k`, `None` when there are no more.
