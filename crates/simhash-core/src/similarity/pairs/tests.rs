@@ -108,13 +108,13 @@ fn corpus_like_texts_match_prefix_filtering() {
 
 #[test]
 fn plans() {
-    let p = plan(0.5).expect("a plan at 0.5");
+    let p = sketch_plan(0.5).expect("a plan at 0.5");
     assert_eq!((p.sketch, p.group), (64, 30));
     // P(Bin(64, 0.5) < 9) ≈ 7.6e-10, < 10: 7.4e-9.
     assert_eq!(p.shared, 9);
-    assert_eq!(plan(0.9).expect("a plan").group, K);
-    assert_eq!(plan(1.0).expect("a plan").group, K);
-    assert!(plan(0.05).is_none());
-    assert!(plan(0.08).is_some());
-    assert_eq!(plan(0.2).expect("a plan").sketch, 93);
+    assert_eq!(sketch_plan(0.9).expect("a plan").group, K);
+    assert_eq!(sketch_plan(1.0).expect("a plan").group, K);
+    assert!(sketch_plan(0.05).is_none());
+    assert!(sketch_plan(0.08).is_some());
+    assert_eq!(sketch_plan(0.2).expect("a plan").sketch, 93);
 }
