@@ -10,26 +10,11 @@ use pgrx::prelude::*;
 use simhash_core::fingerprints::shard;
 use simhash_core::Components;
 
-use crate::error::raise;
-
-/// ERROR 22023 for a bad argument.
-fn bad(func: &str, e: shard::ShardError) -> ! {
-    raise(PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE, format!("{func}: {e}"), None, None)
-}
+use crate::shard::{bad, checked_shard};
 
 /// `(k, shards)` checked, or ERROR 22023.
 fn checked(func: &str, max_distance: i32, shards: i32) -> (u32, u32) {
     shard::check(max_distance as i64, shards as i64).unwrap_or_else(|e| bad(func, e))
-}
-
-/// A shard count checked, or ERROR 22023 (the similarity shard functions too).
-pub(crate) fn checked_shards(func: &str, shards: i32) -> u32 {
-    shard::check_shards(shards as i64).unwrap_or_else(|e| bad(func, e))
-}
-
-/// A shard number of a checked count, or ERROR 22023.
-pub(crate) fn checked_shard(func: &str, shard: i32, shards: u32) -> u32 {
-    shard::check_shard(shard as i64, shards).unwrap_or_else(|e| bad(func, e))
 }
 
 /// The shard (0 ≤ result < shards) that owns key `block` (0..=max_distance) of `fp`: the
@@ -77,7 +62,7 @@ fn simhash_owned_duplicates(
     let (k, s) = checked(F, max_distance, shards);
     let owner = checked_shard(F, shard, s);
     let (rows, texts) = crate::fingerprints::pairs::read_rows(F, "fingerprints", fingerprints);
-    let mut progress = crate::fingerprints::pairs::progress(F);
+    let mut progress = crate::bulk::progress(F, None);
     let pairs = simhash_core::Duplicates::new(rows, k, &mut progress)
         .keeping(move |a, b| shard::pair_owner(a, b, k, s) == Some(owner));
     TableIterator::new(crate::fingerprints::pairs::stream(F, pairs, texts, progress))
@@ -124,7 +109,6 @@ fn simhash_components(pairs: &str) -> TableIterator<'static, (name!(id, i64), na
     TableIterator::new(c.into_sorted().into_iter().map(|(cluster, id)| (id, cluster)))
 }
 
-pgrx::extension_sql_file!("../../sql/shard/shard.sql", name = "shard", requires = [simhash_components]);
 pgrx::extension_sql_file!(
     "../../sql/fingerprints/shard.sql",
     name = "fingerprints_shard",

@@ -19,9 +19,10 @@ use simhash_core::threshold::Bound;
 
 use super::pairs::{for_each_text, start_run, FETCH_ROWS};
 use super::{check_threshold, tick};
+use crate::bulk::progress;
+use crate::bulk::rows::for_each_value;
 use crate::error::raise;
-use crate::fingerprints::pairs::{for_each_value, progress};
-use crate::fingerprints::shard::{checked_shard, checked_shards};
+use crate::shard::{checked_shard, checked_shards};
 
 /// The lowest threshold of a bulk run over shards: below it a pair whose texts share none
 /// of their first 24 keys, which no shard reports, is more likely than 10⁻³.
@@ -64,7 +65,7 @@ pub(crate) fn owned_pairs(
     let owned = Owned { shard: checked_shard(func, shard, s), shards: s };
     let mut rows = TextRows::new(theta, v);
     for_each_text(func, query, |id, text| rows.push(id, text, &mut tick));
-    let mut progress = progress(func);
+    let mut progress = progress(func, None);
     let mut pairs = SimilarityPairs::owned(rows, theta, owned, &mut progress);
     TableIterator::new(std::iter::from_fn(move || {
         tick();

@@ -17,17 +17,20 @@
 //! What the measures share lives in homes named for what they do:
 //! - [`text`]: a text's normal form (NFKC, lowercase, traditional characters folded) and the
 //!   pieces a long text is read in, which every measure and the decision read;
-//! - [`decision`]: whether two texts are the same passage, by where they differ, which every
-//!   dedup path asks;
+//! - [`decision`]: whether two texts are the same passage, by where they differ: one entry
+//!   point ([`decision::decide`]) with a version, which the dedup triggers and the bulk pairs
+//!   and clusters of similarity and fingerprints ask;
 //! - [`trigger`]: the dedup triggers' argument grammar, lock-key hash and check-query target;
 //! - [`threshold`]: the one validation of a similarity, containment or resemblance threshold;
-//! - [`bulk`]: progress and cancellation, the id check, union-find and components, star
-//!   clusters, and the spill file of a bulk run's texts.
+//! - [`bulk`]: progress and the one cadence of cancellation checks ([`bulk::Ticker`]), the id
+//!   check, union-find and components, star clusters, and the spill file of a bulk run's texts;
+//! - [`shard`]: the checks of the sharded functions' shard arguments.
 
 pub mod bulk;
 pub mod decision;
 pub mod fingerprints;
 pub mod segments;
+pub mod shard;
 pub mod similarity;
 pub mod text;
 pub mod threshold;

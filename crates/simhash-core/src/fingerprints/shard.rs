@@ -20,38 +20,9 @@
 //! `xxh3_64([k + 1, j, value as 8 little-endian bytes]) mod shards` (10 bytes; XXH3, seed 0),
 //! pinned by golden values in the tests below and in tests/pg_regress (shard.sql).
 
-use std::fmt;
-
 use crate::fingerprints::search;
-
-/// Largest distance bound keys can be cut for: `k + 1` blocks of at least one bit.
-pub const MAX_KEY_DISTANCE: u32 = 63;
-
-/// A bad argument of the shard functions.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ShardError {
-    MaxDistance(i64),
-    Shards(i64),
-    Shard { shard: i64, shards: u32 },
-    Block { block: i64, blocks: u32 },
-}
-
-impl fmt::Display for ShardError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ShardError::MaxDistance(k) => {
-                write!(f, "max_distance must be between 0 and {MAX_KEY_DISTANCE}, got {k}")
-            }
-            ShardError::Shards(s) => write!(f, "shards must be at least 1, got {s}"),
-            ShardError::Shard { shard, shards } => {
-                write!(f, "shard must be between 0 and {}, got {shard}", shards - 1)
-            }
-            ShardError::Block { block, blocks } => {
-                write!(f, "block must be between 0 and {} for max_distance {}, got {block}", blocks - 1, blocks - 1)
-            }
-        }
-    }
-}
+use crate::shard::check_shards;
+pub use crate::shard::{ShardError, MAX_KEY_DISTANCE};
 
 /// Checks `k` and `shards` as given in SQL.
 pub fn check(k: i64, shards: i64) -> Result<(u32, u32), ShardError> {
@@ -59,22 +30,6 @@ pub fn check(k: i64, shards: i64) -> Result<(u32, u32), ShardError> {
         return Err(ShardError::MaxDistance(k));
     }
     Ok((k as u32, check_shards(shards)?))
-}
-
-/// Checks a shard count as given in SQL (fingerprint keys and similarity copies alike).
-pub fn check_shards(shards: i64) -> Result<u32, ShardError> {
-    if shards < 1 || shards > u32::MAX as i64 {
-        return Err(ShardError::Shards(shards));
-    }
-    Ok(shards as u32)
-}
-
-/// Checks a shard number against a checked shard count.
-pub fn check_shard(shard: i64, shards: u32) -> Result<u32, ShardError> {
-    if !(0..shards as i64).contains(&shard) {
-        return Err(ShardError::Shard { shard, shards });
-    }
-    Ok(shard as u32)
 }
 
 /// Checks a block number against `k + 1` blocks.
@@ -136,6 +91,7 @@ mod tests {
 
     #[test]
     fn checks() {
+        use crate::shard::check_shard;
         assert_eq!(check(3, 16), Ok((3, 16)));
         assert_eq!(check(-1, 16), Err(ShardError::MaxDistance(-1)));
         assert_eq!(check(64, 16), Err(ShardError::MaxDistance(64)));
