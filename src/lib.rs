@@ -19,12 +19,22 @@
 //!   trigger (`trigger.rs`).
 //!
 //! What the measures share, in homes named for what they do:
-//! - `trigger/`: the dedup triggers' machinery: firing checks, per-backend cache, config,
-//!   primary key and link column, advisory locks, the check as the table owner, and the
-//!   actions;
-//! - `decision.rs`: `simhash_same_passage`, the dedup decision every dedup path asks;
-//! - `error.rs`: ERRORs with a DETAIL and a HINT; `nodes.rs`: planner node helpers;
+//! - `trigger/`: the dedup triggers' machinery, which names no measure: firing checks,
+//!   per-backend cache, the config every trigger has and the `Measure` trait through which a
+//!   measure adds its own, primary key and link column, advisory locks, the check as the
+//!   table owner, and the actions;
+//! - `bulk/`: what the bulk functions share: reading a query's rows (`rows.rs`), the one
+//!   progress callback, the id check, worker threads started with signals blocked;
+//! - `shard.rs`: the shard arguments' checks and the sharding skeleton `sql/shard/shard.sql`;
+//! - `decision.rs`: `simhash_same_passage`, the dedup decision's SQL face;
+//! - `text.rs`: `text` datums ⇄ UTF-8; `threshold.rs`: the ERROR of a bad threshold;
+//! - `error.rs`: ERRORs with a DETAIL and a HINT, and `tick`, the cancellation check of the
+//!   core's loops; `nodes.rs`: planner node helpers;
 //! - `pg_compat.rs`: what differs between the PostgreSQL majors (15 to 18), behind `cfg`.
+//!
+//! Apart, what keeps old SQL objects working (`compat/`): decision 1 (5.x's `_d1` functions),
+//! measure 1 (4.x's `_m1`), and fingerprint definitions 0 to 2 (`_v0` to `_v2`), each entry
+//! point current code called with an old version, on its shipped C symbol.
 
 use pgrx::prelude::*;
 
@@ -62,6 +72,7 @@ macro_rules! v1_function {
     };
 }
 
+mod bulk;
 mod compat;
 mod decision;
 mod error;
@@ -69,6 +80,7 @@ mod fingerprints;
 mod nodes;
 mod pg_compat;
 mod segments;
+mod shard;
 mod similarity;
 mod text;
 mod threshold;
@@ -83,6 +95,7 @@ pub extern "C-unwind" fn _PG_init() {
     fingerprints::search::register_gucs();
     fingerprints::pairs::register_gucs();
     similarity::register_gucs();
+    bulk::register_gucs();
     segments::register_gucs();
     // After every GUC is defined: reserving the prefix drops the placeholders of the ones
     // not yet defined, so a `SET simhash.x` made before the library loaded would be lost.

@@ -10,7 +10,8 @@ use pgrx::prelude::*;
 use simhash_core::segments::{segment_clusters, SegmentPairs, SegmentRows};
 use simhash_core::threshold::Bound;
 
-use crate::fingerprints::pairs::{for_each_value, progress};
+use crate::bulk::progress;
+use crate::bulk::rows::for_each_value;
 
 /// Rows fetched per SPI batch: bounds the tuples (and detoasted arrays) held at once.
 const FETCH_ROWS: i64 = 20_000;
@@ -71,7 +72,7 @@ fn simhash_segment_pairs(
     const F: &str = "simhash_segment_pairs";
     let (max_rows, k) = arguments(F, min_resemblance, max_rows, max_distance);
     let rows = read_segment_rows(F, segments);
-    let mut progress = progress(F);
+    let mut progress = progress(F, None);
     let mut pairs = SegmentPairs::new(rows, min_resemblance, max_rows, k, &mut progress);
     TableIterator::new(std::iter::from_fn(move || {
         // Each row is cheap, but a consumer such as count(*) asks for millions of them.
@@ -93,7 +94,7 @@ fn simhash_segment_clusters(
     const F: &str = "simhash_segment_clusters";
     let (max_rows, k) = arguments(F, min_resemblance, max_rows, max_distance);
     let rows = read_segment_rows(F, segments);
-    TableIterator::new(segment_clusters(rows, min_resemblance, max_rows, k, &mut progress(F)))
+    TableIterator::new(segment_clusters(rows, min_resemblance, max_rows, k, &mut progress(F, None)))
 }
 
 pgrx::extension_sql_file!(

@@ -13,19 +13,17 @@
 //! never the texts nor the pairs. The run lives in the SRF's multi-call memory context, whose
 //! deletion (the end, LIMIT, an error, a cancel) drops it, stopping and joining the workers.
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
-
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::prelude::*;
 use simhash_core::bulk::Stars;
-use simhash_core::similarity::bulk::{self, BulkPairs, Config, Counters};
+use simhash_core::similarity::bulk::{self, BulkPairs, Config};
 use simhash_core::similarity::Version;
 use simhash_core::Progress;
 
 use super::check_threshold;
+use crate::bulk::rows::for_each_value;
+use crate::bulk::{progress, with_signals_blocked};
 use crate::error::raise;
-use crate::fingerprints::pairs::{for_each_value, with_signals_blocked};
 use crate::text::text_datum_to_utf8;
 
 /// Rows fetched per SPI batch: bounds the tuples (and detoasted texts) held at once.
@@ -34,20 +32,8 @@ pub(super) const FETCH_ROWS: i64 = 1000;
 /// `simhash.bulk_threads`: worker threads of the bulk similarity functions. 2 by default: the
 /// machines here have 2 cores (1M texts at 0.5: 30-64 s with 2, docs/performance.md).
 static BULK_THREADS: GucSetting<i32> = GucSetting::<i32>::new(2);
-/// `simhash.progress_interval`: milliseconds between a long bulk run's NOTICEs of where it is.
-static PROGRESS_INTERVAL: GucSetting<i32> = GucSetting::<i32>::new(10_000);
 
 pub(crate) fn register_gucs() {
-    GucRegistry::define_int_guc(
-        c"simhash.progress_interval",
-        c"Milliseconds between the NOTICEs in which a bulk similarity run says its phase, rows, candidates and pairs.",
-        c"The run checks at every tick, about every millisecond of its work.",
-        &PROGRESS_INTERVAL,
-        100,
-        3_600_000,
-        GucContext::Userset,
-        GucFlags::UNIT_MS,
-    );
     GucRegistry::define_int_guc(
         c"simhash.bulk_threads",
         c"Worker threads of simhash_similarity_pairs, simhash_similarity_clusters and their shard forms.",
@@ -58,23 +44,6 @@ pub(crate) fn register_gucs() {
         GucContext::Userset,
         GucFlags::default(),
     );
-}
-
-/// The progress callback of a run: the bulk functions' (`crate::fingerprints::pairs::progress`: phases
-/// become NOTICEs, ticks check for cancellation), and every `simhash.progress_interval`
-/// (10 s) a NOTICE of the phase and the counters (rows read, candidates, pairs).
-fn progress(func: &'static str, counters: Arc<Counters>) -> impl FnMut(Progress) {
-    let every = Duration::from_millis(PROGRESS_INTERVAL.get().max(100) as u64);
-    let mut last = Instant::now();
-    let mut each = crate::fingerprints::pairs::progress(func);
-    move |p| {
-        let tick = matches!(p, Progress::Tick);
-        each(p);
-        if tick && last.elapsed() >= every {
-            last = Instant::now();
-            notice!("{func}: {}", counters.summary());
-        }
-    }
 }
 
 /// A run at `theta` under version `v`, its workers started, handing out only the pairs the
@@ -139,7 +108,8 @@ pub(super) fn start_run(
     decide: bool,
 ) -> (BulkPairs, impl FnMut(Progress)) {
     let mut run = new_run(func, theta, v, decide);
-    let mut progress = progress(func, run.counters());
+    let counters = run.counters();
+    let mut progress = progress(func, Some(Box::new(move || counters.summary())));
     for_each_text(func, query, |id, text| run.push(id, text, &mut progress));
     // Below 0.3 the engine says what it does instead.
     if let Some(p) = run.plan() {
@@ -170,16 +140,6 @@ pub(crate) fn pairs(
     }))
 }
 
-/// `simhash_similarity_pairs_d1`'s rows (measure 2, the measure alone: 5.x's
-/// `simhash_similarity_pairs`), as the function above.
-#[pg_extern(name = "simhash_similarity_pairs_stream_d1", volatile, parallel_unsafe)]
-fn simhash_similarity_pairs_m2(
-    query: &str,
-    min_similarity: f64,
-) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(similarity, f64))> {
-    pairs(query, min_similarity, Version::M2, false, "simhash_similarity_pairs_d1")
-}
-
 /// `simhash_similarity_pairs`'s rows since 6.0.0: the pairs the dedup decision calls the same
 /// passage, as the function above.
 #[pg_extern(name = "simhash_similarity_pairs_stream", volatile, parallel_unsafe)]
@@ -202,16 +162,6 @@ pub(crate) fn clusters(
     let theta = check_threshold(min_similarity, func);
     let (run, mut progress) = start_run(func, query, theta, v, false);
     TableIterator::new(bulk::clusters(run, &mut progress))
-}
-
-/// `simhash_similarity_clusters_d1` (measure 2, the measure alone: 5.x's
-/// `simhash_similarity_clusters`).
-#[pg_extern(name = "simhash_similarity_clusters_d1", volatile, parallel_unsafe)]
-fn simhash_similarity_clusters_m2(
-    query: &str,
-    min_similarity: f64,
-) -> TableIterator<'static, (name!(id, i64), name!(cluster_id, i64))> {
-    clusters(query, min_similarity, Version::M2, "simhash_similarity_clusters_d1")
 }
 
 /// `simhash_similarity_clusters` since 6.0.0: the star clusters (`simhash_core::bulk::Stars`)
@@ -239,7 +189,6 @@ pgrx::extension_sql_file!(
     requires = [
         "similarity",
         simhash_similarity_pairs,
-        simhash_similarity_pairs_m2,
         simhash_similarity_pairs_d2,
         simhash_similarity_clusters,
         simhash_similarity_clusters_m2,

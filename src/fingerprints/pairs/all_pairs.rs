@@ -12,8 +12,8 @@ use simhash_core::bulk::Stars;
 use simhash_core::fingerprints::pairs::{self, Texts};
 use simhash_core::{Duplicates, Progress};
 
-use super::progress;
 use super::rows::read_rows;
+use crate::bulk::progress;
 
 /// Every pair of rows of `fingerprints` (a query returning `(id bigint, fp bigint)`)
 /// within Hamming distance `max_distance`, once, with `id1 < id2`, streamed in the
@@ -31,7 +31,7 @@ fn simhash_duplicates(
     const F: &str = "simhash_duplicates";
     let k = super::max_distance(F, max_distance);
     let (rows, texts) = read_rows(F, "fingerprints", fingerprints);
-    let mut progress = progress(F);
+    let mut progress = progress(F, None);
     let pairs = Duplicates::new(rows, k, &mut progress);
     // Value per call, not a tuplestore: 100,000 identical fingerprints give their first
     // 10 rows in 0.023 s with the backend at 72 MB VmHWM (60 MB after SELECT 1), where a
@@ -61,7 +61,7 @@ pub(crate) fn stream(
 /// calls their texts the same passage.
 pub(crate) fn same_passage(func: &str, texts: Option<&mut Texts>, a: i64, b: i64) -> bool {
     texts.is_none_or(|t| {
-        t.same_passage(a, b, &mut crate::error::tick).unwrap_or_else(|e| super::rows::spill_error(func, e))
+        t.same_passage(a, b, &mut crate::error::tick).unwrap_or_else(|e| crate::bulk::rows::spill_error(func, e))
     })
 }
 
@@ -77,7 +77,7 @@ fn simhash_clusters(
     const F: &str = "simhash_clusters";
     let k = super::max_distance(F, max_distance);
     let (rows, texts) = read_rows(F, "fingerprints", fingerprints);
-    let mut progress = progress(F);
+    let mut progress = progress(F, None);
     let Some(mut texts) = texts else {
         return TableIterator::new(pairs::clusters(rows, k, &mut progress));
     };

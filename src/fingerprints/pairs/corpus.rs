@@ -12,8 +12,9 @@ use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::prelude::*;
 use simhash_core::{Advance, CorpusPairs, LookupThreads};
 
-use super::progress;
-use super::rows::{read_rows, spill_error, take_fetched, Fetched, FETCH_ROWS};
+use super::rows::{read_rows, take_fetched, Fetched, FETCH_ROWS};
+use crate::bulk::rows::spill_error;
+use crate::bulk::{progress, repeated_id, with_signals_blocked};
 
 /// The corpus query read through a cursor that outlives each SPI connection: every
 /// fetch connects, finds the portal by name, appends up to `FETCH_ROWS` rows to the
@@ -79,7 +80,7 @@ impl CorpusCursor {
     /// Opens the cursor and fetches its first rows into `first` (which checks the columns
     /// before any pair).
     fn open(query: &str, first: &mut Vec<(i64, u64)>) -> CorpusCursor {
-        super::rows::check_query(Self::F, "corpus", query);
+        crate::bulk::rows::check_query(Self::F, "corpus", query);
         let name = Spi::connect(|client| client.open_cursor(query, &[]).detach_into_name());
         let mut c = CorpusCursor { name: Some(name), null_fps: 0, shape: None, texts: CorpusTexts::default() };
         c.fetch(first, FETCH_ROWS);
@@ -163,7 +164,7 @@ fn simhash_duplicates_corpus(
     let corpus = corpus.unwrap_or_else(|| null("the corpus query"));
     let k = super::max_distance(F, max_distance.unwrap_or_else(|| null("max_distance")));
     let (rows, mut batch_texts) = read_rows(F, "batch", batch);
-    let mut progress = progress(F);
+    let mut progress = progress(F, None);
     let batch_is_empty = rows.is_empty();
     let mut first = Vec::new();
     let mut cursor = CorpusCursor::open(corpus, &mut first);
@@ -212,11 +213,11 @@ fn simhash_duplicates_corpus(
             }
             run.clear();
             if ended.contains(&c) {
-                super::repeated_id(F, "corpus", c);
+                repeated_id(F, "corpus", c);
             }
         }
         if !run.insert(b) {
-            super::repeated_id(F, "corpus", c);
+            repeated_id(F, "corpus", c);
         }
         Some((b, c, d as i32))
     };
@@ -296,25 +297,4 @@ pub(crate) fn register_gucs() {
         GucContext::Userset,
         GucFlags::default(),
     );
-}
-
-/// Runs `f` with every signal blocked in this thread, so that threads it starts are born
-/// with them blocked, and restores the mask. A signal that arrives meanwhile stays
-/// pending and is delivered to this thread (the backend's) when the mask is restored.
-///
-/// # Safety
-/// `f` must not call into PostgreSQL: its signal handlers (cancel, latch) cannot run
-/// while `f` does. Threads `f` starts must never call into PostgreSQL either.
-pub(crate) unsafe fn with_signals_blocked<T>(f: impl FnOnce() -> T) -> T {
-    // SAFETY: pthread_sigmask only changes this thread's mask; `all` is initialized by
-    // sigfillset before use and `old` by the first call, which restores it below.
-    unsafe {
-        let mut all: libc::sigset_t = std::mem::zeroed();
-        let mut old: libc::sigset_t = std::mem::zeroed();
-        libc::sigfillset(&mut all);
-        libc::pthread_sigmask(libc::SIG_BLOCK, &all, &mut old);
-        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-        libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
-        out.unwrap_or_else(|e| std::panic::resume_unwind(e))
-    }
 }
