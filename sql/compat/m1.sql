@@ -116,3 +116,15 @@ COMMENT ON FUNCTION simhash_similarity_pairs_m1(text, float8) IS
     'simhash_similarity_pairs of 4.x (measure 1): every pair of rows of a query returning (id bigint, body text) with simhash_similarity_m1 >= min_similarity, once, id1 < id2, with its similarity';
 COMMENT ON FUNCTION simhash_similarity_clusters_m1(text, float8) IS
     'simhash_similarity_clusters of 4.x (measure 1): connected components of simhash_similarity_pairs_m1, (id, cluster_id), cluster_id the smallest id of its component';
+
+-- Measure 1's dedup trigger and its check query (4.x's).
+CREATE FUNCTION simhash_similarity_dedup_trigger_m1() RETURNS trigger
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_dedup_trigger_m1';
+COMMENT ON FUNCTION simhash_similarity_dedup_trigger_m1() IS
+    'simhash_similarity_dedup_trigger of 4.x (measure 1, digits read as 0): the same arguments; candidates come through a simhash_ops_m1 index';
+
+CREATE FUNCTION simhash_similarity_dedup_query_m1(tbl regclass, VARIADIC trigger_args text[]) RETURNS text
+    STABLE STRICT
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_dedup_query_m1';
+COMMENT ON FUNCTION simhash_similarity_dedup_query_m1(regclass, text[]) IS
+    'The check query simhash_similarity_dedup_trigger_m1(trigger_args) runs on tbl for an INSERT, as simhash_similarity_dedup_query';

@@ -12,7 +12,7 @@ COMMENT ON FUNCTION simhash_update_trigger() IS
 -- The dedup triggers decide by the dedup decision since 6.0.0 (src/trigger/mod.rs, Decision;
 -- docs/decision.md): the `_d2` C symbols read the measure's candidates, best first, and take
 -- the first the decision calls the same passage. 5.x's, which take the nearest candidate, are
--- the `_d1` functions, on 5.x's symbols.
+-- the `_d1` functions (sql/compat/decision1.sql).
 CREATE FUNCTION simhash_dedup_trigger() RETURNS trigger
     LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_dedup_trigger_d2';
 COMMENT ON FUNCTION simhash_dedup_trigger() IS
@@ -23,14 +23,3 @@ CREATE FUNCTION simhash_dedup_query(tbl regclass, VARIADIC trigger_args text[]) 
     LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_dedup_query_d2';
 COMMENT ON FUNCTION simhash_dedup_query(regclass, text[]) IS
     'The check query simhash_dedup_trigger(trigger_args) runs on tbl for an INSERT ($1 = the new fingerprint): every row within the bound, nearest first, with its text for the dedup decision';
-
-CREATE FUNCTION simhash_dedup_trigger_d1() RETURNS trigger
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_dedup_trigger_v3';
-COMMENT ON FUNCTION simhash_dedup_trigger_d1() IS
-    'simhash_dedup_trigger of 3.x to 5.x: the same arguments; the nearest row within max_distance is the near-duplicate, whatever its text';
-
-CREATE FUNCTION simhash_dedup_query_d1(tbl regclass, VARIADIC trigger_args text[]) RETURNS text
-    STABLE STRICT
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_dedup_query';
-COMMENT ON FUNCTION simhash_dedup_query_d1(regclass, text[]) IS
-    'The check query simhash_dedup_trigger_d1(trigger_args) runs on tbl for an INSERT ($1 = the new fingerprint)';

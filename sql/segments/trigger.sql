@@ -11,14 +11,3 @@ CREATE FUNCTION simhash_segments_dedup_query(tbl regclass, VARIADIC trigger_args
     LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segments_dedup_query_d2';
 COMMENT ON FUNCTION simhash_segments_dedup_query(regclass, text[]) IS
     'The check query simhash_segments_dedup_trigger(trigger_args) runs on tbl for an INSERT ($1 = the new segments, $2 = simhash.segment_max_rows, $3 = min_resemblance): every candidate, most resembling first, with its text for the dedup decision; its index pre-check in a trailing comment';
-
-CREATE FUNCTION simhash_segments_dedup_trigger_d1() RETURNS trigger
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segments_dedup_trigger_v3';
-COMMENT ON FUNCTION simhash_segments_dedup_trigger_d1() IS
-    'simhash_segments_dedup_trigger of 3.x to 5.x: the same arguments; the most resembling row at min_resemblance is the duplicate, whatever its text';
-
-CREATE FUNCTION simhash_segments_dedup_query_d1(tbl regclass, VARIADIC trigger_args text[]) RETURNS text
-    STABLE STRICT
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_segments_dedup_query_v3';
-COMMENT ON FUNCTION simhash_segments_dedup_query_d1(regclass, text[]) IS
-    'The check query simhash_segments_dedup_trigger_d1(trigger_args) runs on tbl for an INSERT, as simhash_segments_dedup_query of 5.x';

@@ -28,14 +28,3 @@ CREATE FUNCTION simhash_explain(a text, b text)
                                                          pg_catalog.convert_to(b, 'UTF8')) AS d $$;
 COMMENT ON FUNCTION simhash_explain(text, text) IS
     'Every distinct shingle and figure (kind) of a and of b, and which has it; similarity, a_in_b and b_in_a are what the rows add up to: simhash_similarity(a, b), simhash_containment(a, b) and simhash_containment(b, a). Then the dedup decision''s rows: each difference of the two texts (kind difference) and the verdict (kind decision)';
-
--- 5.x's simhash_explain, without the decision's rows.
-CREATE FUNCTION simhash_explain_d1(a text, b text)
-    RETURNS TABLE(kind text, item text, in_a boolean, in_b boolean, similarity float8, a_in_b float8, b_in_a float8)
-    STABLE STRICT PARALLEL SAFE
-    LANGUAGE sql
-    AS $$ SELECT e.kind, pg_catalog.convert_from(e.item, 'UTF8'), e.in_a, e.in_b, e.similarity, e.a_in_b, e.b_in_a
-          FROM @extschema@.simhash_explain_items_utf8(pg_catalog.convert_to(a, 'UTF8'),
-                                                      pg_catalog.convert_to(b, 'UTF8')) AS e $$;
-COMMENT ON FUNCTION simhash_explain_d1(text, text) IS
-    'simhash_explain of 5.x: the shingles and figures of a and b, without the dedup decision''s rows';

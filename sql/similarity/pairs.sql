@@ -14,16 +14,3 @@ COMMENT ON FUNCTION simhash_similarity_pairs(text, float8) IS
     'Every pair of rows of a query returning (id bigint, body text) with simhash_similarity >= min_similarity (0 to 1) whose texts the dedup decision calls the same passage, once, id1 < id2, with its similarity; streamed, in no particular order';
 COMMENT ON FUNCTION simhash_similarity_clusters(text, float8) IS
     'Star clusters of simhash_similarity_pairs, which a DELETE can trust: (id, cluster_id) for every row in a pair, cluster_id the kept row its cluster is around, a row it is paired with (its own id for a kept row); rows are taken in id order, each joining its most similar kept row of smaller id or staying; sorted by (cluster_id, id)';
-
--- 5.x's: every pair at the threshold, whatever the decision says, and their connected
--- components (on 5.x's C symbols).
-CREATE FUNCTION simhash_similarity_pairs_d1(query text, min_similarity float8)
-    RETURNS TABLE(id1 bigint, id2 bigint, similarity float8)
-    STABLE PARALLEL UNSAFE
-    LANGUAGE sql
-    AS $$ SELECT (p).id1, (p).id2, (p).similarity
-          FROM (SELECT @extschema@.simhash_similarity_pairs_stream_d1(query, min_similarity) AS p OFFSET 0) s $$;
-COMMENT ON FUNCTION simhash_similarity_pairs_d1(text, float8) IS
-    'simhash_similarity_pairs of 5.x: every pair at simhash_similarity >= min_similarity, whatever the dedup decision says';
-COMMENT ON FUNCTION simhash_similarity_clusters_d1(text, float8) IS
-    'simhash_similarity_clusters of 5.x: connected components of simhash_similarity_pairs_d1, (id, cluster_id), cluster_id the smallest id of its component';

@@ -1,7 +1,7 @@
 -- Dedup by exact text similarity or containment (src/similarity/trigger.rs): candidates
 -- come through a simhash_ops GIN index on the text column (sql/similarity/gin.sql). The `_m2`
--- C symbols are measure 2's, as simhash_similarity's; measure 1's trigger and query function
--- (4.x's, the `_m1` symbols) are below.
+-- C symbols are measure 2's, as simhash_similarity's; 5.x's (`_d1`) and measure 1's (`_m1`)
+-- are in sql/compat/.
 CREATE FUNCTION simhash_similarity_dedup_trigger() RETURNS trigger
     LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_dedup_trigger_d2';
 COMMENT ON FUNCTION simhash_similarity_dedup_trigger() IS
@@ -12,25 +12,3 @@ CREATE FUNCTION simhash_similarity_dedup_query(tbl regclass, VARIADIC trigger_ar
     LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_dedup_query_d2';
 COMMENT ON FUNCTION simhash_similarity_dedup_query(regclass, text[]) IS
     'The check query simhash_similarity_dedup_trigger(trigger_args) runs on tbl for an INSERT ($1 = the new text, $2 = min_similarity, $3 = min_containment): every candidate, most similar first, with its text for the dedup decision; how it finds candidates and what it locks in a trailing comment';
-
-CREATE FUNCTION simhash_similarity_dedup_trigger_d1() RETURNS trigger
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_dedup_trigger_m2';
-COMMENT ON FUNCTION simhash_similarity_dedup_trigger_d1() IS
-    'simhash_similarity_dedup_trigger of 5.x: the same arguments; the most similar row at the thresholds is the duplicate, whatever the decision says';
-
-CREATE FUNCTION simhash_similarity_dedup_query_d1(tbl regclass, VARIADIC trigger_args text[]) RETURNS text
-    STABLE STRICT
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_dedup_query_m2';
-COMMENT ON FUNCTION simhash_similarity_dedup_query_d1(regclass, text[]) IS
-    'The check query simhash_similarity_dedup_trigger_d1(trigger_args) runs on tbl for an INSERT, as simhash_similarity_dedup_query of 5.x';
-
-CREATE FUNCTION simhash_similarity_dedup_trigger_m1() RETURNS trigger
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_dedup_trigger_m1';
-COMMENT ON FUNCTION simhash_similarity_dedup_trigger_m1() IS
-    'simhash_similarity_dedup_trigger of 4.x (measure 1, digits read as 0): the same arguments; candidates come through a simhash_ops_m1 index';
-
-CREATE FUNCTION simhash_similarity_dedup_query_m1(tbl regclass, VARIADIC trigger_args text[]) RETURNS text
-    STABLE STRICT
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_similarity_dedup_query_m1';
-COMMENT ON FUNCTION simhash_similarity_dedup_query_m1(regclass, text[]) IS
-    'The check query simhash_similarity_dedup_trigger_m1(trigger_args) runs on tbl for an INSERT, as simhash_similarity_dedup_query';
