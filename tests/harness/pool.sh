@@ -7,9 +7,11 @@
 #                         the quickest: docs/development.md, "Side by side")
 #   pool_start NAME CMD...    starts CMD as the step NAME once fewer than pool_jobs run
 #                         (waiting for one to end first)
-#   pool_start_idle NAME CMD...  starts CMD at once, at the lowest CPU priority (nice 19), not
+#   pool_start_idle NAME CMD...  starts CMD at once, at a lower CPU priority (nice 5), not
 #                         counted in pool_jobs: a compile that fills the time the server-bound
-#                         steps leave idle (the core's tests, clippy)
+#                         steps leave idle (the core's tests, clippy). Not nice 19: on 2 cores
+#                         beside .ci/run's builds ahead (nice 19) and a busy server, the core's
+#                         tests at 19 took 735 s, the longest step of the run
 #   pool_wait             waits for every step started
 #   pool_order PG NAME... the NAMEs, longest first by the times of the last run of this major
 #                         (target/ci/durations-PG.tsv, which pool_wait writes), else by
@@ -52,7 +54,7 @@ pool_start() {
 pool_start_idle() {
     local name=$1
     shift
-    pool_launch 19 "$name" "$@"
+    pool_launch 5 "$name" "$@"
 }
 
 # Waits for one step to end, prints its log and counts it.

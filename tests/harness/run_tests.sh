@@ -9,7 +9,7 @@
 # Steps run side by side (tests/harness/pool.sh): the regression files, each in a copy of the
 # regression database, and the integration scripts, each with databases or clusters of its
 # own, in one queue, longest first, $pool_jobs at once; the compiling gates (the core's
-# tests, clippy) beside them at the lowest priority. Each step's log is printed whole when it
+# tests, clippy) beside them at a lower priority. Each step's log is printed whole when it
 # ends.
 #
 # What cannot differ by major runs with PG=15 only (docs/development.md, "What runs once"):
@@ -77,7 +77,7 @@ lint() { # MAJOR...
     done
 }
 # The compiling steps fill the time that the server's steps leave idle: started first, at
-# the lowest priority, beside the others (tests/harness/pool.sh). Clippy's majors share
+# a lower priority, beside the others (tests/harness/pool.sh). Clippy's majors share
 # target/lint, so they run one after another in one step.
 wants core && pool_start_idle "core unit tests (cargo test --profile ci-test -p simhash-core)" \
     cargo test -q --profile ci-test -p simhash-core
