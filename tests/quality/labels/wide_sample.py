@@ -52,7 +52,9 @@ pinned package version, cached under target/wide/, git-ignored):
 Drawn per source (every choice from random.Random("wide:<source>:<purpose>")):
   m2 BAND        real pairs of the source's texts with measure-2 similarity in the band [0.3,0.4)
                  .. [0.9,1.0] (quality_similarity `allpairs`: every pair at similarity >= 0.3 or
-                 containment >= 0.5, found exactly); quota 'real' (110);
+                 containment >= 0.5, found exactly); quota 'real' (110); in the sources of
+                 several languages (dialogue, descriptions, faq) the band is cut by the language
+                 of a ('m2 0.5-0.6 ja'), so that each language is drawn alike;
   contain BAND   real pairs under similarity 0.3 whose larger containment is >= 0.5, per band
                  [0.5,0.6) .. [0.9,1.0]; quota 'contain' (40); the shorter text 20+ kept width (a
                  CJK character counts 2), so that a lone word inside a sentence is not drawn;
@@ -870,7 +872,8 @@ def made_up(ed: Edits, reposts: list[str], variants: list[str], n_repost: int, n
 
 # ---------------------------------------------------------------- the sources and their quotas
 
-# name -> share of pairs wanted with the shorter text under SHORT characters, id prefix, loader, quotas (real: measure-2 bands; contain: containment bands of pairs
+# name -> by_lang (real strata per language of the text a), share of pairs wanted with the shorter
+# text under SHORT characters, id prefix, loader, quotas (real: measure-2 bands; contain: containment bands of pairs
 # under THRESHOLD; repost / variant: made-up edits), the repost and variant edits drawn from, and
 # the Edits' affixes, markers, word swaps and names.
 SOURCES = {
@@ -895,7 +898,7 @@ SOURCES = {
                    "Oracle", "Eclipse Foundation", "GNU", "BSD", "Apache", "Mozilla", "Perl", "PHP", "Zope",
                    "MIT", "Linux Foundation", "Harvard University"])),
     "dialogue": dict(
-        short=0.8, id="dl", load=dialogue, real=110, contain=40, repost=42, variant=25,
+        by_lang=True, short=0.8, id="dl", load=dialogue, real=110, contain=40, repost=42, variant=25,
         reposts=["prefix", "suffix", "punct", "width", "trunc", "typo", "traditional", "case", "prefix+punct",
                  "suffix+typo", "traditional+punct"],
         variants=["word", "figure", "word+figure"],
@@ -945,7 +948,7 @@ SOURCES = {
                    ("upstream", "downstream"), ("branch", "tag"), ("commit", "ref"), ("local", "remote"),
                    ("public", "secret")])),
     "descriptions": dict(
-        short=0.6, id="ds", load=descriptions, real=110, contain=40, repost=42, variant=25,
+        by_lang=True, short=0.6, id="ds", load=descriptions, real=110, contain=40, repost=42, variant=25,
         reposts=["prefix", "suffix", "punct", "width", "trunc", "drop", "typo", "traditional", "lead", "prefix+punct",
                  "trunc+typo"],
         variants=["word", "name", "figure"],
@@ -961,7 +964,7 @@ SOURCES = {
             names=["GNOME", "KDE", "Qt", "GTK", "Perl", "Python", "Ruby", "PHP", "Java", "MySQL", "PostgreSQL",
                    "SQLite", "Emacs", "Vim", "X11", "Wayland", "OCaml", "Haskell", "Lua", "Node.js", "Xfce", "LXQt"])),
     "faq": dict(
-        short=0.55, id="fq", load=faq, real=110, contain=40, repost=42, variant=25,
+        by_lang=True, short=0.55, id="fq", load=faq, real=110, contain=40, repost=42, variant=25,
         reposts=["marker", "prefix", "punct", "width", "trunc", "drop", "typo", "lead", "case", "marker+punct",
                  "numerals"],
         variants=["word", "figure", "word+figure"],
@@ -1036,6 +1039,8 @@ def candidates(binary: Path, name: str, spec: dict) -> tuple[list[str], list[Can
         if r.random() < 0.5:
             a, b, ca, cb = b, a, cb, ca
         drawn = stratum(s, ca, cb)
+        if spec.get("by_lang"):          # one stratum per language: the languages are drawn alike
+            drawn += f" {lang_of(a)}"
         if eligible(drawn, a, b, (s, ca, cb)):
             out.append((drawn, a, b, (s, ca, cb)))
     ed = Edits(name, texts, **spec["edits"])
@@ -1108,8 +1113,9 @@ HEAD = [
     "# English originals), descriptions (Debian package descriptions in Chinese, Japanese, English), faq",
     "# (Debian and Python FAQ questions and answers), poetry (Tang, Song, Yuan poems), classics (Confucian",
     "# classics, primers, Shijing), info (GNU Info manuals); drawn = how the pair was drawn: a band of",
-    "# measure 2 ('m2 0.5-0.6') or of containment ('contain 0.7-0.8') for real pairs of a source, or a",
-    "# made-up edit of the text a ('repost prefix+punct', 'variant word'); label = 1 or 0 by the rule above",
+    "# measure 2 ('m2 0.5-0.6') or of containment ('contain 0.7-0.8') for real pairs of a source (with the",
+    "# language of a in dialogue, descriptions and faq: 'm2 0.5-0.6 ja'), or a made-up edit of the text a",
+    "# ('repost prefix+punct', 'variant word'); label = 1 or 0 by the rule above",
     "# (to fill in); reason = a few words on why (to fill in; 'borderline:' first when a careful reader could",
     "# go either way); a, b = the two texts (tabs and line breaks made spaces).",
     "# Generated by tests/quality/labels/wide_sample.py; do not edit the columns pair, corpus, drawn, a, b.",
