@@ -88,7 +88,7 @@ fn main() {
     match engine.as_str() {
         "bulk" => {
             let mut run =
-                BulkPairs::new(&Config { theta, version: v, threads, spill_dir, decide: false }).expect("a run");
+                BulkPairs::new(&Config { theta, version: v, threads, spill_dir, decide: None }).expect("a run");
             let counters = run.counters();
             let mut cb = |p: Progress| {
                 if let Progress::Phase(m) = p {

@@ -1,14 +1,34 @@
 //! The decision on pairs of texts, for `make quality` (tests/quality/decision.py): stdin `[a,
-//! b]` a line; stdout a JSON object a line: the verdict ("dup", "reason", "cost", "allowed", in
-//! quarter weight units) and, with `hunks`, every hunk (its sides' text and flags, its cost).
-//! `params={...}` (JSON) overrides the default parameters, for measuring other ones.
+//! b]` a line; stdout a JSON object a line: the verdict ("dup", "reason", "cost", "allowed").
+//! By default the latest decision at `strictness=` (balanced: decision 3); with `d2`, 6.0's,
+//! and then with `hunks` every hunk (its sides' text and flags, its cost) and with
+//! `params={...}` (JSON) other parameters than 6.0's, for measuring them.
 use std::io::{BufRead, Write};
 
-use simhash_core::decision::{compare, diff::Side, Params, Version};
+use simhash_core::decision::{compare, decide, diff::Side, Params, Rule, Strictness, Version};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let hunks = args.iter().any(|a| a == "hunks");
+    if !args.iter().any(|a| a == "d2" || a.starts_with("params=")) {
+        let strictness = args
+            .iter()
+            .find_map(|a| a.strip_prefix("strictness="))
+            .map_or(Strictness::Balanced, |s| Strictness::parse(s).expect("loose, balanced or strict"));
+        let rule = Rule { strictness, ..Rule::LATEST };
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        for l in std::io::stdin().lock().lines() {
+            let v: serde_json::Value = serde_json::from_str(&l.expect("stdin")).expect("a JSON line");
+            let (a, b) = (v[0].as_str().expect("a"), v[1].as_str().expect("b"));
+            let verdict = decide(rule, a, b, None, &mut || ());
+            let o = serde_json::json!({
+                "dup": verdict.duplicate, "reason": format!("{:?}", verdict.reason),
+                "cost": verdict.cost, "allowed": verdict.allowed,
+            });
+            writeln!(out, "{o}").expect("stdout");
+        }
+        return;
+    }
     let mut p = Version::D2.params();
     if let Some(j) = args.iter().find_map(|a| a.strip_prefix("params=")) {
         let v: serde_json::Value = serde_json::from_str(j).expect("params JSON");

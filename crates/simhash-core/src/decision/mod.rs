@@ -24,10 +24,15 @@
 
 pub mod align;
 pub mod diff;
+pub mod fitted;
+pub mod frame;
+pub mod reading;
 pub mod tokens;
 pub mod verdict;
 
 pub use diff::Comparison;
+pub use fitted::Strictness;
+pub use frame::Frame;
 pub use verdict::{Params, Reason, Verdict};
 
 /// One difference of two texts, as `simhash_explain` lists it.
@@ -49,19 +54,36 @@ pub struct Difference {
 pub enum Version {
     /// 6.0.0's: hunks priced by hand-set rules against 5% of the shorter text ([`Params`]).
     D2,
+    /// 7.0.0's: a model fitted on labelled pairs over the same alignment, texts read past list
+    /// markers and Chinese numerals, and a table's template seen in its frame-mates
+    /// ([`fitted`], [`reading`], [`frame`]).
+    D3,
 }
 
 impl Version {
     /// The decision of the unsuffixed functions.
-    pub const LATEST: Version = Version::D2;
+    pub const LATEST: Version = Version::D3;
 
-    /// The version's parameters (a research tool starts from them to measure others:
-    /// examples/quality_decision.rs).
+    /// Decision 2's parameters (a research tool starts from them to measure others:
+    /// examples/quality_decision.rs); decision 3 reads its rules beside its model.
     pub fn params(self) -> Params {
-        match self {
-            Version::D2 => Params::default(),
-        }
+        Params::default()
     }
+}
+
+/// How a dedup path decides: the version, and how strict (decision 3's operating point;
+/// decision 2 has one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Rule {
+    pub version: Version,
+    pub strictness: Strictness,
+}
+
+impl Rule {
+    /// The unsuffixed functions' rule by default.
+    pub const LATEST: Rule = Rule { version: Version::D3, strictness: Strictness::Balanced };
+    /// 6.0.0's.
+    pub const D2: Rule = Rule { version: Version::D2, strictness: Strictness::Balanced };
 }
 
 /// For research tools (examples/quality_decision.rs): the comparison of two texts, handed to
@@ -71,19 +93,37 @@ pub fn compare<R>(a: &str, b: &str, f: impl FnOnce(&Comparison<'_>) -> R) -> R {
     f(&Comparison::of(&ta, &tb, &mut || ()))
 }
 
-/// A text made ready for the decision (its tokens), to be compared with many others
-/// without being read again: a trigger's new row, a bulk run's row of many pairs.
-pub struct Prepared(tokens::Tokens);
+/// A text made ready for the decision (its tokens as its version reads them), to be compared
+/// with many others without being read again: a trigger's new row, a bulk run's row of many
+/// pairs, a frame-mate.
+pub struct Prepared {
+    tokens: tokens::Tokens,
+    version: Version,
+}
 
 impl Prepared {
     /// `text` as a user gave it; `tick` now and then (a check for cancellation).
-    pub fn of(_v: Version, text: &str, tick: &mut dyn FnMut()) -> Prepared {
-        Prepared(tokens::Tokens::of(text, tick))
+    pub fn of(v: Version, text: &str, tick: &mut dyn FnMut()) -> Prepared {
+        let tokens = match v {
+            Version::D2 => tokens::Tokens::of(text, tick),
+            Version::D3 => tokens::Tokens::of_read(text, tick),
+        };
+        Prepared { tokens, version: v }
     }
 
     /// `text` already in the normal form (`crate::text::normalize`), as bulk runs keep it.
-    pub fn of_normalized(_v: Version, text: &str, tick: &mut dyn FnMut()) -> Prepared {
-        Prepared(tokens::Tokens::of_normalized(text, tick))
+    pub fn of_normalized(v: Version, text: &str, tick: &mut dyn FnMut()) -> Prepared {
+        let tokens = match v {
+            Version::D2 => tokens::Tokens::of_normalized(text, tick),
+            Version::D3 => tokens::Tokens::of_normalized_read(text, tick),
+        };
+        Prepared { tokens, version: v }
+    }
+
+    /// The frame of this text among `mates` (decision 3: [`frame`]); `tick` now and then.
+    pub fn frame(&self, mates: &[&Prepared], tick: &mut dyn FnMut()) -> Frame {
+        let mates: Vec<&tokens::Tokens> = mates.iter().map(|m| &m.tokens).collect();
+        Frame::of(&self.tokens, &mates, tick)
     }
 }
 
@@ -111,45 +151,78 @@ impl<'a> From<&'a Prepared> for Side<'a> {
     }
 }
 
-/// The one entry point of every dedup path: whether decision `v` calls `a` and `b` the same
-/// passage, and why (the verdict); `tick` now and then (a check for cancellation). The
-/// same whichever side comes first.
-pub fn decide<'a, 'b>(v: Version, a: impl Into<Side<'a>>, b: impl Into<Side<'b>>, tick: &mut dyn FnMut()) -> Verdict {
-    let (a, b) = (a.into(), b.into());
-    let owned = |side: &Side<'_>, tick: &mut dyn FnMut()| match side {
-        Side::Text(t) => Some(tokens::Tokens::of(t, tick)),
-        Side::Prepared(_) => None,
-    };
-    let (oa, ob) = (owned(&a, tick), owned(&b, tick));
-    let ta = match &a {
-        Side::Prepared(p) => &p.0,
-        Side::Text(_) => oa.as_ref().expect("made above"),
-    };
-    let tb = match &b {
-        Side::Prepared(p) => &p.0,
-        Side::Text(_) => ob.as_ref().expect("made above"),
-    };
-    v.params().verdict(&Comparison::of(ta, tb, tick))
+/// The tokens of `side` under version `v`: its own if prepared for `v`, else made here.
+fn tokens_of<'s>(
+    v: Version,
+    side: &'s Side<'_>,
+    owned: &'s mut Option<tokens::Tokens>,
+    tick: &mut dyn FnMut(),
+) -> &'s tokens::Tokens {
+    match side {
+        Side::Prepared(p) => {
+            assert_eq!(p.version, v, "a text prepared for one decision version compared under another");
+            &p.tokens
+        }
+        Side::Text(t) => owned.insert(match v {
+            Version::D2 => tokens::Tokens::of(t, tick),
+            Version::D3 => tokens::Tokens::of_read(t, tick),
+        }),
+    }
 }
 
-/// The decision `v` on two texts and every difference it weighed, in the first text's
+/// The comparison of two sides under rule `r`, handed to `f`.
+fn compared<'a, 'b, R>(
+    v: Version,
+    a: Side<'a>,
+    b: Side<'b>,
+    tick: &mut dyn FnMut(),
+    f: impl FnOnce(&Comparison<'_>, &mut dyn FnMut()) -> R,
+) -> R {
+    let (mut oa, mut ob) = (None, None);
+    let ta = tokens_of(v, &a, &mut oa, tick);
+    let tb = tokens_of(v, &b, &mut ob, tick);
+    let c = Comparison::of(ta, tb, tick);
+    f(&c, tick)
+}
+
+/// The one entry point of every dedup path: whether rule `r` calls `a` and `b` the same
+/// passage, and why (the verdict); `frame`: the frame of `a` among its table's frame-mates
+/// (decision 3; the dedup paths that read candidates give it); `tick` now and then (a check
+/// for cancellation). The same whichever side comes first, `a`'s frame aside.
+pub fn decide<'a, 'b>(
+    r: Rule,
+    a: impl Into<Side<'a>>,
+    b: impl Into<Side<'b>>,
+    frame: Option<&Frame>,
+    tick: &mut dyn FnMut(),
+) -> Verdict {
+    compared(r.version, a.into(), b.into(), tick, |c, _| match r.version {
+        Version::D2 => Params::default().verdict(c),
+        Version::D3 => fitted::verdict(c, frame, r.strictness),
+    })
+}
+
+/// The decision `r` on two texts and every difference it weighed, in the first text's
 /// order; `tick` now and then.
-pub fn explain(v: Version, a: &str, b: &str, tick: &mut dyn FnMut()) -> (Verdict, Vec<Difference>) {
-    let (ta, tb) = (tokens::Tokens::of(a, tick), tokens::Tokens::of(b, tick));
-    let c = Comparison::of(&ta, &tb, tick);
-    let v = v.params().verdict(&c);
-    let rows = c
-        .diffs
-        .iter()
-        .zip(&v.costs)
-        .map(|(d, &cost)| {
-            let (x, y) = (c.side_text(d, true), c.side_text(d, false));
-            let (a, b, what) =
-                if c.swapped { (y, x, verdict::flipped(verdict::what(d))) } else { (x, y, verdict::what(d)) };
-            Difference { a, b, what, cost: cost as f64 / 4.0 }
-        })
-        .collect();
-    (v, rows)
+pub fn explain(r: Rule, a: &str, b: &str, tick: &mut dyn FnMut()) -> (Verdict, Vec<Difference>) {
+    compared(r.version, Side::Text(a), Side::Text(b), tick, |c, _| {
+        let v = match r.version {
+            Version::D2 => Params::default().verdict(c),
+            Version::D3 => fitted::verdict(c, None, r.strictness),
+        };
+        let rows = c
+            .diffs
+            .iter()
+            .zip(&v.costs)
+            .map(|(d, &cost)| {
+                let (x, y) = (c.side_text(d, true), c.side_text(d, false));
+                let (a, b, what) =
+                    if c.swapped { (y, x, verdict::flipped(verdict::what(d))) } else { (x, y, verdict::what(d)) };
+                Difference { a, b, what, cost: verdict::round(cost) }
+            })
+            .collect();
+        (v, rows)
+    })
 }
 
 #[cfg(test)]

@@ -3,11 +3,11 @@
 use proptest::prelude::*;
 
 use super::tokens::Tokens;
-use super::{decide, Reason, Version};
+use super::{decide, Reason, Rule};
 use crate::text::normalize_folded;
 
 fn same(a: &str, b: &str) -> bool {
-    decide(Version::D2, a, b, &mut || ()).duplicate
+    decide(Rule::D2, a, b, None, &mut || ()).duplicate
 }
 
 #[test]
@@ -30,7 +30,7 @@ fn slots_are_other_content() {
             "HUAWEI华为 WATCH GT 4 智能运动手表 女款 银色 45mm表盘 蓝牙通话 长续航",
         ),
     ] {
-        let v = decide(Version::D2, a, b, &mut || ());
+        let v = decide(Rule::D2, a, b, None, &mut || ());
         assert!(!v.duplicate, "{a} | {b}: {v:?}");
         assert_eq!(v.reason, Reason::Differs);
     }
@@ -71,7 +71,7 @@ fn reposts_are_the_same() {
         "新年钟声即将敲响，人类社会就要进入新的一年。中共中央总书记、国家主席江泽民发表1998年新年讲话。\
          在这辞旧迎新的美好时刻，我向全国各族人民，表示节日的祝贺。",
     ] {
-        let v = decide(Version::D2, p, b, &mut || ());
+        let v = decide(Rule::D2, p, b, None, &mut || ());
         assert!(v.duplicate, "{b}: {v:?}");
     }
     // A sentence added before, and a character changed in the next: the one word the two share
@@ -99,11 +99,11 @@ fn reposts_are_the_same() {
 fn a_phrase_is_no_passage() {
     let long = "新华社北京１月１５日电《罗荣桓军事文选》出版座谈会今天在人民大会堂举行。\
                 中共中央总书记、国家主席、中央军委主席江泽民出席座谈会并发表重要讲话。";
-    let v = decide(Version::D2, "中共中央总书记、国家主席江泽民", long, &mut || ());
+    let v = decide(Rule::D2, "中共中央总书记、国家主席江泽民", long, None, &mut || ());
     assert_eq!(v.reason, Reason::OnlyAPhrase, "{v:?}");
     // A whole sentence of the longer text is an excerpt.
     assert!(same("《罗荣桓军事文选》出版座谈会今天在人民大会堂举行。", long));
-    assert_eq!(decide(Version::D2, "，。", "abc", &mut || ()).reason, Reason::Empty);
+    assert_eq!(decide(Rule::D2, "，。", "abc", None, &mut || ()).reason, Reason::Empty);
 }
 
 /// Texts of words, CJK characters, figures and punctuation, often sharing runs.
@@ -134,12 +134,12 @@ fn text() -> impl Strategy<Value = String> {
 proptest! {
     #[test]
     fn one_decision_either_way(a in text(), b in text()) {
-        prop_assert_eq!(decide(Version::D2, &a, &b, &mut || ()), decide(Version::D2, &b, &a, &mut || ()));
+        prop_assert_eq!(decide(Rule::D2, &a, &b, None, &mut || ()), decide(Rule::D2, &b, &a, None, &mut || ()));
     }
 
     #[test]
     fn a_text_is_its_own_duplicate(a in text()) {
-        let v = decide(Version::D2, &a, &a, &mut || ());
+        let v = decide(Rule::D2, &a, &a, None, &mut || ());
         prop_assert_eq!(v.duplicate, v.reason != Reason::Empty);
     }
 
@@ -164,14 +164,14 @@ fn long_texts_are_decided() {
 
 #[test]
 fn explained_differences() {
-    let (v, rows) = super::explain(Version::D2, "小米手环7 NFC版 黑色", "小米手环7 NFC版 白色", &mut || ());
+    let (v, rows) = super::explain(Rule::D2, "小米手环7 NFC版 黑色", "小米手环7 NFC版 白色", &mut || ());
     assert!(!v.duplicate);
     assert_eq!(v.describe(), "kept apart: the differences cost 4, at most 0.75 allowed");
     assert_eq!(rows.len(), 1);
     assert_eq!((rows[0].a.as_str(), rows[0].b.as_str(), rows[0].what, rows[0].cost), ("黑", "白", "substituted", 4.0));
     // Sides as given, whichever order the decision compared them in.
-    let (_, rows) = super::explain(Version::D2, "新年讲话全文。北京电。", "新年讲话全文。", &mut || ());
+    let (_, rows) = super::explain(Rule::D2, "新年讲话全文。北京电。", "新年讲话全文。", &mut || ());
     assert_eq!((rows[0].a.as_str(), rows[0].b.as_str(), rows[0].what), ("北 京 电", "", "sentence dropped"));
-    let (_, rows) = super::explain(Version::D2, "新年讲话全文。", "新年讲话全文。北京电。", &mut || ());
+    let (_, rows) = super::explain(Rule::D2, "新年讲话全文。", "新年讲话全文。北京电。", &mut || ());
     assert_eq!((rows[0].a.as_str(), rows[0].b.as_str(), rows[0].what), ("", "北 京 电", "sentence added"));
 }

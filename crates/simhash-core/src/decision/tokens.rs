@@ -194,6 +194,31 @@ impl Tokens {
         b.finish()
     }
 
+    /// The tokens of `doc` as decision 3 reads it: normalized, list markers read past and
+    /// Chinese numerals read as digits (`super::reading`); `tick` after every piece.
+    pub fn of_read(doc: &str, tick: &mut dyn FnMut()) -> Tokens {
+        let mut b = Builder::new(doc.len());
+        for piece in pieces(doc) {
+            for c in super::reading::read(&normalize_folded(piece)).chars() {
+                b.push(c);
+            }
+            tick();
+        }
+        b.finish()
+    }
+
+    /// [`Tokens::of_read`] of a text already normalized (a bulk run's spilled text).
+    pub fn of_normalized_read(text: &str, tick: &mut dyn FnMut()) -> Tokens {
+        let mut b = Builder::new(text.len());
+        for piece in pieces(text) {
+            for c in super::reading::read(piece).chars() {
+                b.push(c);
+            }
+            tick();
+        }
+        b.finish()
+    }
+
     /// The tokens of a text already normalized as [`Tokens::of`] normalizes (the bulk runs'
     /// spilled texts: the pieces' normalized forms one after the other): the same tokens as
     /// of the text it came from, without normalizing again (a fifth of the time).

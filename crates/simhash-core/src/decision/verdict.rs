@@ -86,6 +86,8 @@ pub enum Reason {
     Empty,
     /// Their figures disagree: too few of them are in both texts.
     Figures,
+    /// They share less than half of the shorter text (decision 3).
+    LittleShared,
 }
 
 /// The verdict on two texts.
@@ -93,12 +95,12 @@ pub enum Reason {
 pub struct Verdict {
     pub duplicate: bool,
     pub reason: Reason,
-    /// What the differences cost, in quarter units.
-    pub cost: u64,
-    /// The most they may cost, in quarter units.
-    pub allowed: u64,
-    /// Each diff's cost, in quarter units, in order.
-    pub costs: Vec<u64>,
+    /// What the differences cost (decision 2: in weight units; decision 3: its model's).
+    pub cost: f64,
+    /// The most they may cost.
+    pub allowed: f64,
+    /// Each diff's cost, in order.
+    pub costs: Vec<f64>,
 }
 
 impl Params {
@@ -142,7 +144,7 @@ impl Params {
     pub fn verdict(&self, c: &Comparison<'_>) -> Verdict {
         let (wa, wb) = (c.a.weight(), c.b.weight());
         let costs: Vec<u64> = c.diffs.iter().map(|d| self.cost(d)).collect();
-        let cost = costs.iter().sum();
+        let cost: u64 = costs.iter().sum();
         let allowed = 4 * wa.min(wb) / self.budget;
         let reason = if wa == 0 || wb == 0 {
             Reason::Empty
@@ -157,7 +159,24 @@ impl Params {
         } else {
             Reason::Same
         };
-        Verdict { duplicate: reason == Reason::Same, reason, cost, allowed, costs }
+        let costs = costs.iter().map(|&c| c as f64 / 4.0).collect();
+        Verdict {
+            duplicate: reason == Reason::Same,
+            reason,
+            cost: cost as f64 / 4.0,
+            allowed: allowed as f64 / 4.0,
+            costs,
+        }
+    }
+
+    /// Decision 2's two rules beside the budget, which decision 3 reads as features:
+    /// whether the shorter text is only a phrase of a mostly other text, and whether the
+    /// texts' figures disagree.
+    pub fn rules(&self, c: &Comparison<'_>) -> (bool, bool) {
+        let (a, b) = (c.a, c.b);
+        let figures =
+            100 * (a.shared_figures(b) + 1) < self.agreement * (a.distinct_figures().min(b.distinct_figures()) + 1);
+        (!self.a_passage(c), figures)
     }
 
     /// The rule for a text inside a mostly other one (module docs): true unless the longer
@@ -217,7 +236,7 @@ pub fn flipped(what: &'static str) -> &'static str {
 impl Verdict {
     /// The verdict in words, for `simhash_explain`.
     pub fn describe(&self) -> String {
-        let (cost, allowed) = (self.cost as f64 / 4.0, self.allowed as f64 / 4.0);
+        let (cost, allowed) = (round(self.cost), round(self.allowed));
         match self.reason {
             Reason::Same => format!("same passage: the differences cost {cost}, at most {allowed} allowed"),
             Reason::Differs => format!("kept apart: the differences cost {cost}, at most {allowed} allowed"),
@@ -226,6 +245,12 @@ impl Verdict {
             }
             Reason::Empty => "kept apart: a text has no letter or digit".to_owned(),
             Reason::Figures => "kept apart: their figures disagree".to_owned(),
+            Reason::LittleShared => "kept apart: they share less than half of the shorter text".to_owned(),
         }
     }
+}
+
+/// A cost as `simhash_explain` shows it: to two decimals (decision 2's are quarters, exact).
+pub fn round(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
 }

@@ -69,6 +69,10 @@ pub enum DedupError {
     LinkColumnUnexpected { action: Action, position: usize },
     /// Options given to `simhash_dedup_fp_trigger`, which fingerprints nothing: 22023.
     OptionsNotTaken,
+    /// The option `"decision"` with no setting it knows (decision.rs): 22023.
+    Decision(String),
+    /// The option `"decision"` given to a trigger that keeps an older decision (`_d2`): 22023.
+    DecisionNotTaken,
 }
 
 /// "fourth", "fifth": where the link column goes.
@@ -116,6 +120,13 @@ impl fmt::Display for DedupError {
                 "a {} argument (link column) is only allowed with action link, not {}",
                 ordinal(*position),
                 action.name()
+            ),
+            DedupError::Decision(s) => {
+                write!(f, "unknown decision {s}: expected \"loose\", \"balanced\", \"strict\" or \"none\"")
+            }
+            DedupError::DecisionNotTaken => write!(
+                f,
+                "the option \"decision\" is 7.0.0's: this trigger keeps 6.0.0's decision (use the trigger without the suffix _d2)"
             ),
             DedupError::OptionsNotTaken => write!(
                 f,

@@ -1,11 +1,12 @@
 //! What every dedup trigger shares, whatever its measure: the arguments' common grammar and
 //! errors, every trigger's signature (`args`), the table and key a check query reads (`query`), and the hash of every
-//! advisory-lock key (`keys`). Each measure's own trigger is in its folder:
+//! advisory-lock key (`keys`), and the option `"decision"` (`decision`). Each measure's own trigger is in its folder:
 //! `fingerprints::trigger` (`simhash_dedup_trigger`, `simhash_dedup_fp_trigger`,
 //! `simhash_update_trigger`), `segments::trigger` and `similarity::trigger`; the SQL layer's
 //! half is `src/trigger/` and the measures' `src/*/trigger.rs`.
 
 mod args;
+pub mod decision;
 mod keys;
 mod query;
 

@@ -9,7 +9,7 @@ use std::io;
 use std::path::Path;
 
 use crate::bulk::spill::{Loc, Spill};
-use crate::decision::{self, decide};
+use crate::decision::{decide, Rule};
 
 /// Bytes of texts gathered before a write.
 const WRITE_BUFFER: usize = 1 << 20;
@@ -25,6 +25,9 @@ pub struct Texts {
     at: Vec<(i64, Loc)>,
     sorted: bool,
     buf: (Vec<u8>, Vec<u8>),
+    /// How pairs are decided (the latest rule unless [`Texts::deciding`] says another; None:
+    /// the measure alone, every pair is one).
+    rule: Option<Rule>,
 }
 
 impl Texts {
@@ -37,7 +40,14 @@ impl Texts {
             at: Vec::new(),
             sorted: true,
             buf: (Vec::new(), Vec::new()),
+            rule: Some(Rule::LATEST),
         })
+    }
+
+    /// The same store, deciding by `rule` (None: the measure alone).
+    pub fn deciding(mut self, rule: Option<Rule>) -> Texts {
+        self.rule = rule;
+        self
     }
 
     /// Adds row `id`'s text.
@@ -85,12 +95,14 @@ impl Texts {
     /// Whether the dedup decision calls rows `a` and `b` the same passage; false when either
     /// has no text here.
     pub fn same_passage(&mut self, a: i64, b: i64, tick: &mut dyn FnMut()) -> io::Result<bool> {
+        let Some(rule) = self.rule else { return Ok(true) };
         let (Some(la), Some(lb)) = (self.loc(a)?, self.loc(b)?) else { return Ok(false) };
         let mut bufs = std::mem::take(&mut self.buf);
         let same = decide(
-            decision::Version::LATEST,
+            rule,
             text_of(self.spill.read(la, &mut bufs.0)?),
             text_of(self.spill.read(lb, &mut bufs.1)?),
+            None,
             tick,
         );
         self.buf = bufs;
@@ -100,9 +112,10 @@ impl Texts {
     /// Whether the decision calls row `a`'s text and `text` the same passage; false when `a`
     /// has no text here.
     pub fn same_passage_as(&mut self, a: i64, text: &str, tick: &mut dyn FnMut()) -> io::Result<bool> {
+        let Some(rule) = self.rule else { return Ok(true) };
         let Some(la) = self.loc(a)? else { return Ok(false) };
         let mut buf = std::mem::take(&mut self.buf.0);
-        let same = decide(decision::Version::LATEST, text_of(self.spill.read(la, &mut buf)?), text, tick);
+        let same = decide(rule, text_of(self.spill.read(la, &mut buf)?), text, None, tick);
         self.buf.0 = buf;
         Ok(same.duplicate)
     }

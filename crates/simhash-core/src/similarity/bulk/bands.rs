@@ -22,7 +22,7 @@ use super::pool::Ctx;
 use super::sketch::{sets_of_record, text_of_record};
 use super::{Msg, Rows};
 use crate::bulk::Progress;
-use crate::decision::{self, decide, Prepared};
+use crate::decision::{decide, Prepared, Rule};
 use crate::similarity::measure::{jaccard, similarity, Sets};
 
 /// Pairs per message back to the caller.
@@ -202,17 +202,17 @@ impl Measurer<'_> {
     /// run; here the threads share it).
     fn same_passage(&mut self, x: u32, y: u32) -> bool {
         let rows = self.rows;
-        if !rows.decide {
+        let Some(rule) = rows.decide else {
             return true;
-        }
+        };
         let ctx = self.ctx;
         let mut tick = || ctx.check();
         if self.tokens_x.is_none() {
-            self.tokens_x = Some(rows.tokens(x as usize, &mut self.buf, &mut tick));
+            self.tokens_x = Some(rows.tokens(x as usize, rule, &mut self.buf, &mut tick));
         }
-        let b = rows.tokens(y as usize, &mut self.buf, &mut tick);
+        let b = rows.tokens(y as usize, rule, &mut self.buf, &mut tick);
         let a = self.tokens_x.as_ref().expect("just made");
-        let same = decide(decision::Version::LATEST, a, &b, &mut tick).duplicate;
+        let same = decide(rule, a, &b, None, &mut tick).duplicate;
         if !same {
             rows.counters.apart.fetch_add(1, Ordering::Relaxed);
         }
@@ -252,17 +252,18 @@ impl Rows {
         cb: &mut dyn FnMut(Progress),
     ) -> bool {
         let mut tick = || cb(Progress::Tick);
-        let (a, b) = (self.tokens(x, &mut bufs.0, &mut tick), self.tokens(y, &mut bufs.1, &mut tick));
-        decide(decision::Version::LATEST, &a, &b, &mut tick).duplicate
+        let rule = self.decide.expect("asked only when the run decides");
+        let (a, b) = (self.tokens(x, rule, &mut bufs.0, &mut tick), self.tokens(y, rule, &mut bufs.1, &mut tick));
+        decide(rule, &a, &b, None, &mut tick).duplicate
     }
 
     /// A local row's tokens for the decision, from its record's normalized text.
-    fn tokens(&self, x: usize, buf: &mut Vec<u8>, tick: &mut dyn FnMut()) -> Prepared {
+    fn tokens(&self, x: usize, rule: Rule, buf: &mut Vec<u8>, tick: &mut dyn FnMut()) -> Prepared {
         let loc = crate::bulk::spill::Loc { offset: self.offsets[x], len: self.lens[x] };
         let record = self.spill.read(loc, buf).unwrap_or_else(|e| panic!("reading the bulk pairs' spill file: {e}"));
         let text =
             text_of_record(record).unwrap_or_else(|| panic!("the bulk pairs' spill file: row {x}'s record is not one"));
-        Prepared::of_normalized(decision::Version::LATEST, text, tick)
+        Prepared::of_normalized(rule.version, text, tick)
     }
 }
 

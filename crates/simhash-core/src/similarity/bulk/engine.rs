@@ -58,7 +58,7 @@ pub(super) struct Lsh {
     pub(super) plan: Plan,
     theta: f64,
     version: Version,
-    decide: bool,
+    decide: Option<crate::decision::Rule>,
     counters: Arc<Counters>,
     pub(super) pool: Pool<Msg>,
     spill: Arc<Spill>,
@@ -196,7 +196,7 @@ impl Lsh {
         loop {
             let (rows, bufs, counters) = (&self.shared, &mut self.bufs, &self.counters);
             let mut same = |x: u32, y: u32, cb: &mut dyn FnMut(Progress)| {
-                let rows = rows.as_ref().filter(|r| r.decide);
+                let rows = rows.as_ref().filter(|r| r.decide.is_some());
                 let same = rows.is_none_or(|r| r.same_passage(x as usize, y as usize, bufs, cb));
                 if !same {
                     counters.apart.fetch_add(1, Ordering::Relaxed);

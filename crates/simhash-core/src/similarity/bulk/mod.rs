@@ -96,7 +96,7 @@ pub struct Config {
     pub spill_dir: Option<PathBuf>,
     /// Whether a pair is handed out only when the dedup decision calls its two texts the same
     /// passage (`crate::decision`; 6.0's bulk pairs), or whenever it reaches θ (5.x's).
-    pub decide: bool,
+    pub decide: Option<crate::decision::Rule>,
 }
 
 /// What [`BulkPairs::next`] hands out.
@@ -306,7 +306,7 @@ struct Rows {
     theta: f64,
     version: Version,
     /// Config's `decide`.
-    decide: bool,
+    decide: Option<crate::decision::Rule>,
     sizes: Vec<u32>,
     offsets: Vec<u64>,
     lens: Vec<u32>,

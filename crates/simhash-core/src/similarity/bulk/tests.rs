@@ -66,22 +66,25 @@ fn ids(n: usize, seed: u64) -> Vec<i64> {
 type Pairs = Vec<(i64, i64, u64)>;
 
 fn brute(texts: &[String], ids: &[i64], theta: f64, v: Version) -> Pairs {
-    brute_deciding(texts, ids, theta, v, false)
+    brute_deciding(texts, ids, theta, v, None)
 }
 
 /// The pairs at θ or more, and with `decide` only those the dedup decision calls the same
 /// passage.
-fn brute_deciding(texts: &[String], ids: &[i64], theta: f64, v: Version, decide: bool) -> Pairs {
+fn brute_deciding(
+    texts: &[String],
+    ids: &[i64],
+    theta: f64,
+    v: Version,
+    decide: Option<crate::decision::Rule>,
+) -> Pairs {
     let sets: Vec<Sets> = texts.iter().map(|t| Sets::of(t, v, &mut || ())).collect();
     let mut out = Vec::new();
     for i in 0..sets.len() {
         for j in i + 1..sets.len() {
             let s = similarity(&sets[i], &sets[j]);
-            let same = || {
-                !decide
-                    || crate::decision::decide(crate::decision::Version::LATEST, &texts[i], &texts[j], &mut || ())
-                        .duplicate
-            };
+            let same =
+                || decide.is_none_or(|r| crate::decision::decide(r, &texts[i], &texts[j], None, &mut || ()).duplicate);
             if s >= theta && ids[i] != ids[j] && same() {
                 out.push((ids[i].min(ids[j]), ids[i].max(ids[j]), s.to_bits()));
             }
@@ -92,14 +95,21 @@ fn brute_deciding(texts: &[String], ids: &[i64], theta: f64, v: Version, decide:
 }
 
 fn config(theta: f64, version: Version, threads: usize) -> Config {
-    Config { theta, version, threads, spill_dir: None, decide: false }
+    Config { theta, version, threads, spill_dir: None, decide: None }
 }
 
 fn run(texts: &[String], ids: &[i64], theta: f64, v: Version, threads: usize) -> Pairs {
-    run_deciding(texts, ids, theta, v, threads, false)
+    run_deciding(texts, ids, theta, v, threads, None)
 }
 
-fn run_deciding(texts: &[String], ids: &[i64], theta: f64, v: Version, threads: usize, decide: bool) -> Pairs {
+fn run_deciding(
+    texts: &[String],
+    ids: &[i64],
+    theta: f64,
+    v: Version,
+    threads: usize,
+    decide: Option<crate::decision::Rule>,
+) -> Pairs {
     let mut e = BulkPairs::new(&Config { decide, ..config(theta, v, threads) }).expect("a run");
     for (t, &id) in texts.iter().zip(ids) {
         e.push(id, t, &mut |_| ());
@@ -139,10 +149,10 @@ fn decided_pairs_are_brute_forces() {
         let texts = corpus(seed);
         let ids = ids(texts.len(), seed);
         for theta in [0.2, 0.5] {
-            let want = brute_deciding(&texts, &ids, theta, Version::M2, true);
+            let want = brute_deciding(&texts, &ids, theta, Version::M2, Some(crate::decision::Rule::LATEST));
             pairs += want.len();
             apart += brute(&texts, &ids, theta, Version::M2).len() - want.len();
-            let got = run_deciding(&texts, &ids, theta, Version::M2, 2, true);
+            let got = run_deciding(&texts, &ids, theta, Version::M2, 2, Some(crate::decision::Rule::LATEST));
             assert_eq!(got, want, "seed {seed}, θ {theta}");
         }
     }

@@ -4,7 +4,7 @@
 use super::super::keys::{rank, KeyParams, K};
 use super::super::measure::{agreement, common};
 use super::super::shingles::{for_each_item_normalized, Item, Version, Window};
-use crate::decision::{self, decide};
+use crate::decision::decide;
 
 /// The per-pair miss probability a bulk run allows itself at the threshold.
 pub const BULK_MISS: f64 = 1e-9;
@@ -73,7 +73,7 @@ pub struct TextRows {
     figure_starts: Vec<usize>,
     pub(super) plan: Option<SketchPlan>,
     /// With the dedup decision: every text's normalized text, and where each ends.
-    decide: Option<(String, Vec<usize>)>,
+    decide: Option<(crate::decision::Rule, String, Vec<usize>)>,
 }
 
 impl TextRows {
@@ -96,17 +96,17 @@ impl TextRows {
 
     /// The same rows, which keep their normalized texts when `decide`, so that a pair is
     /// handed out only when the dedup decision calls it the same passage (`crate::decision`).
-    pub fn deciding(mut self, decide: bool) -> TextRows {
-        self.decide = decide.then(|| (String::new(), Vec::new()));
+    pub fn deciding(mut self, decide: Option<crate::decision::Rule>) -> TextRows {
+        self.decide = decide.map(|r| (r, String::new(), Vec::new()));
         self
     }
 
     /// Whether rows `x` and `y` are the same passage by the dedup decision (true when the rows
     /// do not decide).
     pub(super) fn same_passage(&self, x: usize, y: usize, tick: &mut dyn FnMut()) -> bool {
-        let Some((texts, ends)) = &self.decide else { return true };
+        let Some((rule, texts, ends)) = &self.decide else { return true };
         let text = |i: usize| &texts[if i == 0 { 0 } else { ends[i - 1] }..ends[i]];
-        decide(decision::Version::LATEST, text(x), text(y), tick).duplicate
+        decide(*rule, text(x), text(y), None, tick).duplicate
     }
 
     pub fn len(&self) -> usize {
@@ -124,7 +124,7 @@ impl TextRows {
         let kept = &mut self.kept;
         let figures_from = self.figures.len();
         let figures = &mut self.figures;
-        let mut normalized = self.decide.as_mut().map(|d| &mut d.0);
+        let mut normalized = self.decide.as_mut().map(|d| &mut d.1);
         for_each_item_normalized(
             doc,
             self.version,
@@ -144,7 +144,7 @@ impl TextRows {
                 }
             },
         );
-        if let Some((texts, ends)) = self.decide.as_mut() {
+        if let Some((_, texts, ends)) = self.decide.as_mut() {
             ends.push(texts.len());
         }
         self.figures[figures_from..].sort_unstable();
