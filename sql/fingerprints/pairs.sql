@@ -13,7 +13,7 @@ CREATE FUNCTION simhash_duplicates(fingerprints text, max_distance int DEFAULT 3
     AS $$ SELECT (p).id1, (p).id2, (p).distance
           FROM (SELECT @extschema@.simhash_duplicates_stream(fingerprints, max_distance) AS p OFFSET 0) s $$;
 COMMENT ON FUNCTION simhash_duplicates(text, int) IS
-    'Every pair of rows of a query returning (id bigint, fp bigint) within max_distance bits, once, id1 < id2; with a third column (body text), only the pairs whose texts the dedup decision calls the same passage; streamed: distance-0 pairs first, by fingerprint, then the others as found';
+    'Every pair of rows of a query returning (id bigint, fp bigint) within max_distance bits, once, id1 < id2; with a third column (body text), only the pairs whose texts the dedup decision calls the same passage by simhash.decision; streamed: distance-0 pairs first, by fingerprint, then the others as found';
 
 -- The two-query form: every (batch row, corpus row) pair within max_distance, the batch
 -- in memory, the corpus streamed through a cursor (src/fingerprints/pairs/corpus.rs). Inlined for the same
@@ -26,4 +26,4 @@ CREATE FUNCTION simhash_duplicates(batch text, corpus text, max_distance int DEF
     AS $$ SELECT (p).batch_id, (p).corpus_id, (p).distance
           FROM (SELECT @extschema@.simhash_duplicates_stream(batch, corpus, max_distance) AS p OFFSET 0) s $$;
 COMMENT ON FUNCTION simhash_duplicates(text, text, int) IS
-    'Every (batch row, corpus row) pair within max_distance bits, both queries returning (id bigint, fp bigint), or both (id bigint, fp bigint, body text) and then only the pairs whose texts the dedup decision calls the same passage; the batch is held in memory, the corpus streamed; pairs inside the batch are left out';
+    'Every (batch row, corpus row) pair within max_distance bits, both queries returning (id bigint, fp bigint), or both (id bigint, fp bigint, body text) and then only the pairs whose texts the dedup decision calls the same passage by simhash.decision; the batch is held in memory, the corpus streamed; pairs inside the batch are left out';

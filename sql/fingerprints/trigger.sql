@@ -9,17 +9,18 @@ CREATE FUNCTION simhash_update_trigger() RETURNS trigger
 COMMENT ON FUNCTION simhash_update_trigger() IS
     'BEFORE INSERT OR UPDATE row trigger, arguments (fp_column, text_column [, options]): sets fp_column = simhash(text_column [, options]); options is JSON text as for simhash(doc, options), e.g. ''{"definition": "0"}''';
 
--- The dedup triggers decide by the dedup decision since 6.0.0 (src/trigger/mod.rs, Decision;
--- docs/decision.md): the `_d2` C symbols read the measure's candidates, best first, and take
--- the first the decision calls the same passage. 5.x's, which take the nearest candidate, are
--- the `_d1` functions (sql/compat/decision1.sql).
+-- The dedup triggers decide by the dedup decision (src/trigger/mod.rs, Decision;
+-- docs/decision.md): the `_d3` C symbols read the measure's candidates, best first, and take
+-- the first decision 3 (7.0.0) calls the same passage. 6.0's (decision 2) are the `_d2`
+-- functions (sql/compat/decision2.sql), 5.x's, which take the nearest candidate, the `_d1`
+-- functions (sql/compat/decision1.sql).
 CREATE FUNCTION simhash_dedup_trigger() RETURNS trigger
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_dedup_trigger_d2';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_dedup_trigger_d3';
 COMMENT ON FUNCTION simhash_dedup_trigger() IS
-    'BEFORE INSERT OR UPDATE row trigger, arguments (fp_column, text_column, max_distance, reject|skip|link [, link_column] [, options]): sets the fingerprint, simhash(text_column [, options]), and acts on a near-duplicate: a row within max_distance bits whose text the dedup decision calls the same passage (the nearest such); options is JSON text as for simhash(doc, options), e.g. ''{"definition": "0"}''';
+    'BEFORE INSERT OR UPDATE row trigger, arguments (fp_column, text_column, max_distance, reject|skip|link [, link_column] [, options]): sets the fingerprint, simhash(text_column [, options]), and acts on a near-duplicate: a row within max_distance bits whose text the dedup decision calls the same passage (the nearest such); options is JSON text as for simhash(doc, options), e.g. ''{"definition": "0"}''. The option "decision" (7.0.0) picks the dedup decision''s strictness, ''{"decision": "loose"}'', balanced by default, strict; or none, the measure alone';
 
 CREATE FUNCTION simhash_dedup_query(tbl regclass, VARIADIC trigger_args text[]) RETURNS text
     STABLE STRICT
-    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_dedup_query_d2';
+    LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_dedup_query_d3';
 COMMENT ON FUNCTION simhash_dedup_query(regclass, text[]) IS
     'The check query simhash_dedup_trigger(trigger_args) runs on tbl for an INSERT ($1 = the new fingerprint): every row within the bound, nearest first, with its text for the dedup decision';

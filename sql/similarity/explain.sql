@@ -24,7 +24,7 @@ CREATE FUNCTION simhash_explain(a text, b text)
           SELECT d.kind, pg_catalog.convert_from(d.item, 'UTF8'), d.in_a, d.in_b,
                  @extschema@.simhash_similarity(a, b), @extschema@.simhash_containment(a, b),
                  @extschema@.simhash_containment(b, a)
-          FROM @extschema@.simhash_explain_decision_utf8(pg_catalog.convert_to(a, 'UTF8'),
-                                                         pg_catalog.convert_to(b, 'UTF8')) AS d $$;
+          FROM @extschema@.simhash_explain_decision_d3_utf8(pg_catalog.convert_to(a, 'UTF8'),
+                                                            pg_catalog.convert_to(b, 'UTF8')) AS d $$;
 COMMENT ON FUNCTION simhash_explain(text, text) IS
-    'Every distinct shingle and figure (kind) of a and of b, and which has it; similarity, a_in_b and b_in_a are what the rows add up to: simhash_similarity(a, b), simhash_containment(a, b) and simhash_containment(b, a). Then the dedup decision''s rows: each difference of the two texts (kind difference) and the verdict (kind decision)';
+    'Every distinct shingle and figure (kind) of a and of b, and which has it; similarity, a_in_b and b_in_a are what the rows add up to: simhash_similarity(a, b), simhash_containment(a, b) and simhash_containment(b, a). Then the dedup decision''s rows (decision 3, balanced): each difference of the two texts (kind difference) and what it costs, and the verdict (kind decision)';

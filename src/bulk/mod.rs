@@ -5,8 +5,9 @@
 
 use std::time::{Duration, Instant};
 
-use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
+use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting, PostgresGucEnum};
 use pgrx::prelude::*;
+use simhash_core::decision::{Rule, Strictness, Version};
 use simhash_core::Progress;
 
 pub(crate) mod rows;
@@ -14,7 +15,47 @@ pub(crate) mod rows;
 /// `simhash.progress_interval`: milliseconds between a long bulk run's NOTICEs of where it is.
 static PROGRESS_INTERVAL: GucSetting<i32> = GucSetting::<i32>::new(10_000);
 
+/// `simhash.decision`: how the bulk functions decide (7.0.0), for every call of a session, as
+/// pg_trgm's thresholds are set: the dedup decision's strictness, the measure alone, or 6.0.0's
+/// decision (docs/decision.md, "Operating points"). The triggers take the option `"decision"`
+/// instead, since a trigger decides for whoever inserts.
+#[derive(PostgresGucEnum, Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum DecisionSetting {
+    #[name = c"balanced"]
+    Balanced,
+    #[name = c"loose"]
+    Loose,
+    #[name = c"strict"]
+    Strict,
+    #[name = c"none"]
+    None,
+    #[name = c"d2"]
+    D2,
+}
+
+static DECISION: GucSetting<DecisionSetting> = GucSetting::<DecisionSetting>::new(DecisionSetting::Balanced);
+
+/// How a bulk function of 7.0.0 decides now (`simhash.decision`): None for the measure alone.
+pub(crate) fn decision() -> Option<Rule> {
+    let at = |strictness| Some(Rule { version: Version::D3, strictness });
+    match DECISION.get() {
+        DecisionSetting::Balanced => at(Strictness::Balanced),
+        DecisionSetting::Loose => at(Strictness::Loose),
+        DecisionSetting::Strict => at(Strictness::Strict),
+        DecisionSetting::None => None,
+        DecisionSetting::D2 => Some(Rule::D2),
+    }
+}
+
 pub(crate) fn register_gucs() {
+    GucRegistry::define_enum_guc(
+        c"simhash.decision",
+        c"How the bulk pairs and clusters decide: the dedup decision's strictness (balanced, loose, strict), none (the measure alone), or d2 (6.0.0's decision).",
+        c"Loose keeps more reposts, strict more rows that differ in a slot; docs/decision.md gives each setting's precision and recall by source.",
+        &DECISION,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
     GucRegistry::define_int_guc(
         c"simhash.progress_interval",
         c"Milliseconds between the NOTICEs in which a bulk similarity run says its phase, rows, candidates and pairs.",

@@ -60,7 +60,7 @@ fn simhash_similarity_pairs_m2(
     query: &str,
     min_similarity: f64,
 ) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(similarity, f64))> {
-    crate::similarity::pairs::pairs(query, min_similarity, Version::M2, false, "simhash_similarity_pairs_d1")
+    crate::similarity::pairs::pairs(query, min_similarity, Version::M2, None, "simhash_similarity_pairs_d1")
 }
 
 /// `simhash_similarity_clusters_d1` (measure 2, the measure alone: 5.x's

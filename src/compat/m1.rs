@@ -74,7 +74,7 @@ fn simhash_similarity_pairs(
     query: &str,
     min_similarity: f64,
 ) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(similarity, f64))> {
-    pairs::pairs(query, min_similarity, Version::M1, false, "simhash_similarity_pairs_m1")
+    pairs::pairs(query, min_similarity, Version::M1, None, "simhash_similarity_pairs_m1")
 }
 
 /// `simhash_similarity_clusters_m1` (measure 1; 4.0.0's symbol).

@@ -5,5 +5,6 @@
 //! does not meet them; each entry point here is current code called with an old version.
 
 mod decision1;
+mod decision2;
 mod definitions;
 mod m1;

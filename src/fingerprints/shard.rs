@@ -61,7 +61,7 @@ fn simhash_owned_duplicates(
     const F: &str = "simhash_owned_duplicates";
     let (k, s) = checked(F, max_distance, shards);
     let owner = checked_shard(F, shard, s);
-    let (rows, texts) = crate::fingerprints::pairs::read_rows(F, "fingerprints", fingerprints);
+    let (rows, texts) = crate::fingerprints::pairs::read_rows(F, "fingerprints", fingerprints, crate::bulk::decision());
     let mut progress = crate::bulk::progress(F, None);
     let pairs = simhash_core::Duplicates::new(rows, k, &mut progress)
         .keeping(move |a, b| shard::pair_owner(a, b, k, s) == Some(owner));

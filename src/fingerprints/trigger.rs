@@ -19,7 +19,7 @@ use crate::trigger::act::{act, unchecked};
 use crate::trigger::check::{query_as_owner, Found, Match};
 use crate::trigger::column::Column;
 use crate::trigger::config::{
-    bad_args, computed_column, target, text_column, trigger_args, Config, Configured, Measure, PreCheck,
+    bad_args, computed_column, split_decision, target, text_column, trigger_args, Config, Configured, Measure, PreCheck,
 };
 use crate::trigger::lock::lock_keys;
 use crate::trigger::{dedup_query, fired, firing, replace, value_of, Decision, Firing};
@@ -127,7 +127,8 @@ pub(crate) unsafe fn config(
     decision: Decision,
 ) -> Configured<Fingerprints> {
     let parse = if fp_only { fp_trigger::parse_fp_args } else { fp_trigger::parse_args };
-    let parsed = parse(args).unwrap_or_else(|e| bad_args(e, func));
+    let (args, decision) = split_decision(args, decision, func);
+    let parsed = parse(&args).unwrap_or_else(|e| bad_args(e, func));
     let options = options(parsed.options.as_deref(), default, func);
     // SAFETY: `rel` is open (caller); catalog lookups run inside a transaction. The primary
     // key index is opened and closed with AccessShareLock, as the planner does.
@@ -208,7 +209,7 @@ v1_function!(
 ///
 /// # Safety
 /// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
-unsafe fn dedup_body(
+pub(crate) unsafe fn dedup_body(
     fcinfo: pg_sys::FunctionCallInfo,
     default: Definition,
     fp_only: bool,
@@ -267,11 +268,11 @@ unsafe fn dedup_fp_trigger(fcinfo: pg_sys::FunctionCallInfo, default: Definition
 }
 
 v1_function!(
-    /// `simhash_dedup_trigger()` since 6.0.0 (definition 3 by default): the candidates within
+    /// `simhash_dedup_trigger()` since 7.0.0 (definition 3 by default): the candidates within
     /// `max_distance` bits, nearest first, and the first the dedup decision calls the same
-    /// passage as the new text (docs/decision.md). 5.x's is `simhash_dedup_trigger_d1()`, on the
-    /// symbol `simhash_dedup_trigger_v3`.
-    pg_finfo_simhash_dedup_trigger_d2, simhash_dedup_trigger_d2 => dedup_body, Definition::V3, false, Decision::Passage
+    /// passage as the new text (docs/decision.md), by decision 3 at the strictness its option
+    /// `"decision"` names (balanced by default). 6.0's is `simhash_dedup_trigger_d2()`.
+    pg_finfo_simhash_dedup_trigger_d3, simhash_dedup_trigger_d3 => dedup_body, Definition::V3, false, Decision::LATEST
 );
 
 v1_function!(
@@ -291,10 +292,10 @@ pub(crate) unsafe fn fp_dedup_query(fcinfo: pg_sys::FunctionCallInfo, decision: 
 }
 
 v1_function!(
-    /// `simhash_dedup_query(tbl regclass, VARIADIC trigger_args text[]) → text` since 6.0.0: the
+    /// `simhash_dedup_query(tbl regclass, VARIADIC trigger_args text[]) → text` since 7.0.0: the
     /// check query of `simhash_dedup_trigger(trigger_args...)`, which returns every candidate and
     /// its text for the dedup decision.
-    pg_finfo_simhash_dedup_query_d2, simhash_dedup_query_d2 => fp_dedup_query, Decision::Passage, "simhash_dedup_query"
+    pg_finfo_simhash_dedup_query_d3, simhash_dedup_query_d3 => fp_dedup_query, Decision::LATEST, "simhash_dedup_query"
 );
 
 /// Locks, then looks for the nearest existing row within the bound.

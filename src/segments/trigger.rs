@@ -39,7 +39,7 @@ use super::segments_of;
 use crate::text::text_datum_to_utf8;
 use crate::trigger::act::{act, unchecked};
 use crate::trigger::check::{query_as_owner, Found, Match};
-use crate::trigger::config::{bad_args, target, Config, Configured, Measure, PreCheck};
+use crate::trigger::config::{bad_args, split_decision, target, Config, Configured, Measure, PreCheck};
 use crate::trigger::lock::lock_keys;
 use crate::trigger::{dedup_query, firing, replace, value_of, Decision, Firing};
 
@@ -108,7 +108,9 @@ unsafe fn config(
     decision: Decision,
     func: &str,
 ) -> Configured<Segments> {
-    let parsed = simhash_core::segments::trigger::parse_segments_dedup_args(args).unwrap_or_else(|e| bad_args(e, func));
+    let (args, decision) = split_decision(args, decision, func);
+    let parsed =
+        simhash_core::segments::trigger::parse_segments_dedup_args(&args).unwrap_or_else(|e| bad_args(e, func));
     let (options, max_distance) = segment_options(parsed.options.as_deref(), default, func);
     // SAFETY: forwarded from the caller.
     unsafe {
@@ -144,7 +146,11 @@ pub(crate) unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, default: De
 ///
 /// # Safety
 /// `fcinfo` must be the call info PostgreSQL passed to a V1 function.
-unsafe fn dedup_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition, decision: Decision) -> pg_sys::Datum {
+pub(crate) unsafe fn dedup_body(
+    fcinfo: pg_sys::FunctionCallInfo,
+    default: Definition,
+    decision: Decision,
+) -> pg_sys::Datum {
     // SAFETY: called by the fmgr with a valid fcinfo (caller); `firing` checks it is a BEFORE
     // ROW INSERT/UPDATE trigger, whose TriggerData, relation and tuples are valid for the call;
     // the config checked that the columns are a bigint[] and a text/varchar of the relation.
@@ -195,10 +201,10 @@ unsafe fn dedup_body(fcinfo: pg_sys::FunctionCallInfo, default: Definition, deci
 }
 
 v1_function!(
-    /// `simhash_segments_dedup_trigger()` since 6.0.0: definition 3 by default; the candidates,
-    /// most resembling first, and the first the dedup decision calls the same passage as the new
-    /// text (docs/decision.md).
-    pg_finfo_simhash_segments_dedup_trigger_d2, simhash_segments_dedup_trigger_d2 => dedup_body, Definition::V3, Decision::Passage
+    /// `simhash_segments_dedup_trigger()` since 7.0.0: definition 3 by default; the candidates,
+    /// most resembling first, and the first decision 3 calls the same passage as the new text
+    /// (docs/decision.md), at the strictness of the option `"decision"`.
+    pg_finfo_simhash_segments_dedup_trigger_d3, simhash_segments_dedup_trigger_d3 => dedup_body, Definition::V3, Decision::LATEST
 );
 
 /// The body of both `simhash_segments_dedup_query(tbl regclass, VARIADIC trigger_args text[])
@@ -218,16 +224,20 @@ pub(crate) unsafe fn dedup_query_body(fcinfo: pg_sys::FunctionCallInfo, default:
 ///
 /// # Safety
 /// `fcinfo` must be that of a STRICT (regclass, text[]) function.
-unsafe fn query_of(fcinfo: pg_sys::FunctionCallInfo, default: Definition, decision: Decision) -> pg_sys::Datum {
+pub(crate) unsafe fn query_of(
+    fcinfo: pg_sys::FunctionCallInfo,
+    default: Definition,
+    decision: Decision,
+) -> pg_sys::Datum {
     const Q: &str = "simhash_segments_dedup_query";
     // SAFETY: forwarded from the caller.
     unsafe { dedup_query::<Segments>(fcinfo, (default, decision), Q) }
 }
 
 v1_function!(
-    /// `simhash_segments_dedup_query(tbl, VARIADIC trigger_args)` since 6.0.0: the query of
+    /// `simhash_segments_dedup_query(tbl, VARIADIC trigger_args)` since 7.0.0: the query of
     /// `simhash_segments_dedup_trigger`, which returns every candidate and its text.
-    pg_finfo_simhash_segments_dedup_query_d2, simhash_segments_dedup_query_d2 => query_of, Definition::V3, Decision::Passage
+    pg_finfo_simhash_segments_dedup_query_d3, simhash_segments_dedup_query_d3 => query_of, Definition::V3, Decision::LATEST
 );
 
 pgrx::extension_sql_file!("../../sql/segments/trigger.sql", name = "segments_trigger", requires = ["trigger"]);

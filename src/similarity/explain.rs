@@ -6,6 +6,7 @@
 //! `simhash_explain_m1` (4.0.0's `simhash_explain`), on 4.x's symbol.
 
 use pgrx::prelude::*;
+use simhash_core::decision::Rule;
 use simhash_core::similarity::explain::explain;
 use simhash_core::similarity::Version;
 
@@ -47,18 +48,12 @@ fn simhash_explain_items_utf8(
     TableIterator::new(rows.into_iter().map(move |r| (r.kind.name(), r.text.into_bytes(), r.in_a, r.in_b, s, ab, ba)))
 }
 
-/// The dedup decision's rows of `simhash_explain(a, b)` (6.0.0): one per difference of the two
-/// texts (kind `difference`, item "a's tokens → b's tokens: what it is, what it costs", ∅ for
-/// a side without tokens; in_a and in_b: whether each side has tokens), and one with the
-/// verdict (kind `decision`).
-#[allow(clippy::type_complexity)]
-#[pg_extern(name = "simhash_explain_decision_utf8", immutable, strict, parallel_safe)]
-fn simhash_explain_decision_utf8(
-    a: &[u8],
-    b: &[u8],
-) -> TableIterator<'static, (name!(kind, &'static str), name!(item, Vec<u8>), name!(in_a, bool), name!(in_b, bool))> {
-    let (verdict, rows) =
-        simhash_core::decision::explain(simhash_core::decision::Version::LATEST, utf8(a), utf8(b), &mut tick);
+/// The dedup decision's rows of `simhash_explain` by `rule`: one per difference of the two
+/// texts (kind `difference`, item "a's tokens → b's tokens: what it is, what it costs", ∅ for a
+/// side without tokens; in_a and in_b: whether each side has tokens), and one with the verdict
+/// (kind `decision`).
+fn decision_rows(a: &[u8], b: &[u8], rule: Rule) -> TableIterator<'static, (&'static str, Vec<u8>, bool, bool)> {
+    let (verdict, rows) = simhash_core::decision::explain(rule, utf8(a), utf8(b), &mut tick);
     let differences = rows.into_iter().map(|d| {
         let side = |s: &str| if s.is_empty() { "∅".to_owned() } else { s.to_owned() };
         let item = format!("{} → {}: {}, costs {}", side(&d.a), side(&d.b), d.what, d.cost);
@@ -68,8 +63,31 @@ fn simhash_explain_decision_utf8(
     TableIterator::new(differences.chain(std::iter::once(decision)))
 }
 
+/// `simhash_explain_d2`'s decision rows (6.0.0's `simhash_explain`, decision 2), on 6.0.0's
+/// symbol.
+#[allow(clippy::type_complexity)]
+#[pg_extern(name = "simhash_explain_decision_utf8", immutable, strict, parallel_safe)]
+fn simhash_explain_decision_utf8(
+    a: &[u8],
+    b: &[u8],
+) -> TableIterator<'static, (name!(kind, &'static str), name!(item, Vec<u8>), name!(in_a, bool), name!(in_b, bool))> {
+    decision_rows(a, b, Rule::D2)
+}
+
+/// `simhash_explain(a, b)`'s decision rows since 7.0.0: decision 3, balanced (the costs are
+/// the same at every strictness; only what is allowed moves: `simhash_same_passage(a, b,
+/// decision)` gives the verdict at another).
+#[allow(clippy::type_complexity)]
+#[pg_extern(name = "simhash_explain_decision_d3_utf8", immutable, strict, parallel_safe)]
+fn simhash_explain_decision_d3_utf8(
+    a: &[u8],
+    b: &[u8],
+) -> TableIterator<'static, (name!(kind, &'static str), name!(item, Vec<u8>), name!(in_a, bool), name!(in_b, bool))> {
+    decision_rows(a, b, Rule::LATEST)
+}
+
 pgrx::extension_sql_file!(
     "../../sql/similarity/explain.sql",
     name = "similarity_explain",
-    requires = [simhash_explain_shingles_utf8, simhash_explain_items_utf8, simhash_explain_decision_utf8, "explain"]
+    requires = [simhash_explain_shingles_utf8, simhash_explain_items_utf8, simhash_explain_decision_d3_utf8, "explain"]
 );

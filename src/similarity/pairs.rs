@@ -16,6 +16,7 @@
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::prelude::*;
 use simhash_core::bulk::Stars;
+use simhash_core::decision::Rule;
 use simhash_core::similarity::bulk::{self, BulkPairs, Config};
 use simhash_core::similarity::Version;
 use simhash_core::Progress;
@@ -49,7 +50,7 @@ pub(crate) fn register_gucs() {
 /// A run at `theta` under version `v`, its workers started, handing out only the pairs the
 /// dedup decision calls the same passage when `decide`. ERROR 53000-class out of resources
 /// when neither threads nor the temporary file can be had.
-fn new_run(func: &str, theta: f64, v: Version, decide: bool) -> BulkPairs {
+fn new_run(func: &str, theta: f64, v: Version, decide: Option<Rule>) -> BulkPairs {
     let dir = std::path::PathBuf::from("base/pgsql_tmp");
     let config = Config {
         theta,
@@ -105,7 +106,7 @@ pub(super) fn start_run(
     query: &str,
     theta: f64,
     v: Version,
-    decide: bool,
+    decide: Option<Rule>,
 ) -> (BulkPairs, impl FnMut(Progress)) {
     let mut run = new_run(func, theta, v, decide);
     let counters = run.counters();
@@ -123,12 +124,12 @@ type PairRow = (i64, i64, f64);
 
 /// Every pair of rows of `query` with similarity ≥ `min_similarity` under version `v`, once,
 /// `id1 < id2`, with its similarity, in no particular order; with `decide`, only the pairs
-/// the dedup decision calls the same passage.
+/// the dedup decision calls the same passage by that rule.
 pub(crate) fn pairs(
     query: &str,
     min_similarity: f64,
     v: Version,
-    decide: bool,
+    decide: Option<Rule>,
     func: &'static str,
 ) -> TableIterator<'static, PairRow> {
     let theta = check_threshold(min_similarity, func);
@@ -140,14 +141,24 @@ pub(crate) fn pairs(
     }))
 }
 
-/// `simhash_similarity_pairs`'s rows since 6.0.0: the pairs the dedup decision calls the same
-/// passage, as the function above.
-#[pg_extern(name = "simhash_similarity_pairs_stream", volatile, parallel_unsafe)]
+/// `simhash_similarity_pairs_d2`'s rows (6.0.0's `simhash_similarity_pairs`): the pairs decision
+/// 2 calls the same passage, as the function above, on 6.0.0's symbol.
+#[pg_extern(name = "simhash_similarity_pairs_stream_d2", volatile, parallel_unsafe)]
 fn simhash_similarity_pairs_d2(
     query: &str,
     min_similarity: f64,
 ) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(similarity, f64))> {
-    pairs(query, min_similarity, Version::M2, true, "simhash_similarity_pairs")
+    pairs(query, min_similarity, Version::M2, Some(Rule::D2), "simhash_similarity_pairs_d2")
+}
+
+/// `simhash_similarity_pairs`'s rows since 7.0.0: the pairs the dedup decision calls the same
+/// passage by `simhash.decision` (decision 3, balanced by default; none: the measure alone).
+#[pg_extern(name = "simhash_similarity_pairs_stream", volatile, parallel_unsafe)]
+fn simhash_similarity_pairs_d3(
+    query: &str,
+    min_similarity: f64,
+) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(similarity, f64))> {
+    pairs(query, min_similarity, Version::M2, crate::bulk::decision(), "simhash_similarity_pairs")
 }
 
 /// Connected components of the pairs of `simhash_similarity_pairs` under version `v` (the
@@ -160,27 +171,47 @@ pub(crate) fn clusters(
     func: &'static str,
 ) -> TableIterator<'static, (i64, i64)> {
     let theta = check_threshold(min_similarity, func);
-    let (run, mut progress) = start_run(func, query, theta, v, false);
+    let (run, mut progress) = start_run(func, query, theta, v, None);
     TableIterator::new(bulk::clusters(run, &mut progress))
 }
 
-/// `simhash_similarity_clusters` since 6.0.0: the star clusters (`simhash_core::bulk::Stars`)
-/// of the pairs the dedup decision calls the same passage, so that every row a DELETE of
-/// `id <> cluster_id` removes has its near-duplicate among the kept rows.
-#[pg_extern(name = "simhash_similarity_clusters", volatile, parallel_unsafe)]
-fn simhash_similarity_clusters_d2(
+/// The star clusters (`simhash_core::bulk::Stars`) of the pairs rule `decide` calls the same
+/// passage, so that every row a DELETE of `id <> cluster_id` removes has its near-duplicate
+/// among the kept rows; without a rule, of the measure's pairs.
+fn star_clusters(
     query: &str,
     min_similarity: f64,
-) -> TableIterator<'static, (name!(id, i64), name!(cluster_id, i64))> {
-    const F: &str = "simhash_similarity_clusters";
-    let theta = check_threshold(min_similarity, F);
-    let (mut run, mut progress) = start_run(F, query, theta, Version::M2, true);
+    decide: Option<Rule>,
+    func: &'static str,
+) -> TableIterator<'static, (i64, i64)> {
+    let theta = check_threshold(min_similarity, func);
+    let (mut run, mut progress) = start_run(func, query, theta, Version::M2, decide);
     let mut stars = Stars::new();
     while let Some(p) = run.next_pair(&mut progress) {
         stars.add(p.id1, p.id2, p.similarity);
     }
-    notice!("{F}: {}", run.counters().summary());
+    notice!("{func}: {}", run.counters().summary());
     TableIterator::new(stars.clusters(&mut super::tick))
+}
+
+/// `simhash_similarity_clusters_d2` (6.0.0's `simhash_similarity_clusters`): the star clusters
+/// of decision 2's pairs, on 6.0.0's symbol.
+#[pg_extern(name = "simhash_similarity_clusters_d2", volatile, parallel_unsafe)]
+fn simhash_similarity_clusters_d2(
+    query: &str,
+    min_similarity: f64,
+) -> TableIterator<'static, (name!(id, i64), name!(cluster_id, i64))> {
+    star_clusters(query, min_similarity, Some(Rule::D2), "simhash_similarity_clusters_d2")
+}
+
+/// `simhash_similarity_clusters` since 7.0.0: the star clusters of the pairs the dedup
+/// decision calls the same passage by `simhash.decision`.
+#[pg_extern(name = "simhash_similarity_clusters", volatile, parallel_unsafe)]
+fn simhash_similarity_clusters_d3(
+    query: &str,
+    min_similarity: f64,
+) -> TableIterator<'static, (name!(id, i64), name!(cluster_id, i64))> {
+    star_clusters(query, min_similarity, crate::bulk::decision(), "simhash_similarity_clusters")
 }
 
 pgrx::extension_sql_file!(
@@ -190,8 +221,9 @@ pgrx::extension_sql_file!(
         "similarity",
         simhash_similarity_pairs,
         simhash_similarity_pairs_d2,
+        simhash_similarity_pairs_d3,
         simhash_similarity_clusters,
         simhash_similarity_clusters_m2,
-        simhash_similarity_clusters_d2
+        simhash_similarity_clusters_d3
     ]
 );

@@ -120,7 +120,7 @@ fn simhash_similarity_home_pairs(
 ) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(similarity, Option<f64>))> {
     const F: &str = "simhash_similarity_home_pairs";
     let theta = sharded_threshold(min_similarity, MIN_BANDED_SIMILARITY, F);
-    let (mut run, mut progress) = start_run(F, local_query, theta, Version::M2, false);
+    let (mut run, mut progress) = start_run(F, local_query, theta, Version::M2, None);
     let message = || {
         (
             format!("{F}: the foreign query must return a bigint and a bytea column (id, keys)"),

@@ -62,7 +62,7 @@ use simhash_core::trigger::QueryTarget;
 use crate::text::text_datum_to_utf8;
 use crate::trigger::act::{act, unchecked};
 use crate::trigger::check::{query_as_owner, Match};
-use crate::trigger::config::{bad_args, target, text_column, Config, Configured, Measure};
+use crate::trigger::config::{bad_args, split_decision, target, text_column, Config, Configured, Measure};
 use crate::trigger::indexes::{gin_indexes, relation_name};
 use crate::trigger::lock::{lock_keys, lock_table};
 use crate::trigger::{dedup_query, firing, value_of, Decision, Firing};
@@ -133,7 +133,10 @@ fn trigger_name(v: Version, decision: Decision) -> &'static str {
     match (v, decision) {
         (Version::M1, _) => "simhash_similarity_dedup_trigger_m1",
         (Version::M2, Decision::Measure) => "simhash_similarity_dedup_trigger_d1",
-        (Version::M2, Decision::Passage) => "simhash_similarity_dedup_trigger",
+        (Version::M2, Decision::Passage(r)) if r.version == simhash_core::decision::Version::D2 => {
+            "simhash_similarity_dedup_trigger_d2"
+        }
+        (Version::M2, Decision::Passage(_)) => "simhash_similarity_dedup_trigger",
     }
 }
 
@@ -150,8 +153,9 @@ unsafe fn config(
     decision: Decision,
     func: &str,
 ) -> Configured<Similarity> {
+    let (args, decision) = split_decision(args, decision, func);
     let parsed =
-        simhash_core::similarity::trigger::parse_similarity_dedup_args(args).unwrap_or_else(|e| bad_args(e, func));
+        simhash_core::similarity::trigger::parse_similarity_dedup_args(&args).unwrap_or_else(|e| bad_args(e, func));
     // SAFETY: forwarded from the caller; the relation is locked by the statement (trigger)
     // or by dedup_query, as gin_index needs.
     unsafe {
@@ -320,18 +324,19 @@ pub(crate) unsafe fn query(
 }
 
 v1_function!(
-    /// `simhash_similarity_dedup_trigger()` since 6.0.0, used as `BEFORE INSERT OR UPDATE OF body
+    /// `simhash_similarity_dedup_trigger()` since 7.0.0, used as `BEFORE INSERT OR UPDATE OF body
     /// ... FOR EACH ROW EXECUTE FUNCTION simhash_similarity_dedup_trigger('body', '0.5', 'reject'
-    /// [, link_column] [, '{"min_containment": 0.8}'])`: the candidates, most similar first, and
-    /// the first the dedup decision calls the same passage as the new text (docs/decision.md).
-    pg_finfo_simhash_similarity_dedup_trigger_d2, simhash_similarity_dedup_trigger_d2 => dedup_trigger, Version::M2, Decision::Passage
+    /// [, link_column] [, '{"min_containment": 0.8, "decision": "balanced"}'])`: the candidates,
+    /// most similar first, and the first decision 3 calls the same passage as the new text
+    /// (docs/decision.md).
+    pg_finfo_simhash_similarity_dedup_trigger_d3, simhash_similarity_dedup_trigger_d3 => dedup_trigger, Version::M2, Decision::LATEST
 );
 
 v1_function!(
     /// `simhash_similarity_dedup_query(tbl regclass, VARIADIC trigger_args text[]) → text` since
-    /// 6.0.0: the check query of `simhash_similarity_dedup_trigger(trigger_args...)`, which
+    /// 7.0.0: the check query of `simhash_similarity_dedup_trigger(trigger_args...)`, which
     /// returns every candidate and its text for the dedup decision.
-    pg_finfo_simhash_similarity_dedup_query_d2, simhash_similarity_dedup_query_d2 => query, Version::M2, Decision::Passage, "simhash_similarity_dedup_query"
+    pg_finfo_simhash_similarity_dedup_query_d3, simhash_similarity_dedup_query_d3 => query, Version::M2, Decision::LATEST, "simhash_similarity_dedup_query"
 );
 
 pgrx::extension_sql_file!("../../sql/similarity/trigger.sql", name = "similarity_trigger", requires = ["trigger"]);

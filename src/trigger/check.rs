@@ -14,6 +14,7 @@ use super::column::cstring;
 use super::config::Config;
 use super::Decision;
 use crate::error::raise;
+use simhash_core::decision::{decide, Frame, Prepared, Rule, Version};
 
 /// The existing row the check query found: the nearest within the measure's bound, with the
 /// measure's figure for it (`T`: the query's third column, e.g. a distance or a share).
@@ -141,8 +142,9 @@ impl Drop for IndexPlan {
 }
 
 /// Candidates read at a time when the decision reads the check query's rows (a cursor):
-/// bounds the tuples, and texts, held at once.
-const DECIDE_BATCH: i64 = 16;
+/// bounds the tuples, and texts, held at once; the first batch is also the frame-mates the
+/// new text's frame is read from.
+const DECIDE_BATCH: i64 = simhash_core::decision::frame::MATES as i64;
 
 /// Runs the check query (under SPI, already connected) and copies out its row: its only one,
 /// or, with `doc` (the new row's text, under [`Decision::Passage`]), the first whose text
@@ -158,7 +160,7 @@ unsafe fn run_check<T: FromDatum>(
     values: &mut [pg_sys::Datum],
     nulls: &CStr,
     snapshot: Option<pg_sys::Snapshot>,
-    doc: Option<&str>,
+    doc: Option<(&str, Rule)>,
 ) -> Option<Match<T>> {
     if let Some(doc) = doc {
         // SAFETY: forwarded from the caller.
@@ -198,8 +200,10 @@ unsafe fn run_check<T: FromDatum>(
 }
 
 /// The check query's rows through a cursor, best first, until the dedup decision calls one
-/// the same passage as `doc`: that row. A candidate the decision keeps apart is passed over,
-/// and so is one with a NULL text (it cannot be the same passage).
+/// the same passage as `doc` by its rule: that row. A candidate the decision keeps apart is
+/// passed over, and so is one with a NULL text (it cannot be the same passage). Decision 3
+/// reads the new text's frame (`simhash_core::decision::frame`) in the first batch of
+/// candidates, its frame-mates when the table holds a template, before it decides any.
 ///
 /// # Safety
 /// As [`run_check`].
@@ -210,11 +214,12 @@ unsafe fn first_same_passage<T: FromDatum>(
     values: &mut [pg_sys::Datum],
     nulls: &CStr,
     snapshot: Option<pg_sys::Snapshot>,
-    doc: &str,
+    (doc, rule): (&str, Rule),
 ) -> Option<Match<T>> {
-    use simhash_core::decision::{decide, Prepared, Version};
+    let tick = &mut crate::error::tick;
     // The new text made ready for the decision at the first candidate (most inserts have none).
-    let mut new = None;
+    let mut new: Option<Prepared> = None;
+    let mut frame: Option<Frame> = None;
     // SAFETY: forwarded from the caller. Without a snapshot, read_only = false: SPI takes a
     // fresh one (READ COMMITTED), as SPI_execute_plan does above. With one, it is made the
     // active snapshot while the portal starts (read_only = true uses the active one, and
@@ -245,17 +250,25 @@ unsafe fn first_same_passage<T: FromDatum>(
                 break;
             }
             let desc = (*table).tupdesc;
+            // This batch's candidates, made ready: (row, its text).
+            let mut batch = Vec::with_capacity(n);
             for i in 0..n {
                 let tuple = *(*table).vals.add(i);
                 let mut null = false;
                 let datum = pg_sys::SPI_getbinval(tuple, desc, 4, &mut null);
-                if null {
-                    continue;
+                if !null {
+                    let text = crate::text::text_datum_to_utf8(datum);
+                    batch.push((tuple, Prepared::of(rule.version, &text, tick)));
                 }
-                let text = crate::text::text_datum_to_utf8(datum);
-                let new = new.get_or_insert_with(|| Prepared::of(Version::LATEST, doc, &mut crate::error::tick));
-                if decide(Version::LATEST, &*text, &*new, &mut crate::error::tick).duplicate {
-                    found = Some(match_of(config, tuple, desc));
+            }
+            let new = new.get_or_insert_with(|| Prepared::of(rule.version, doc, tick));
+            if frame.is_none() && rule.version != Version::D2 {
+                let mates: Vec<&Prepared> = batch.iter().map(|(_, p)| p).collect();
+                frame = Some(new.frame(&mates, tick));
+            }
+            for (tuple, old) in &batch {
+                if decide(rule, &*new, old, frame.as_ref(), tick).duplicate {
+                    found = Some(match_of(config, *tuple, desc));
                     break 'fetch;
                 }
             }
@@ -320,7 +333,10 @@ pub(crate) unsafe fn query_as_owner<T: FromDatum>(
     exclude: Option<pg_sys::ItemPointerData>,
     doc: Option<&str>,
 ) -> Found<T> {
-    let doc = doc.filter(|_| config.decision == Decision::Passage);
+    let doc = match config.decision {
+        Decision::Passage(rule) => doc.map(|d| (d, rule)),
+        Decision::Measure => None,
+    };
     // SAFETY: the trigger's relation is open for the call, so its pg_class form is valid.
     let owner = unsafe { (*(*(*td).tg_relation).rd_rel).relowner };
     // Prepared and run with the owner's rights (see AsOwner); restored when `_owner` drops,

@@ -104,6 +104,32 @@ pub(crate) unsafe fn text_column(rel: pg_sys::Relation, text_name: &str, func: &
     text
 }
 
+/// The trigger's arguments without the option `"decision"`, and what decides: the entry
+/// point's `decision`, or for 7.0's triggers (the latest decision) what the option asks. ERROR
+/// 22023 for a setting the option does not know, or for the option given to a trigger that
+/// keeps an older decision.
+pub(crate) fn split_decision(args: &[String], decision: Decision, func: &str) -> (Vec<String>, Decision) {
+    use simhash_core::trigger::decision::{take_decision, Setting};
+    let mut args = args.to_vec();
+    let Some(last) = args.last().filter(|a| simhash_core::trigger::is_options(a)).cloned() else {
+        return (args, decision);
+    };
+    let (rest, setting) = take_decision(Some(last)).unwrap_or_else(|e| bad_args(e, func));
+    let Some(setting) = setting else { return (args, decision) };
+    if decision != Decision::LATEST {
+        bad_args(DedupError::DecisionNotTaken, func);
+    }
+    args.pop();
+    args.extend(rest);
+    let decision = match setting {
+        Setting::None => Decision::Measure,
+        Setting::At(strictness) => {
+            Decision::Passage(simhash_core::decision::Rule { strictness, ..simhash_core::decision::Rule::LATEST })
+        }
+    };
+    (args, decision)
+}
+
 /// A measure's side of a dedup trigger (each measure's trigger.rs implements it): what it
 /// reads from the trigger's arguments besides what every dedup trigger has, checked against
 /// the table, and the check queries it writes. The machinery here (cache, check, locks,
@@ -194,7 +220,7 @@ pub(crate) struct Config {
     /// cover only the candidates an index lookup can return (check.rs, `IndexPlan`).
     pub plan_on_index: bool,
     /// What decides (mod.rs): with [`Decision::Passage`] the check queries return every
-    /// candidate and its text, and the dedup decision picks.
+    /// candidate and its text, and the dedup decision picks by its rule.
     pub decision: Decision,
 }
 
@@ -259,7 +285,7 @@ impl Config {
         query: impl Fn(QueryTarget<'_>) -> String,
     ) -> Config {
         let decision = if text.is_some() { decision } else { Decision::Measure };
-        let decide = (decision == Decision::Passage).then(|| text.as_ref().map(|c| c.sql.as_str())).flatten();
+        let decide = matches!(decision, Decision::Passage(_)).then(|| text.as_ref().map(|c| c.sql.as_str())).flatten();
         let (query_insert, query_update) = (query(target.query(false, decide)), query(target.query(true, decide)));
         Config {
             // SAFETY: an open relation (caller).

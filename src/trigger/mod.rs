@@ -47,15 +47,23 @@ use column::Column;
 use config::{trigger_args, Configured, Measure};
 
 /// What decides that a candidate is a near-duplicate (docs/decision.md). Each entry point makes
-/// one: 5.x's triggers, the `_d1` functions since 6.0.0, decide by the measure alone; 6.0's
-/// read the measure's candidates, best first, and take the first the dedup decision calls the
-/// same passage (`simhash_core::decision`).
+/// one, which 7.0's triggers let the option `"decision"` change (config.rs, `split_decision`):
+/// 5.x's triggers, the `_d1` functions since 6.0.0, decide by the measure alone; 6.0's and
+/// 7.0's read the measure's candidates, best first, and take the first the dedup decision
+/// calls the same passage (`simhash_core::decision`), by its rule.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Decision {
     /// The measure alone: within the bound is a duplicate (5.x).
     Measure,
-    /// The measure's candidates, then the dedup decision on the two texts (6.0).
-    Passage,
+    /// The measure's candidates, then the dedup decision on the two texts by this rule.
+    Passage(simhash_core::decision::Rule),
+}
+
+impl Decision {
+    /// 6.0.0's triggers' (`_d2`).
+    pub(crate) const D2: Decision = Decision::Passage(simhash_core::decision::Rule::D2);
+    /// 7.0.0's triggers', before their option `"decision"`.
+    pub(crate) const LATEST: Decision = Decision::Passage(simhash_core::decision::Rule::LATEST);
 }
 
 /// The fired trigger, after checking that it was declared the way these functions need.

@@ -121,7 +121,7 @@ after_update() { # DB VERSION
         local def=1 fn=simhash_v1 trig=simhash_update_trigger_v1 doc=$trad_doc
         case ${2%%.*} in
             2) def=2 fn=simhash_v2 trig=simhash_update_trigger_v2 doc=$english_doc ;;
-            3 | 4 | 5) def=3 fn=simhash trig=simhash_update_trigger doc=$english_doc ;;
+            3 | 4 | 5 | 6) def=3 fn=simhash trig=simhash_update_trigger doc=$english_doc ;;
         esac
         got=$(psql -d "$1" -At -v doc="$doc" -v def=$def -v fn=$fn -v trig=$trig <<'SQL'
 INSERT INTO docs1(id, body) VALUES (1, :'doc');
@@ -165,8 +165,8 @@ SQL
                 got+=$'\n'"similarity dedup trigger keeps measure 1: true"
             fi
             got+=$'\n'$(psql -d "$1" -At -c "SELECT 'similarity trigger calls simhash_similarity_dedup_trigger_m1: ' || (tgfoid::regproc::text = 'simhash_similarity_dedup_trigger_m1') FROM pg_trigger WHERE tgrelid = 'simdedup'::regclass")
-        elif [ "${2%%.*}" = 5 ]; then
-            # Made under 5.x: measure 2, kept (the invoice of other figures is far from it).
+        elif [ "${2%%.*}" -ge 5 ]; then
+            # Made under 5.x or 6.x: measure 2, kept (the invoice of other figures is far from it).
             got+=$'\n'$(psql -d "$1" -At <<'SQL'
 INSERT INTO sim VALUES (1, 'Invoice 7782: total 990.15 EUR due 2025-11-30');
 SELECT 'generated column keeps measure 2: ' || (s < 0.05 AND s = simhash_similarity(body, 'Invoice 1041: total 250.00 EUR due 2024-03-01')) FROM sim;
@@ -177,6 +177,14 @@ INSERT INTO simdedup VALUES (2, 'Invoice 7782: total 990.15 EUR due 2025-11-30')
 SELECT 'similarity dedup trigger keeps measure 2: ' || (count(*) = 2) FROM simdedup;
 SQL
 ) || return 1
+            if [ "${2%%.*}" = 6 ]; then
+                # Made under 6.x: 6.0's decision (2), kept under the names ending in _d2.
+                got+=$'\n'$(psql -d "$1" -At <<'SQL'
+SELECT 'similarity trigger calls simhash_similarity_dedup_trigger_d2: ' || (tgfoid::regproc::text = 'simhash_similarity_dedup_trigger_d2') FROM pg_trigger WHERE tgrelid = 'simdedup'::regclass;
+SELECT 'dedup trigger calls simhash_dedup_trigger_d2: ' || (tgfoid::regproc::text = 'simhash_dedup_trigger_d2') FROM pg_trigger WHERE tgrelid = 'dedup'::regclass AND tgname = 'dedup';
+SQL
+) || return 1
+            fi
         fi
         echo "$got" | sed "s/^/upgrade from $2: /"
         ! grep -qE ': (f|false)$' <<<"$got"

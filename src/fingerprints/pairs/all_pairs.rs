@@ -9,6 +9,7 @@
 
 use pgrx::prelude::*;
 use simhash_core::bulk::Stars;
+use simhash_core::decision::Rule;
 use simhash_core::fingerprints::pairs::{self, Texts};
 use simhash_core::{Duplicates, Progress};
 
@@ -22,21 +23,41 @@ use crate::bulk::progress;
 /// PostgreSQL asks a value-per-call function for one row at a time: in FROM it would
 /// first put every row into a tuplestore (100,000 identical fingerprints: 5·10⁹ rows).
 /// The Rust name keeps the C symbol `simhash_duplicates_wrapper` that the 0.x install
-/// scripts name, so a database still at 0.x loads (and streams into its tuplestore).
-#[pg_extern(name = "simhash_duplicates_stream", volatile, parallel_unsafe)]
+/// scripts name, so a database still at 0.x loads (and streams into its tuplestore); since
+/// 7.0.0 it is `simhash_duplicates_d2`'s, deciding by decision 2 (6.0.0's).
+#[pg_extern(name = "simhash_duplicates_stream_d2", volatile, parallel_unsafe)]
 fn simhash_duplicates(
     fingerprints: &str,
     max_distance: i32,
 ) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(distance, i32))> {
-    const F: &str = "simhash_duplicates";
-    let k = super::max_distance(F, max_distance);
-    let (rows, texts) = read_rows(F, "fingerprints", fingerprints);
-    let mut progress = progress(F, None);
+    duplicates(fingerprints, max_distance, Some(Rule::D2), "simhash_duplicates_d2")
+}
+
+/// `simhash_duplicates_stream` since 7.0.0: the same, deciding by `simhash.decision` (decision
+/// 3, balanced by default).
+#[pg_extern(name = "simhash_duplicates_stream", volatile, parallel_unsafe)]
+fn simhash_duplicates_d3(
+    fingerprints: &str,
+    max_distance: i32,
+) -> TableIterator<'static, (name!(id1, i64), name!(id2, i64), name!(distance, i32))> {
+    duplicates(fingerprints, max_distance, crate::bulk::decision(), "simhash_duplicates")
+}
+
+/// The pairs of `fingerprints` within `max_distance`, decided by `rule` when it has texts.
+fn duplicates(
+    fingerprints: &str,
+    max_distance: i32,
+    rule: Option<Rule>,
+    func: &'static str,
+) -> TableIterator<'static, (i64, i64, i32)> {
+    let k = super::max_distance(func, max_distance);
+    let (rows, texts) = read_rows(func, "fingerprints", fingerprints, rule);
+    let mut progress = progress(func, None);
     let pairs = Duplicates::new(rows, k, &mut progress);
     // Value per call, not a tuplestore: 100,000 identical fingerprints give their first
     // 10 rows in 0.023 s with the backend at 72 MB VmHWM (60 MB after SELECT 1), where a
     // tuplestore would take 5·10⁹ rows first (tests/bench/stream.sh).
-    TableIterator::new(stream(F, pairs, texts, progress))
+    TableIterator::new(stream(func, pairs, texts, progress))
 }
 
 /// The pairs of `pairs` one at a time, checking for cancellation before each; with `texts`,
@@ -68,23 +89,43 @@ pub(crate) fn same_passage(func: &str, texts: Option<&mut Texts>, a: i64, b: i64
 /// The clusters of `fingerprints`' pairs: `(id, cluster_id)` for every row with at least one
 /// near-duplicate. With a text column, the star clusters of the pairs the dedup decision
 /// calls the same passage (nearest first: `cluster_id` a kept row within the bound of it);
-/// without, the connected components, `cluster_id` the component's smallest id (5.x's).
-#[pg_extern(volatile, parallel_unsafe)]
+/// without, the connected components, `cluster_id` the component's smallest id (5.x's). This
+/// symbol is `simhash_clusters_d2`'s since 7.0.0 (decision 2, 6.0.0's).
+#[pg_extern(name = "simhash_clusters_d2", volatile, parallel_unsafe)]
 fn simhash_clusters(
     fingerprints: &str,
     max_distance: default!(i32, 3),
 ) -> TableIterator<'static, (name!(id, i64), name!(cluster_id, i64))> {
-    const F: &str = "simhash_clusters";
-    let k = super::max_distance(F, max_distance);
-    let (rows, texts) = read_rows(F, "fingerprints", fingerprints);
-    let mut progress = progress(F, None);
+    clusters(fingerprints, max_distance, Some(Rule::D2), "simhash_clusters_d2")
+}
+
+/// `simhash_clusters` since 7.0.0: as above, deciding by `simhash.decision` (decision 3,
+/// balanced by default; `none`: the star clusters of every pair within the bound).
+#[pg_extern(name = "simhash_clusters", volatile, parallel_unsafe)]
+fn simhash_clusters_d3(
+    fingerprints: &str,
+    max_distance: default!(i32, 3),
+) -> TableIterator<'static, (name!(id, i64), name!(cluster_id, i64))> {
+    clusters(fingerprints, max_distance, crate::bulk::decision(), "simhash_clusters")
+}
+
+/// The clusters of `fingerprints`' pairs, decided by `rule` when it has texts.
+fn clusters(
+    fingerprints: &str,
+    max_distance: i32,
+    rule: Option<Rule>,
+    func: &'static str,
+) -> TableIterator<'static, (i64, i64)> {
+    let k = super::max_distance(func, max_distance);
+    let (rows, texts) = read_rows(func, "fingerprints", fingerprints, rule);
+    let mut progress = progress(func, None);
     let Some(mut texts) = texts else {
         return TableIterator::new(pairs::clusters(rows, k, &mut progress));
     };
     let mut all = Duplicates::new(rows, k, &mut progress);
     let mut stars = Stars::new();
     while let Some((a, b, d)) = all.next_pair(&mut progress) {
-        if same_passage(F, Some(&mut texts), a, b) {
+        if same_passage(func, Some(&mut texts), a, b) {
             stars.add(a, b, -f64::from(d));
         }
     }

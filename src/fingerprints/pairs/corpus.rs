@@ -15,6 +15,7 @@ use simhash_core::{Advance, CorpusPairs, LookupThreads};
 use super::rows::{read_rows, take_fetched, Fetched, FETCH_ROWS};
 use crate::bulk::rows::spill_error;
 use crate::bulk::{progress, repeated_id, with_signals_blocked};
+use simhash_core::decision::Rule;
 
 /// The corpus query read through a cursor that outlives each SPI connection: every
 /// fetch connects, finds the portal by name, appends up to `FETCH_ROWS` rows to the
@@ -145,33 +146,53 @@ impl CorpusCursor {
 /// time (`BatchTables::chunk_rows`). Pairs inside the batch are not reported (the
 /// one-query form on the batch finds them). Not strict: a NULL argument is ERROR 22004, for
 /// `simhash_duplicates(query, NULL)` resolves to this form and would return no row.
-#[pg_extern(name = "simhash_duplicates_stream", volatile, parallel_unsafe)]
+#[pg_extern(name = "simhash_duplicates_stream_d2", volatile, parallel_unsafe)]
 fn simhash_duplicates_corpus(
     batch: Option<&str>,
     corpus: Option<&str>,
     max_distance: Option<i32>,
 ) -> TableIterator<'static, (name!(batch_id, i64), name!(corpus_id, i64), name!(distance, i32))> {
-    const F: &str = "simhash_duplicates";
+    corpus_pairs(batch, corpus, max_distance, Some(Rule::D2), "simhash_duplicates_d2")
+}
+
+/// The same since 7.0.0, deciding by `simhash.decision` (decision 3, balanced by default).
+#[pg_extern(name = "simhash_duplicates_stream", volatile, parallel_unsafe)]
+fn simhash_duplicates_corpus_d3(
+    batch: Option<&str>,
+    corpus: Option<&str>,
+    max_distance: Option<i32>,
+) -> TableIterator<'static, (name!(batch_id, i64), name!(corpus_id, i64), name!(distance, i32))> {
+    corpus_pairs(batch, corpus, max_distance, crate::bulk::decision(), "simhash_duplicates")
+}
+
+/// The batch-against-corpus pairs, decided by `rule` when both queries bring texts.
+fn corpus_pairs(
+    batch: Option<&str>,
+    corpus: Option<&str>,
+    max_distance: Option<i32>,
+    rule: Option<Rule>,
+    func: &'static str,
+) -> TableIterator<'static, (i64, i64, i32)> {
     let null = |what: &str| -> ! {
         crate::error::raise(
             PgSqlErrorCode::ERRCODE_NULL_VALUE_NOT_ALLOWED,
-            format!("{F}: {what} is NULL"),
+            format!("{func}: {what} is NULL"),
             None,
             Some("simhash_duplicates(query, NULL) is the form simhash_duplicates(batch, corpus); for the pairs of one query give max_distance as an integer, e.g. simhash_duplicates(query, 3)."),
         )
     };
     let batch = batch.unwrap_or_else(|| null("the batch query"));
     let corpus = corpus.unwrap_or_else(|| null("the corpus query"));
-    let k = super::max_distance(F, max_distance.unwrap_or_else(|| null("max_distance")));
-    let (rows, mut batch_texts) = read_rows(F, "batch", batch);
-    let mut progress = progress(F, None);
+    let k = super::max_distance(func, max_distance.unwrap_or_else(|| null("max_distance")));
+    let (rows, mut batch_texts) = read_rows(func, "batch", batch, rule);
+    let mut progress = progress(func, None);
     let batch_is_empty = rows.is_empty();
     let mut first = Vec::new();
     let mut cursor = CorpusCursor::open(corpus, &mut first);
     if batch_texts.is_some() != (cursor.shape == Some(true)) && cursor.shape.is_some() {
         crate::error::raise(
             PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH,
-            format!("{F}: the batch and corpus queries must both return a text column, or neither"),
+            format!("{func}: the batch and corpus queries must both return a text column, or neither"),
             None,
             Some("With (id, fp, body) from both, the dedup decision reads the texts; with (id, fp), it does not."),
         );
@@ -192,7 +213,7 @@ fn simhash_duplicates_corpus(
     // backend's signals: they are started with every signal blocked and keep that mask.
     let workers = unsafe { with_signals_blocked(|| LookupThreads::start(threads)) };
     if workers.len() < threads {
-        notice!("{F}: {} of {threads} lookup threads started (simhash.batch_threads)", workers.len());
+        notice!("{func}: {} of {threads} lookup threads started (simhash.batch_threads)", workers.len());
     }
     // With workers, they group the batch and build its tables while this backend reads
     // the next chunks.
@@ -213,11 +234,11 @@ fn simhash_duplicates_corpus(
             }
             run.clear();
             if ended.contains(&c) {
-                repeated_id(F, "corpus", c);
+                repeated_id(func, "corpus", c);
             }
         }
         if !run.insert(b) {
-            repeated_id(F, "corpus", c);
+            repeated_id(func, "corpus", c);
         }
         Some((b, c, d as i32))
     };
@@ -232,7 +253,7 @@ fn simhash_duplicates_corpus(
                 let (id, text) = cursor.texts.get(c as u64);
                 let same = text.as_deref().is_some_and(|t| {
                     let texts = batch_texts.as_mut().expect("deciding");
-                    texts.same_passage_as(b, t, &mut crate::error::tick).unwrap_or_else(|e| spill_error(F, e))
+                    texts.same_passage_as(b, t, &mut crate::error::tick).unwrap_or_else(|e| spill_error(func, e))
                 });
                 if same {
                     return once(b, *id, d);
@@ -243,7 +264,7 @@ fn simhash_duplicates_corpus(
                 return None;
             }
             if let Some(plan) = pairs.phase() {
-                notice!("{F}: {plan}"); // the plan a worker chose
+                notice!("{func}: {plan}"); // the plan a worker chose
             }
             // A chunk already looked up first, so pairs come out as early as they can.
             if pairs.advance(Duration::ZERO) == Advance::Ready {
@@ -270,7 +291,7 @@ fn simhash_duplicates_corpus(
             if advanced == Advance::Idle && read_all {
                 done = true;
                 notice!(
-                    "{F}: read {} corpus rows ({} with a NULL fingerprint ignored), {} pairs, {} lookup threads",
+                    "{func}: read {} corpus rows ({} with a NULL fingerprint ignored), {} pairs, {} lookup threads",
                     pairs.fed,
                     cursor.null_fps,
                     pairs.emitted,

@@ -36,5 +36,5 @@ pub(crate) fn max_distance(func: &str, k: i32) -> u32 {
 pgrx::extension_sql_file!(
     "../../../sql/fingerprints/pairs.sql",
     name = "batch",
-    requires = [simhash_duplicates, simhash_duplicates_corpus]
+    requires = [simhash_duplicates_d3, simhash_duplicates_corpus_d3]
 );

@@ -15,14 +15,19 @@ pub(super) const FETCH_ROWS: i64 = 50_000;
 /// on a NULL id, 21000 if two rows with a fingerprint share an id; rows with a NULL
 /// fingerprint are skipped, and a row with a NULL text keeps its fingerprint but is nobody's
 /// same passage. `what` names the query in messages ("fingerprints", "batch").
-pub(crate) fn read_rows(func: &str, what: &str, query: &str) -> (Vec<(i64, u64)>, Option<Texts>) {
+pub(crate) fn read_rows(
+    func: &str,
+    what: &str,
+    query: &str,
+    rule: Option<simhash_core::decision::Rule>,
+) -> (Vec<(i64, u64)>, Option<Texts>) {
     check_query(func, what, query);
     Spi::connect(|client| {
         let mut cursor = client.open_cursor(query, &[]);
         let (mut rows, mut null_fps, mut shape) = (Vec::new(), 0u64, None);
         let mut texts: Option<Texts> = None;
         let mut put = |id: i64, text: Option<&str>| {
-            let store = texts.get_or_insert_with(|| text_store(func));
+            let store = texts.get_or_insert_with(|| text_store(func, rule));
             if let Some(text) = text {
                 store.push(id, text).unwrap_or_else(|e| spill_error(func, e));
             }
@@ -43,17 +48,17 @@ pub(crate) fn read_rows(func: &str, what: &str, query: &str) -> (Vec<(i64, u64)>
         notice!("{func}: read {} {what}rows{with} ({null_fps} with a NULL fingerprint ignored)", rows.len());
         // A text column whose rows were all NULL still decides: nobody is the same passage.
         if shape == Some(true) && texts.is_none() {
-            texts = Some(text_store(func));
+            texts = Some(text_store(func, rule));
         }
         (rows, texts)
     })
 }
 
 /// An empty store of texts under base/pgsql_tmp; ERROR 53000-class when it cannot be made.
-pub(crate) fn text_store(func: &str) -> Texts {
+pub(crate) fn text_store(func: &str, rule: Option<simhash_core::decision::Rule>) -> Texts {
     let dir = std::path::PathBuf::from("base/pgsql_tmp");
     let _ = std::fs::create_dir_all(&dir);
-    Texts::new(&dir).unwrap_or_else(|e| spill_error(func, e))
+    Texts::new(&dir).unwrap_or_else(|e| spill_error(func, e)).deciding(rule)
 }
 
 /// Where a fetch of `(id, fp [, body])` rows goes.
