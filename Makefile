@@ -9,6 +9,7 @@
 #                 and fingerprints, in plain SQL
 #   make bench    benchmarks, each figure next to its baseline from the same run; B="search
 #                 majors": only those (majors: the headline ratios on 15 and 17 side by side)
+#   make fit-decision  decision 3 fitted on the labelled pairs, scored leave-one-source-out
 #   make quality  how well each tool finds reposts: exact similarity (recall, precision, the index
 #                 and the server against brute force), fingerprint definitions, segments, pg_trgm
 #   make fuzz     long fuzzing: core property tests (up to 1,000,000 cases each), 1,000,000 random SQL calls
@@ -30,7 +31,7 @@ $(error PG=$(PG) is not supported: the supported PostgreSQL majors are 15, 17 an
 endif
 PG_CONFIG ?= /usr/lib/postgresql/$(PG)/bin/pg_config
 
-.PHONY: all deps deps-build install deb test-deb test test-unit test-sql demo bench quality fuzz corpus traditional-table english-idf frequent-shingles clean
+.PHONY: all deps deps-build install deb test-deb test test-unit test-sql demo bench quality fit-decision fuzz corpus traditional-table english-idf frequent-shingles clean
 
 all: test
 
@@ -70,6 +71,11 @@ bench: deps corpus
 
 quality: deps corpus
 	@bash tests/quality/run.sh
+
+# Decision 3's fit on the labelled pairs and its leave-one-source-out figures
+# (tests/quality/fit_decision.py; part of make quality too): target/quality/fit_decision.md.
+fit-decision: deps corpus
+	@bash tests/quality/run.sh fit
 
 fuzz: deps corpus
 	@bash tests/fuzz/run.sh

@@ -63,7 +63,18 @@ $venv/bin/python -c 'import importlib.metadata as m, sys
 assert all(m.version(n) == v for n, v in (p.split("==") for p in sys.argv[1:]))' "${pins[@]}" 2>/dev/null ||
     $venv/bin/pip install -q "${pins[@]}"
 
-cargo build --release -q -p simhash-core --example quality_fp --example quality_similarity --example quality_decision
+cargo build --release -q -p simhash-core --example quality_fp --example quality_similarity --example quality_decision \
+    --example decision_features
+# Decision 3's fit and its leave-one-source-out figures (make fit-decision: this part alone).
+fit() {
+    $venv/bin/python tests/quality/fit_decision.py --features target/release/examples/decision_features \
+        --measure target/release/examples/quality_similarity --cache "$out/fit_measure.json" --out "$out/fit_decision.md"
+}
+if [ "${1:-}" = fit ]; then
+    mkdir -p "$out"
+    fit
+    exit
+fi
 
 rm -rf "$out/server"
 mkdir -p "$out/server"
@@ -149,6 +160,8 @@ if [ "${QUALITY_LABELS:-1}" = 1 ]; then
     $venv/bin/python tests/quality/labels.py --tool target/release/examples/quality_similarity \
         --decision target/release/examples/quality_decision --out "$out" "${server[@]}" || status=$?
 fi
+echo
+fit || status=$?
 if [ "${QUALITY_APART:-1}" = 1 ]; then
     echo
     $venv/bin/python tests/quality/apart.py --tool target/release/examples/quality_similarity \
