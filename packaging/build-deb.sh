@@ -45,6 +45,13 @@ echo "deb: release build of $version (tests/harness/cluster.sh install)"
 # Whatever the caller exports for its servers (tests/package/test.sh: SIMHASH_SYSTEM_PG=1), the build
 # goes to target/pgroot, which cluster.sh install refuses under SIMHASH_SYSTEM_PG.
 if [ "$src" != "$root" ]; then
+    # One target directory holds both builds, and cargo takes two path crates of one name and
+    # version for one build: the core's version must differ from ours (crates/simhash-core/Cargo.toml).
+    core=crates/simhash-core/Cargo.toml
+    if [ "$(cargo_version "$src/$core")" = "$(cargo_version "$root/$core")" ]; then
+        echo "deb: $src's core has this tree's core version $(cargo_version "$root/$core"); give the core the extension's version ($core)" >&2
+        exit 1
+    fi
     pgroot=$out/pgroot-$version-$pg_major
     env -u SIMHASH_DEBUG -u SIMHASH_SYSTEM_PG SIMHASH_BUILD_SRC="$src" SIMHASH_PGROOT="$pgroot" \
         CARGO_TARGET_DIR="$root/target" bash "$root/tests/harness/cluster.sh" install
