@@ -78,6 +78,12 @@ impl<'t> Comparison<'t> {
         self.a.weight() - self.diffs.iter().map(|d| u64::from(d.a.weight)).sum::<u64>()
     }
 
+    /// The weight of side a's tokens that side b has too: [`Comparison::matched`] and the
+    /// passages that moved. Two sentences swapped share the whole text.
+    pub fn shared(&self) -> u64 {
+        self.a.weight() - self.diffs.iter().filter(|d| !d.a.moved).map(|d| u64::from(d.a.weight)).sum::<u64>()
+    }
+
     /// The characters of side a (`true`) or b of diff `d`, a space between tokens.
     pub fn side_text(&self, d: &Diff, a: bool) -> String {
         let (t, r) = if a { (self.a, d.hunk.a0..d.hunk.a1) } else { (self.b, d.hunk.b0..d.hunk.b1) };
