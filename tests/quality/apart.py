@@ -16,7 +16,7 @@ forms the pairs:
 
 For each kind: the share called duplicates by "m2 dedup" (5.2.0's decision, the gate: measure 2's
 similarity >= 0.5 or a containment either way >= 0.8, `quality_similarity pairs m=2`) and by
-"decision" (6.0's: the gate AND `quality_decision`'s "dup" at its defaults; decision.py).
+"decision" (the latest, 7.0's balanced: the gate AND `quality_decision`'s "dup" at its defaults; decision.py).
 
 Targets, for each detector (reported PASS/FAIL, not failing the run): variants called duplicates
 <= 5% per kind; reposts caught >= 95% per kind; no random pair of a figure family called a
@@ -119,7 +119,7 @@ def report(kinds: list[Kind], measures: dict, decider: Decider) -> list[str]:
                            f"{p[0]!r} / {p[1]!r}" for p in wrong]
         rows.append([k.set, k.name, "same" if k.same else "different", f"{len(k.pairs):,}", goal, *cells])
     out = ["Independent sets (tests/quality/apart/): the share of each kind of pair called duplicates by m2 dedup",
-           "(5.2.0, the gate) and by the decision (6.0: the gate AND quality_decision's dup). Targets: reposts caught",
+           "(5.2.0, the gate) and by the decision (7.0's balanced: the gate AND quality_decision's dup). Targets: reposts caught",
            f">= {MIN_REPOSTS:.0%} per kind, variants called duplicates <= {MAX_VARIANTS:.0%} per kind, none of a "
            "figure family's random pairs (reported, not failing the run)", ""]
     out += table(["set", "kind", "must be", "pairs", "target", *(f"{d}: called duplicates" for d in DETECTORS)],

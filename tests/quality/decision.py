@@ -1,11 +1,11 @@
-"""The dedup decision (6.0) for `make quality`: labels.py, similarity.py and apart.py.
+"""The dedup decision (the latest: 7.0's decision 3, balanced) for `make quality`: labels.py, similarity.py and apart.py.
 
-6.0 decides a candidate pair in two steps: the gate, 5.2.0's dedup trigger on measure 2
+The decision takes a candidate pair in two steps, as 6.0's did: the gate, 5.2.0's dedup trigger on measure 2
 (`simhash_similarity(a, b) >= 0.5`, or a containment either way >= 0.8), then the decision,
 which aligns the two texts and says whether a reader would call them the same passage
 (`quality_decision`, crates/simhash-core/examples/quality_decision.rs, at its default
 parameters: stdin `[a, b]` a line, stdout a JSON object a line with "dup" and "reason"). A
-pair is a duplicate under 6.0 when it passes both ("decision"); under 5.2.0 when it passes
+pair is a duplicate under the decision when it passes both ("decision"); under 5.2.0 when it passes
 the gate ("m2 dedup").
 
 Helpers only, no report of their own:

@@ -10,7 +10,7 @@ run.sh; without a server pg_trgm's cells are "—"). Detectors, each a yes/no pe
   m2 sim >= 0.5           README's default: simhash_similarity(a, b) >= 0.5
   m2 dedup                the dedup trigger with min_containment: similarity >= 0.5 OR a
                           containment either way >= 0.8 (5.2.0's decision; 6.0's gate)
-  decision                6.0's: the gate (m2 dedup) AND quality_decision's "dup" (decision.py)
+  decision                7.0's balanced: the gate (m2 dedup) AND quality_decision's "dup" (decision.py)
   m1 sim >= 0.5, m1 dedup the same under measure 1 (4.x)
   trgm >= 0.3 / 0.5       pg_trgm similarity (0.3: pg_trgm.similarity_threshold's default)
   wsim >= 0.6 / 0.5       pg_trgm word_similarity, the greater way round (0.6: its default)

@@ -14,7 +14,7 @@ when present):
   changed" reported apart, as the share still matched (not a recall). Targets (PASS/FAIL):
   >= 0.97 for paragraphs and articles and >= 0.95 for short texts at similarity >= 0.5, >= 0.95
   for the excerpts and the merged texts at containment >= 0.8;
-- the same recall under 6.0's dedup decision (decision.py: the measure, then
+- the same recall under the dedup decision (7.0's balanced) (decision.py: the measure, then
   `quality_decision`'s "dup" at its defaults): the mean over the eight kinds of the share at
   similarity >= 0.5 AND dup, the excerpts and merged texts at containment >= 0.8 AND dup, beside
   the measure alone (5.2.0) with the difference, and per kind at 0.5; reported as "decision
@@ -166,7 +166,7 @@ def recall(tools: dict[int, Tool], decider: Decider, s, name: str) -> dict[str, 
 
 
 def decision_recall(tool: Tool, decider: Decider, kinds: dict, name: str, length: str) -> tuple[list, list, str]:
-    """One set and length under 6.0's decision against the measure alone (5.2.0): the row of
+    """One set and length under the decision (7.0's balanced) against the measure alone (5.2.0): the row of
     the means, the row per kind at DEFAULT_THETA, the "within DECISION_WITHIN" line."""
     decider.decide([p for ps in kinds.values() for p in ps if gate(tool.measures[p])])
 
@@ -312,7 +312,7 @@ def run(tools: dict[int, Tool], decider: Decider, sets: dict, quick: bool = Fals
                   "m1 excerpts", "m1 merged", f"{NOT_REPOST}: m2 (m1)"], rec["targets"], right=set())
     ok_targets = all("FAIL" not in c for r in rec["targets"] for c in r)
     out += ["", f"Recall targets: {'PASS' if ok_targets else 'FAIL'}"]
-    out += ["", "Recall over the repost edits under 6.0's dedup decision (the measure AND quality_decision's dup): the "
+    out += ["", "Recall over the repost edits under the dedup decision, 7.0's balanced (the measure AND quality_decision's dup): the "
             f"mean over the {len(REPOSTS)} edits",
             f"at similarity >= {DEFAULT_THETA}, excerpts / merged texts at containment >= {DEFAULT_GAMMA}; 5.2.0 = the "
             "measure alone, then the decision and the difference", ""]
