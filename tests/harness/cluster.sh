@@ -58,7 +58,16 @@ install)
     # SIMHASH_DEBUG=1: a debug build, quicker to compile while iterating.
     profile=--release; [ "${SIMHASH_DEBUG:-0}" = 1 ] && profile=
     src=${SIMHASH_BUILD_SRC:-$root}
+    # One install at a time per target directory, whatever the major or the tree: every build
+    # there leaves its library at one path (target/release/libsimhash.so), from which cargo
+    # pgrx install copies it after cargo is done, so another major's build in between put an
+    # 18 library into 17's package (CI, make test-deb PG=17, beside 18's build ahead).
+    target_dir=${CARGO_TARGET_DIR:-$src/target}
+    mkdir -p "$target_dir"
+    exec 7>"$target_dir/simhash-install.lock"
+    flock 7
     (cd "$src" && cargo pgrx install $profile --pg-config "$pg_config" >/dev/null)
+    exec 7>&-
     bash "$src/packaging/install-base-scripts.sh" "$pgroot/usr/share/postgresql/$pg_major/extension"
     ;;
 start)
