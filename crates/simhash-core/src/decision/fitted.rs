@@ -19,10 +19,10 @@
 
 use std::collections::HashMap;
 
-use super::diff::{Comparison, Diff, Side};
+use super::diff::{Comparison, Diff};
 use super::frame::Frame;
 use super::tokens::Kind;
-use super::verdict::{Params, Reason, Verdict};
+use super::verdict::{live, Params, Reason, Verdict};
 
 /// The features of a hunk, in weight units (a CJK character 2, a Latin letter or digit 1)
 /// unless said otherwise.
@@ -53,11 +53,6 @@ pub const PAIR_FEATURES: [&str; 4] = [
     "other share",      // the share of the longer text that is not matched, 0 to 1
     "hunks",            // how many hunks differ (moves and cuts aside)
 ];
-
-/// A side that has tokens and did not move.
-fn live(s: &Side) -> Option<&Side> {
-    (s.tokens > 0 && !s.moved).then_some(s)
-}
 
 /// The features of hunk `d` of comparison `c`; `repeated`: its substitution stands in another
 /// hunk too.

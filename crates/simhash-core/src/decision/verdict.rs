@@ -196,8 +196,8 @@ impl Params {
     }
 }
 
-/// A side that has tokens and did not move.
-fn live(s: &Side) -> Option<&Side> {
+/// A side that has tokens and did not move (decision 3's features read it too).
+pub(super) fn live(s: &Side) -> Option<&Side> {
     (s.tokens > 0 && !s.moved).then_some(s)
 }
 
