@@ -66,8 +66,45 @@ install)
     mkdir -p "$target_dir"
     exec 7>"$target_dir/simhash-install.lock"
     flock 7
+    # A cdylib's file in deps/ carries no hash, so every major and tree builds the same
+    # deps/libsimhash.so; and cargo keeps one fingerprint per tree, whatever the major. So after
+    # the previous release's build for 18 (ahead, in CI), this tree's build for 17 was fresh and
+    # took 6.0.0's 18 library (make test-deb PG=17: "version mismatch"); and each change of
+    # major built the library again (~50 s). So each unit (major, tree) keeps what its last
+    # build left, the library and the fingerprint, and puts them back before cargo runs: cargo
+    # then judges the unit as if it had run last, takes the library when fresh, and builds it
+    # when its sources changed since. With nothing kept, the library goes and cargo builds it.
+    build=$target_dir/$([ -n "$profile" ] && echo release || echo debug)
+    unit=$pg_major-$(realpath "$src" | md5sum | cut -c1-12)
+    kept=$build/simhash-units
+    mkdir -p "$kept"
+    if [ "$(cat "$kept/last" 2>/dev/null)" != "$unit" ]; then
+        rm -f "$build/deps/libsimhash.so"
+        if [ -s "$kept/$unit/fingerprint" ]; then
+            fp=$build/.fingerprint/$(cat "$kept/$unit/fingerprint")
+            rm -rf "$fp" && cp -a "$kept/$unit/$(basename "$fp")" "$fp"
+            cp -p "$kept/$unit/libsimhash.so" "$build/deps/libsimhash.so"
+        fi
+    fi
+    touch "$kept/.before"
     (cd "$src" && cargo pgrx install $profile --pg-config "$pg_config" >/dev/null)
+    # Built (not fresh): the fingerprint cargo wrote just now is this unit's.
+    fp=$(find "$build/.fingerprint" -path '*/simhash-[0-9a-f]*/lib-simhash.json' -newer "$kept/.before" | head -1)
+    if [ -n "$fp" ]; then
+        fp=$(dirname "$fp")
+        rm -rf "$kept/$unit.new" && mkdir "$kept/$unit.new"
+        cp -a "$fp" "$kept/$unit.new/" && cp -p "$build/deps/libsimhash.so" "$kept/$unit.new/"
+        basename "$fp" >"$kept/$unit.new/fingerprint"
+        rm -rf "$kept/$unit" && mv "$kept/$unit.new" "$kept/$unit"
+    fi
+    echo "$unit" >"$kept/last"
     exec 7>&-
+    # The check that it worked: the library names its major's server headers, and no other's.
+    majors=$(grep -aoE 'postgresql/[0-9]+/server/' "$pgroot/usr/lib/postgresql/$pg_major/lib/simhash.so" | sort -u | cut -d/ -f2 | tr '\n' ' ')
+    if [ "$majors" != "$pg_major " ]; then
+        echo "cluster.sh install: the library installed for PostgreSQL $pg_major was built against the headers of ${majors:-no major}" >&2
+        exit 1
+    fi
     bash "$src/packaging/install-base-scripts.sh" "$pgroot/usr/share/postgresql/$pg_major/extension"
     ;;
 start)
