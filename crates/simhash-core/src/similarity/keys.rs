@@ -209,11 +209,21 @@ fn hypergeometric_below(total: usize, marked: usize, draws: usize, m: usize) -> 
 
 /// ln(n!), exactly summed below 256 and by Stirling's series above.
 fn ln_factorial(n: usize) -> f64 {
+    // The sums below 256, each made once per process: `required` asks for them for every
+    // union size and count, and summing them again per call put a quarter of a short
+    // containment check's time into ln (perf, 100,000 short texts: 23% in log). Kept, a dedup
+    // check's query took 0.80 ms with containment (1.3–1.6) and 0.19 ms without (0.79–0.86).
+    static SMALL: std::sync::OnceLock<[f64; 256]> = std::sync::OnceLock::new();
     if n < 256 {
-        return (2..=n).map(|i| (i as f64).ln()).sum();
+        return SMALL.get_or_init(|| std::array::from_fn(ln_factorial_summed))[n];
     }
     let x = n as f64;
     x * x.ln() - x + 0.5 * (2.0 * std::f64::consts::PI * x).ln() + 1.0 / (12.0 * x) - 1.0 / (360.0 * x * x * x)
+}
+
+/// ln(n!) summed term by term, as [`ln_factorial`] keeps it below 256.
+fn ln_factorial_summed(n: usize) -> f64 {
+    (2..=n).map(|i| (i as f64).ln()).sum()
 }
 
 /// `P(X = i)` for `X ~ Binomial(n, p)`.
@@ -228,6 +238,14 @@ fn binomial(n: usize, i: usize, p: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The kept sums are the sums, to the bit.
+    #[test]
+    fn ln_factorial_table_is_the_sum() {
+        for n in 0..256 {
+            assert_eq!(ln_factorial(n).to_bits(), ln_factorial_summed(n).to_bits(), "{n}");
+        }
+    }
 
     #[test]
     fn required_keys() {
