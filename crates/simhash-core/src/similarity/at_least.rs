@@ -99,6 +99,33 @@ impl AtLeast<'_> {
         }
     }
 
+    /// Whether `streamed` may reach the threshold by its length: false decides "no" unread.
+    /// The size filter (Bayardo, Ma and Srikant 2007): a text has at most one shingle per
+    /// normalized character, so one much shorter than the held set cannot reach t. (A dedup
+    /// check rechecked about 45 such rows a lookup, at 50 µs each: docs/performance.md.) The
+    /// figures' agreement is at most 1.
+    pub fn may_reach(&self, streamed: &str) -> bool {
+        let hs = self.held.shingles.len();
+        let t = self.threshold;
+        let over = self.over();
+        if t <= 0.0 || over == Over::Streamed {
+            return true;
+        }
+        let n = most_shingles(streamed);
+        let best = match over {
+            Over::Held => share(n.min(hs), hs),
+            _ if n >= hs => 1.0,
+            _ => jaccard(n, hs, n),
+        };
+        best >= t
+    }
+
+    /// The decision on a streamed text whose sets are in hand: the measure, whole.
+    pub fn at_least_sets(&self, streamed: &Sets) -> bool {
+        let (query, row) = if self.held_is_query { (self.held, streamed) } else { (streamed, self.held) };
+        self.measure.of(query, row) >= self.threshold
+    }
+
     /// The decision on the text `streamed`.
     pub fn at_least(&self, streamed: &str, tick: &mut dyn FnMut()) -> bool {
         let held = self.held;
@@ -109,20 +136,8 @@ impl AtLeast<'_> {
         if t <= 0.0 {
             return true;
         }
-        // The size filter (Bayardo, Ma and Srikant 2007): a text has at most one shingle per
-        // normalized character, so one much shorter than the held set cannot reach t, and is
-        // decided unread. (A dedup check rechecked about 45 such rows a lookup, at 50 µs each:
-        // docs/performance.md.) The figures' agreement is at most 1.
-        if over != Over::Streamed {
-            let n = most_shingles(streamed);
-            let best = match over {
-                Over::Held => share(n.min(hs), hs),
-                _ if n >= hs => 1.0,
-                _ => jaccard(n, hs, n),
-            };
-            if best < t {
-                return false;
-            }
+        if !self.may_reach(streamed) {
+            return false;
         }
         let (mut s, mut f) = (Seen::new(&held.shingles), Seen::new(&held.figures));
         let mut window = Window::default();
@@ -224,7 +239,8 @@ mod tests {
 
     proptest! {
         /// A decision is the exact measure compared with the threshold, either text held,
-        /// under either version.
+        /// under either version, streamed or from the other text's sets (the SQL layer's
+        /// short rows, measured whole).
         #[test]
         fn decide_is_exact(a in text(), b in text(), t in prop::sample::select(vec![0.0, 0.1, 0.3, 0.5, 0.6, 0.8, 1.0])) {
             for version in [Version::M1, Version::M2] {
@@ -237,6 +253,12 @@ mod tests {
                     };
                     prop_assert_eq!(d(&sa, true, &b), exact >= t, "{:?} {:?} {} {} {}", version, measure, &a, &b, t);
                     prop_assert_eq!(d(&sb, false, &a), exact >= t, "{:?} {:?} {} {} {}", version, measure, &a, &b, t);
+                    let whole = |held: &Sets, held_is_query: bool, streamed: &str, sets: &Sets| {
+                        let d = AtLeast { version, measure, threshold: t, held, held_is_query };
+                        d.may_reach(streamed) && d.at_least_sets(sets)
+                    };
+                    prop_assert_eq!(whole(&sa, true, &b, &sb), exact >= t, "whole {:?} {:?} {} {} {}", version, measure, &a, &b, t);
+                    prop_assert_eq!(whole(&sb, false, &a, &sa), exact >= t, "whole {:?} {:?} {} {} {}", version, measure, &a, &b, t);
                 }
             }
         }
