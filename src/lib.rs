@@ -28,6 +28,7 @@
 //! - `shard.rs`: the shard arguments' checks and the sharding skeleton `sql/shard/shard.sql`;
 //! - `decision.rs`: `simhash_same_passage`, the dedup decision's SQL face;
 //! - `text.rs`: `text` datums ⇄ UTF-8; `threshold.rs`: the ERROR of a bad threshold;
+//!   `lexicon.rs`: the dictionary, loaded on first use with cancellation answered;
 //! - `error.rs`: ERRORs with a DETAIL and a HINT, and `tick`, the cancellation check of the
 //!   core's loops; `nodes.rs`: planner node helpers;
 //! - `pg_compat.rs`: what differs between the PostgreSQL majors (15 to 18), behind `cfg`.
@@ -77,6 +78,7 @@ mod compat;
 mod decision;
 mod error;
 mod fingerprints;
+mod lexicon;
 mod nodes;
 mod pg_compat;
 mod segments;

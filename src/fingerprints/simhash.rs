@@ -7,7 +7,7 @@
 //! encodings (see `text.rs`). Their `CREATE FUNCTION`s are in `sql/fingerprints/fingerprint.sql`.
 
 use pgrx::prelude::*;
-use simhash_core::{Definition, Lexicon, Options};
+use simhash_core::{Definition, Options};
 
 use crate::text::text_datum_to_utf8;
 
@@ -21,7 +21,7 @@ use crate::text::text_datum_to_utf8;
 pub(crate) unsafe fn simhash_of_text_datum(datum: pg_sys::Datum, options: &Options) -> Option<i64> {
     // SAFETY: forwarded from the caller.
     let doc = unsafe { text_datum_to_utf8(datum) };
-    simhash_core::simhash_text_with(Lexicon::global(), &doc, options, &mut || {
+    simhash_core::simhash_text_with(crate::lexicon::lexicon(), &doc, options, &mut || {
         check_for_interrupts!();
     })
     .map(|fp| fp as i64)
@@ -201,7 +201,7 @@ fn simhash_features_utf8(
         }
     };
     let normalized = simhash_core::fingerprints::normalize_for(doc, &rules, usize::MAX, &mut || ());
-    let rows: Vec<(Vec<u8>, f64)> = simhash_core::extract(Lexicon::global(), &normalized, &rules)
+    let rows: Vec<(Vec<u8>, f64)> = simhash_core::extract(crate::lexicon::lexicon(), &normalized, &rules)
         .into_iter()
         .map(|f| (f.text.as_bytes().to_vec(), f.weight))
         .collect();

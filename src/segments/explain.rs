@@ -9,7 +9,7 @@
 //! passes `{"definition": "3"} || options`, as `simhash_features` does.
 
 use pgrx::prelude::*;
-use simhash_core::{Definition, Lexicon, Partner, Rules, SegmentText};
+use simhash_core::{Definition, Partner, Rules, SegmentText};
 
 use super::options_within;
 use crate::fingerprints::options::{jsonb_value, JsonbArg};
@@ -27,7 +27,7 @@ fn segment_texts(doc: &[u8], rules: &Rules) -> Vec<SegmentText> {
             format!("{F}: invalid byte sequence for encoding \"UTF8\" at byte {}", e.valid_up_to())
         );
     });
-    simhash_core::segment_texts_with(Lexicon::global(), doc, rules, &mut || {
+    simhash_core::segment_texts_with(crate::lexicon::lexicon(), doc, rules, &mut || {
         check_for_interrupts!();
     })
 }

@@ -13,7 +13,7 @@ pub(crate) mod trigger;
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::prelude::*;
-use simhash_core::{Definition, Lexicon, Near, Options, Overlap, Tokenizer};
+use simhash_core::{Definition, Near, Options, Overlap, Tokenizer};
 
 use crate::error::raise;
 use crate::fingerprints::options::{object, parse, trigger_options, JsonbArg};
@@ -48,7 +48,7 @@ pub(crate) unsafe fn segments_of_text_datum(datum: pg_sys::Datum, options: &Opti
     refuse_ngram(options, "simhash_segments");
     // SAFETY: forwarded from the caller.
     let doc = unsafe { text_datum_to_utf8(datum) };
-    simhash_core::segments_with(Lexicon::global(), &doc, &options.into(), &mut || {
+    simhash_core::segments_with(crate::lexicon::lexicon(), &doc, &options.into(), &mut || {
         check_for_interrupts!();
     })
     .into_iter()

@@ -6,7 +6,9 @@
 //! and so that no dependency upgrade can change a stored fingerprint behind our back.
 
 use std::io::Read;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use jieba_rs::Jieba;
 
@@ -39,11 +41,60 @@ pub struct Lexicon {
     pub median_idf: f64,
 }
 
+/// The process-wide lexicon.
+static GLOBAL: OnceLock<Lexicon> = OnceLock::new();
+/// A load under way on a thread of its own ([`Lexicon::load_in_background`]).
+static LOADER: Mutex<Option<JoinHandle<()>>> = Mutex::new(None);
+
 impl Lexicon {
     /// The process-wide lexicon, loaded on first use.
     pub fn global() -> &'static Lexicon {
-        static GLOBAL: OnceLock<Lexicon> = OnceLock::new();
         GLOBAL.get_or_init(Lexicon::load)
+    }
+
+    /// The process-wide lexicon if it is loaded.
+    pub fn loaded() -> Option<&'static Lexicon> {
+        GLOBAL.get()
+    }
+
+    /// Starts loading the process-wide lexicon on a thread of its own, unless it is loaded
+    /// or loading, and returns at once; [`Lexicon::wait`] takes it. The load is about 0.2 s,
+    /// uninterrupted: a caller that waits for it in short steps can answer a cancel
+    /// meanwhile (issue 55: a session's first `simhash()` of a 47 MB text ended 0.24 s
+    /// after a 300 ms timeout, all but 0.02 s of it in the load). A thread that cannot be
+    /// started leaves the load to [`Lexicon::wait`], in the caller's thread.
+    pub fn load_in_background() {
+        let mut loader = LOADER.lock().unwrap_or_else(|e| e.into_inner());
+        if GLOBAL.get().is_none() && loader.is_none() {
+            let spawned = std::thread::Builder::new().name("simhash lexicon".into()).spawn(|| {
+                let _ = GLOBAL.set(Lexicon::load());
+            });
+            *loader = spawned.ok();
+        }
+    }
+
+    /// The process-wide lexicon if it is loaded within `timeout`; `None` while a load started
+    /// by [`Lexicon::load_in_background`] goes on. With no load under way (none started,
+    /// or it failed), it loads here, and a failed load's panic comes from here.
+    pub fn wait(timeout: Duration) -> Option<&'static Lexicon> {
+        let until = Instant::now() + timeout;
+        loop {
+            if let Some(lexicon) = GLOBAL.get() {
+                // The loader is done: its thread is joined, so that it leaves nothing behind.
+                if let Some(done) = LOADER.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                    let _ = done.join();
+                }
+                return Some(lexicon);
+            }
+            let finished = LOADER.lock().unwrap_or_else(|e| e.into_inner()).as_ref().is_none_or(|h| h.is_finished());
+            if finished && GLOBAL.get().is_none() {
+                return Some(Lexicon::global());
+            }
+            if Instant::now() >= until {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
     }
 
     /// Build a lexicon: decompress and parse the IDF table, add the stop words, load jieba.
@@ -228,6 +279,24 @@ impl Table {
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    /// A load in the background ends in the process-wide lexicon, whoever loaded it first,
+    /// and leaves no thread behind it (the SQL layer's first call waits this way).
+    #[test]
+    fn background_load_is_the_global_lexicon() {
+        Lexicon::load_in_background();
+        let lex = loop {
+            if let Some(lex) = Lexicon::wait(Duration::from_millis(5)) {
+                break lex;
+            }
+        };
+        assert!(std::ptr::eq(lex, Lexicon::global()));
+        assert!(LOADER.lock().unwrap().is_none(), "the loader's thread was not joined");
+        // Loaded: nothing more starts.
+        Lexicon::load_in_background();
+        assert!(LOADER.lock().unwrap().is_none());
+        assert!(std::ptr::eq(Lexicon::wait(Duration::ZERO).unwrap(), lex));
+    }
 
     #[test]
     fn loads_table_and_stop_words() {
