@@ -38,20 +38,27 @@ const CACHED_BYTES: usize = 4 << 20;
 /// short one measured again.
 const LAST_ROW_BYTES: usize = 4096;
 
+/// A short text's sets under a version, kept for the next call ([`LAST_ROW`]).
+struct LastRow {
+    version: Version,
+    bytes: Vec<u8>,
+    sets: Rc<Sets>,
+}
+
 thread_local! {
-    /// The last short text measured without a call site's cache, its version and its sets
-    /// (a backend runs one statement at a time: one candidate row is in hand).
-    static LAST_ROW: RefCell<Option<(Version, Vec<u8>, Rc<Sets>)>> = const { RefCell::new(None) };
+    /// The last short text measured without a call site's cache (a backend runs one
+    /// statement at a time: one candidate row is in hand).
+    static LAST_ROW: RefCell<Option<LastRow>> = const { RefCell::new(None) };
 }
 
 /// The sets of a short `text` ([`LAST_ROW_BYTES`]) under `v`: the last row's, or made and
 /// kept as the last row's.
 fn last_row_sets(text: &str, v: Version) -> Rc<Sets> {
     LAST_ROW.with_borrow_mut(|last| match last {
-        Some((version, bytes, sets)) if *version == v && bytes.as_slice() == text.as_bytes() => Rc::clone(sets),
+        Some(row) if row.version == v && row.bytes.as_slice() == text.as_bytes() => Rc::clone(&row.sets),
         _ => {
             let sets = Rc::new(Sets::of(text, v, &mut tick));
-            *last = Some((v, text.as_bytes().to_vec(), Rc::clone(&sets)));
+            *last = Some(LastRow { version: v, bytes: text.as_bytes().to_vec(), sets: Rc::clone(&sets) });
             sets
         }
     })
