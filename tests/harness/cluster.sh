@@ -59,9 +59,10 @@ install)
     profile=--release; [ "${SIMHASH_DEBUG:-0}" = 1 ] && profile=
     src=${SIMHASH_BUILD_SRC:-$root}
     # One install at a time per target directory, whatever the major or the tree: every build
-    # there leaves its library at one path (target/release/libsimhash.so), from which cargo
-    # pgrx install copies it after cargo is done, so another major's build in between put an
-    # 18 library into 17's package (CI, make test-deb PG=17, beside 18's build ahead).
+    # there writes one file (deps/libsimhash.so, below), which cargo pgrx install copies after
+    # cargo is done, and the units' kept state below is put back and saved around it. (The
+    # lock alone did not stop CI's 17 package from holding an 18 library: the builds ran in
+    # turn, and the cause was the fingerprint, below.)
     target_dir=${CARGO_TARGET_DIR:-$src/target}
     mkdir -p "$target_dir"
     exec 7>"$target_dir/simhash-install.lock"
