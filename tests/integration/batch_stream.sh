@@ -12,7 +12,8 @@
 #   - simhash_duplicates(batch, corpus) with 2 lookup threads: while it ran the backend had
 #     3 threads; pg_cancel_backend then ends it with 57014, after which it has 1, and after
 #     a pass stopped by LIMIT 1 also 1;
-#   - a session's first simhash() loads the lexicon on a thread of its own (about 0.2 s) while
+#   - a session's first simhash(), in a cluster that does not preload the library, loads the
+#     lexicon on a thread of its own (about 0.2 s) while
 #     the backend answers cancels: cancelled there, the session's next simhash() gives the
 #     fingerprint another session gives, and the backend is left with 1 thread;
 #   - the backend's peak memory after the LIMIT 10 query is printed (not checked).
@@ -23,14 +24,21 @@ export PGDATABASE=simhash_batch_stream
 fresh_db "$PGDATABASE"
 q -c "CREATE EXTENSION simhash"
 
-# First, in a session that has not loaded the lexicon (this cluster does not preload it):
-# hamming() loads the library alone, so the cancel comes during simhash()'s load of the lexicon;
-# psql without ON_ERROR_STOP (lib.sh's stops at the first error) goes on after the cancel.
+# First, in a session that has not loaded the lexicon: in a cluster of its own, since the test
+# cluster preloads the library (tests/harness/run_tests.sh). hamming() loads the library alone,
+# so the cancel comes during simhash()'s load of the lexicon; psql without ON_ERROR_STOP
+# (lib.sh's stops at the first error) goes on after the cancel.
 doc="'中共中央总书记、国家主席江泽民发表１９９８年新年讲话《迈向充满希望的新世纪》'"
 want=$(q -c "SELECT simhash($doc)")
-got=$(command psql -X -At -c "SELECT hamming(1, 2)" -c "SET statement_timeout = '1ms'" -c "SELECT simhash($doc)" \
+bash "$h/cluster.sh" start batch-stream-cold >/dev/null
+at_exit "bash '$h/cluster.sh' stop batch-stream-cold"
+got=$(eval "$(bash "$h/cluster.sh" env batch-stream-cold)" &&
+      command psql -X -At -d postgres -c "CREATE EXTENSION simhash" >/dev/null &&
+      command psql -X -At -d postgres -c "SHOW shared_preload_libraries" -c "SELECT hamming(1, 2)" \
+           -c "SET statement_timeout = '1ms'" -c "SELECT simhash($doc)" \
            -c "SET statement_timeout = 0" -c "SELECT simhash($doc)" \
            -c "SELECT 'threads ' || substring(pg_read_file('/proc/self/status') from 'Threads:\s*(\d+)')" 2>&1 || true)
+[ "$(head -1 <<<"$got")" = "" ] || fail "the cold cluster preloads '$(head -1 <<<"$got")'"
 grep -q "canceling statement due to statement timeout" <<<"$got" || fail "the first simhash() under a 1 ms timeout was not cancelled: $got"
 grep -qx -- "$want" <<<"$got" || fail "after a cancelled first simhash(), the next gave not $want: $got"
 grep -qx "threads 1" <<<"$got" || fail "after the lexicon's load, the backend has not 1 thread: $got"
