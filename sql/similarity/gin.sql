@@ -7,13 +7,13 @@
 
 CREATE TYPE simhash_query AS (query text, measure text, threshold float8);
 COMMENT ON TYPE simhash_query IS
-    'A simhash_ops index lookup: rows r with simhash_similarity(query, r) (measure similarity), simhash_containment(query, r) (query_in_row) or simhash_containment(r, query) (row_in_query) at least threshold';
+    'A simhash_ops index lookup: rows r with simhash_similarity(query, r) (measure similarity), simhash_containment(query, r) (query_in_row), simhash_containment(r, query) (row_in_query) or either containment (either_way) at least threshold';
 
 CREATE FUNCTION simhash_query(query text, measure text, threshold float8) RETURNS simhash_query
     IMMUTABLE STRICT PARALLEL SAFE
     LANGUAGE c AS 'MODULE_PATHNAME', 'simhash_query_make';
 COMMENT ON FUNCTION simhash_query(text, text, float8) IS
-    'A simhash_query, its measure (similarity, query_in_row, row_in_query) and threshold (0 to 1) checked';
+    'A simhash_query, its measure (similarity, query_in_row, row_in_query, either_way) and threshold (0 to 1) checked';
 
 CREATE FUNCTION simhash_query_match(doc text, q simhash_query) RETURNS boolean
     IMMUTABLE STRICT PARALLEL SAFE COST 1000

@@ -122,7 +122,7 @@ pub(super) unsafe fn extract_query_with(
 /// As [`extract_query_with`].
 pub(crate) unsafe fn extract_query(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys::Datum {
     // SAFETY: forwarded from the caller.
-    unsafe { extract_query_with(fcinfo, |q| lookup(&q.text, v, q.measure, q.threshold, &mut tick)) }
+    unsafe { extract_query_with(fcinfo, |q| q.lookup(|text, m, t| lookup(text, v, m, t, &mut tick))) }
 }
 
 v1_function!(

@@ -2,15 +2,17 @@
 //! `simhash_ops` index lookup takes, and its operator `row @% q`: exactly
 //! `simhash_similarity(q.query, row) >= q.threshold` (measure `similarity`),
 //! `simhash_containment(q.query, row) >= q.threshold` (`query_in_row`) or
-//! `simhash_containment(row, q.query) >= q.threshold` (`row_in_query`). The planner builds
-//! these from the predicates (support.rs); the index finds candidates and `@%` rechecks them.
+//! `simhash_containment(row, q.query) >= q.threshold` (`row_in_query`), or either of the two
+//! containments (`either_way`: the dedup trigger's, one index scan where the two predicates
+//! made two of the same keys). The planner builds the first three from the predicates
+//! (support.rs); the index finds candidates and `@%` rechecks them.
 //! Measure 1 has its own type, `simhash_query_m1`, and its own `@%` (`simhash_query_match`,
 //! 4.x's symbol), so that a query of one version never reaches another's index.
 
 use std::borrow::Cow;
 
 use pgrx::prelude::*;
-use simhash_core::similarity::{Measure, Version};
+use simhash_core::similarity::{Lookup, Measure, Version};
 
 use super::measure::{at_least_texts, Cache};
 use super::{check_threshold, text_arg};
@@ -20,9 +22,15 @@ use crate::text::text_datum_to_utf8;
 /// A lookup: the query text, the measure and the threshold.
 pub(crate) struct Query<'a> {
     pub text: Cow<'a, str>,
+    /// `QueryInRow` for `either_way`, which `either` marks.
     pub measure: Measure,
+    /// Containment either way (`either_way`): `QueryInRow` or `RowInQuery`.
+    pub either: bool,
     pub threshold: f64,
 }
+
+/// The measure name of containment either way.
+pub(crate) const EITHER_WAY: &str = "either_way";
 
 /// The name of a measure in a `simhash_query`.
 pub(crate) fn measure_name(m: Measure) -> &'static str {
@@ -33,17 +41,18 @@ pub(crate) fn measure_name(m: Measure) -> &'static str {
     }
 }
 
-/// The measure of a name, or ERROR 22023.
-fn parse_measure(name: &str) -> Measure {
+/// The measure of a name, and whether it is containment either way; or ERROR 22023.
+fn parse_measure(name: &str) -> (Measure, bool) {
     match name {
-        "similarity" => Measure::Similarity,
-        "query_in_row" => Measure::QueryInRow,
-        "row_in_query" => Measure::RowInQuery,
+        "similarity" => (Measure::Similarity, false),
+        "query_in_row" => (Measure::QueryInRow, false),
+        "row_in_query" => (Measure::RowInQuery, false),
+        EITHER_WAY => (Measure::QueryInRow, true),
         _ => raise(
             PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
             format!("simhash_query: unknown measure \"{name}\""),
             None,
-            Some("The measures are similarity, query_in_row and row_in_query."),
+            Some("The measures are similarity, query_in_row, row_in_query and either_way."),
         ),
     }
 }
@@ -65,9 +74,11 @@ impl Query<'_> {
                 (!isnull).then_some(d)
             };
             let (text, measure, threshold) = (field(1)?, field(2)?, field(3)?);
+            let (measure, either) = parse_measure(&text_datum_to_utf8(measure));
             Some(Query {
                 text: text_datum_to_utf8(text),
-                measure: parse_measure(&text_datum_to_utf8(measure)),
+                measure,
+                either,
                 threshold: check_threshold(f64::from_datum(threshold, false)?, "simhash_query"),
             })
         }
@@ -77,11 +88,26 @@ impl Query<'_> {
     /// in `cache` while the query stays the same.
     pub(crate) fn matches(&self, cache: &mut Cache, row: &str) -> bool {
         let (q, t) = (&*self.text, self.threshold);
+        if self.either {
+            return at_least_texts(cache, q, row, [true, false], Measure::QueryInRow, t, false)
+                || at_least_texts(cache, row, q, [false, true], Measure::QueryInRow, t, false);
+        }
         match self.measure {
             Measure::Similarity | Measure::QueryInRow => {
                 at_least_texts(cache, q, row, [true, false], self.measure, t, false)
             }
             Measure::RowInQuery => at_least_texts(cache, row, q, [false, true], Measure::QueryInRow, t, false),
+        }
+    }
+
+    /// What the index is asked for, `look` making one measure's lookup: for containment
+    /// either way, both lookups in one (`Lookup::or`).
+    pub(crate) fn lookup(&self, look: impl Fn(&str, Measure, f64) -> Lookup) -> Lookup {
+        let one = |m| look(&self.text, m, self.threshold);
+        if self.either {
+            one(Measure::QueryInRow).or(one(Measure::RowInQuery))
+        } else {
+            one(self.measure)
         }
     }
 }
@@ -115,7 +141,7 @@ v1_function!(
 pub(crate) unsafe fn query_datum(
     typid: pg_sys::Oid,
     text: pg_sys::Datum,
-    measure: Measure,
+    measure: &str,
     threshold: f64,
 ) -> pg_sys::Datum {
     // SAFETY: the type cache hands out a counted reference to the type's tuple descriptor,
@@ -123,7 +149,7 @@ pub(crate) unsafe fn query_datum(
     // released before returning; the tuple is palloc'd in the current memory context.
     unsafe {
         let desc = pg_sys::lookup_rowtype_tupdesc(typid, -1);
-        let measure = measure_name(measure).into_datum().expect("a text datum");
+        let measure = measure.into_datum().expect("a text datum");
         let mut values = [text, measure, threshold.into_datum().expect("a float8 datum")];
         let mut nulls = [false; 3];
         let tuple = pg_sys::heap_form_tuple(desc, values.as_mut_ptr(), nulls.as_mut_ptr());
@@ -141,9 +167,10 @@ pub unsafe extern "C-unwind" fn simhash_query_make(fcinfo: pg_sys::FunctionCallI
     // SAFETY: declared STRICT (text, text, float8) returning simhash_query (or
     // simhash_query_m1) in sql/similarity/, so the call's result type is that composite.
     unsafe {
-        let measure = parse_measure(&text_arg(fcinfo, 1));
+        let name = text_arg(fcinfo, 1);
+        parse_measure(&name);
         let threshold = check_threshold(pgrx::fcinfo::pg_getarg::<f64>(fcinfo, 2).unwrap_or(f64::NAN), "simhash_query");
         let typid = pg_sys::get_fn_expr_rettype((*fcinfo).flinfo);
-        query_datum(typid, pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0), measure, threshold)
+        query_datum(typid, pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0), &name, threshold)
     }
 }

@@ -385,7 +385,7 @@ unsafe fn query_expr(
             if !(*q).constisnull && !(*t).constisnull {
                 let threshold = f64::from_datum((*t).constvalue, false).unwrap_or(f64::NAN);
                 if (0.0..=1.0).contains(&threshold) {
-                    let d = query_datum(o.query_type, (*q).constvalue, measure, threshold);
+                    let d = query_datum(o.query_type, (*q).constvalue, measure_name(measure), threshold);
                     return pg_sys::makeConst(o.query_type, -1, pg_sys::InvalidOid, -1, d, false, false).cast();
                 }
             }

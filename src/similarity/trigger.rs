@@ -11,11 +11,11 @@
 //! escalating advisory locks (lock.rs) and the actions (act.rs). What differs:
 //! - It computes no column: the text itself is what is compared.
 //! - The check query (`simhash_core::similarity::trigger::similarity_check_query`) is written with the
-//!   predicates `simhash_similarity_at_least(t.body, $1, $2)` and, with containment,
-//!   `simhash_containment_at_least($1, t.body, $3) OR simhash_containment_at_least(t.body,
-//!   $1, $3)`, which the planner support function makes `simhash_ops` index conditions: a
-//!   BitmapOr of GIN index scans, also in the generic plan the trigger keeps, whose recheck
-//!   is the exact measure. Without a `simhash_ops` index on the text column the same query
+//!   predicate `simhash_similarity_at_least(t.body, $1, $2)`, which the planner support
+//!   function makes a `simhash_ops` index condition, and with containment the condition
+//!   `t.body @% simhash_query($1, 'either_way', $3)` (one scan for both containments; measure
+//!   1's trigger ORs its two containment predicates): a BitmapOr of GIN index scans, also in
+//!   the generic plan the trigger keeps, whose recheck is the exact measure. Without a `simhash_ops` index on the text column the same query
 //!   scans the table: exact, and as slow as the table is long.
 //! - The match (DETAIL, link) is the row with the highest similarity, ties broken by the
 //!   smallest key. A row that matches by containment alone has a similarity below

@@ -62,6 +62,23 @@ pub struct Lookup {
     pub scan_all: bool,
 }
 
+impl Lookup {
+    /// The lookup for the rows either finds: every key of both, of which a row must have the
+    /// fewer required (a row with `required` of one's keys has that many of the union); every
+    /// row when either reads every row. The dedup trigger's containment either way: for a
+    /// short query both ask for the same keys and count, and two scans read them twice.
+    pub fn or(self, other: Lookup) -> Lookup {
+        if self.scan_all || other.scan_all {
+            return Lookup { keys: Vec::new(), required: 1, scan_all: true };
+        }
+        let mut keys = self.keys;
+        keys.extend(other.keys);
+        keys.sort_unstable();
+        keys.dedup();
+        Lookup { keys, required: self.required.min(other.required), scan_all: false }
+    }
+}
+
 /// The lookup for rows `r` with `measure(query, r) ≥ threshold` under version `v` (module docs).
 pub fn lookup(query: &str, v: Version, measure: Measure, threshold: f64, tick: &mut dyn FnMut()) -> Lookup {
     let lowest = if measure == Measure::Similarity { MIN_SIMILARITY } else { MIN_CONTAINMENT };
@@ -126,6 +143,48 @@ mod tests {
     use super::*;
 
     const V: Version = Version::M2;
+
+    /// A row's keys (as a set) pass a lookup: it has `required` of them, or it reads all.
+    fn passes(l: &Lookup, row: &[i32]) -> bool {
+        l.scan_all || l.keys.iter().filter(|k| row.contains(k)).count() >= l.required
+    }
+
+    #[test]
+    fn or_finds_what_either_finds() {
+        let texts = [
+            "国家主席江泽民发表新年讲话",
+            "江泽民发表新年讲话",
+            "For an explanation of the terms used in this section",
+        ];
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        for q in texts {
+            for t in [0.5, 0.8, 1.0, 0.3] {
+                let (a, b) = (
+                    lookup(q, V, Measure::QueryInRow, t, &mut || ()),
+                    lookup(q, V, Measure::RowInQuery, t, &mut || ()),
+                );
+                let either = a.clone().or(b.clone());
+                let pool: Vec<i32> = a.keys.iter().chain(&b.keys).copied().chain([7, 11, 13]).collect();
+                // Random rows drawn from both lookups' keys and others: brute force over 2,000.
+                for _ in 0..2000 {
+                    let row: Vec<i32> = pool
+                        .iter()
+                        .filter(|_| {
+                            rng ^= rng << 13;
+                            rng ^= rng >> 7;
+                            rng ^= rng << 17;
+                            rng.is_multiple_of(3)
+                        })
+                        .copied()
+                        .collect();
+                    if passes(&a, &row) || passes(&b, &row) {
+                        assert!(passes(&either, &row), "{q} at {t}: {row:?} passes one lookup, not their or");
+                    }
+                }
+                assert_eq!(either.scan_all, a.scan_all || b.scan_all);
+            }
+        }
+    }
 
     #[test]
     fn low_thresholds_read_everything() {

@@ -201,7 +201,8 @@ pub struct SimilarityCheckQuery<'a> {
 /// every row that matches by similarity.
 ///
 /// The predicates are the ones the planner support function turns into `simhash_ops` index
-/// conditions (src/similarity/support.rs), one bitmap index scan each, OR-ed; the index's
+/// conditions (src/similarity/support.rs), and for measure 2's containment either way the
+/// condition itself (`@%` with `either_way`), one bitmap index scan each, OR-ed; the index's
 /// recheck is the exact measure. The similarity is computed for every match, the containments
 /// for the chosen row only (the outer query). As `check_query`, nothing resolves through the
 /// inserter's `search_path`.
@@ -214,9 +215,16 @@ pub fn similarity_check_query(q: &SimilarityCheckQuery<'_>) -> String {
         (
             format!(", t.{text} AS doc"),
             format!(", {s}.simhash_containment{v}($1, s.doc), {s}.simhash_containment{v}(s.doc, $1)"),
-            format!(
-                " OR {s}.simhash_containment_at_least{v}($1, t.{text}, $3) OR {s}.simhash_containment_at_least{v}(t.{text}, $1, $3)"
-            ),
+            // Measure 2: one index condition for both containments (`either_way`), where two
+            // predicates made two scans of the same keys: a check over 100k short texts 0.42-0.48 ms
+            // against 0.49-0.56 (similarity alone 0.13), the same rows for 2,000 texts.
+            if v.is_empty() {
+                format!(" OR t.{text} OPERATOR({s}.@%) {s}.simhash_query($1, 'either_way', $3)")
+            } else {
+                format!(
+                    " OR {s}.simhash_containment_at_least{v}($1, t.{text}, $3) OR {s}.simhash_containment_at_least{v}(t.{text}, $1, $3)"
+                )
+            },
         )
     } else {
         (String::new(), String::new(), String::new())

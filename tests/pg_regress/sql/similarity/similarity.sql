@@ -50,7 +50,7 @@ PREPARE untyped AS SELECT simhash_similarity('abcdefgh', 'abcdefgx') >= $1 AS ge
 EXECUTE untyped('0.4');
 DEALLOCATE untyped;
 
--- 4. The index against the scan, for similarity and for containment both ways, at
+-- 4. The index against the scan, for similarity, for containment both ways and either way, at
 -- thresholds above and below the lowest the keys answer (0.25 and 0.5). A similarity
 -- lookup finds exactly what the scan finds; a containment lookup finds every row that shares
 -- a run of 48 shingles with the query, and shorter overlaps by chance: here it misses only
@@ -76,7 +76,11 @@ SELECT 'query in row ' || t, s.qid, d.id, simhash_containment(s.q, d.body)::floa
   FROM unnest(ARRAY[0.4, 0.8]) t CROSS JOIN sim_queries s JOIN sim_docs d ON simhash_containment(s.q, d.body) >= t
 UNION ALL
 SELECT 'row in query ' || t, s.qid, d.id, simhash_containment(d.body, s.q)::float8, length(d.body)
-  FROM unnest(ARRAY[0.4, 0.8]) t CROSS JOIN sim_queries s JOIN sim_docs d ON simhash_containment(d.body, s.q) >= t;
+  FROM unnest(ARRAY[0.4, 0.8]) t CROSS JOIN sim_queries s JOIN sim_docs d ON simhash_containment(d.body, s.q) >= t
+UNION ALL
+SELECT 'either way ' || t, s.qid, d.id, greatest(simhash_containment(s.q, d.body), simhash_containment(d.body, s.q))::float8,
+       least(length(s.q), length(d.body))
+  FROM unnest(ARRAY[0.4, 0.8]) t CROSS JOIN sim_queries s JOIN sim_docs d ON d.body @% simhash_query(s.q, 'either_way', t);
 SET enable_seqscan = off;
 SELECT regress_plan('SELECT * FROM sim_matches') AS "QUERY PLAN";
 CREATE TEMP TABLE by_index AS SELECT * FROM sim_matches;
@@ -88,6 +92,11 @@ SELECT s.kind, count(*) AS pairs, count(*) - count(i.id) AS missed,
        count(*) FILTER (WHERE i.id IS NULL AND s.inner_length >= 50) AS missed_50_chars
   FROM by_scan s LEFT JOIN by_index i USING (kind, qid, id, value) GROUP BY s.kind ORDER BY s.kind;
 SELECT count(*) AS only_index FROM (TABLE by_index EXCEPT ALL TABLE by_scan) x;
+-- Containment either way in one index scan (the dedup trigger's) finds every row either
+-- containment's lookup finds.
+SELECT count(*) AS either_way_missed FROM (
+  SELECT qid, id, substr(kind, 14) FROM by_index WHERE kind LIKE 'query in row%' OR kind LIKE 'row in query%'
+  EXCEPT SELECT qid, id, substr(kind, 12) FROM by_index WHERE kind LIKE 'either way%') x;
 
 -- 5. The plans: the comparison becomes the predicate, and the predicate an index condition,
 -- with constants, parameters (generic plans too), the threshold on either side, and joins.
