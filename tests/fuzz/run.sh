@@ -14,7 +14,7 @@ export FUZZ_INPUTS=${FUZZ_INPUTS:-1000000}
 
 echo "=== core property tests, $SIMHASH_FUZZ_CASES cases per property"
 start=$SECONDS
-env -u RUST_BACKTRACE cargo test -q --release -p simhash-core --test fuzz || status=1
+env -u RUST_BACKTRACE cargo test -q --release -p simhash-core --lib fuzz:: || status=1
 echo "--- $((SECONDS - start)) s"
 
 echo "=== SQL fuzz, $FUZZ_INPUTS calls"

@@ -36,6 +36,15 @@ pub mod text;
 pub mod threshold;
 pub mod trigger;
 
+// The property tests on arbitrary input (tests/fuzz.rs) run in the library's test binary,
+// through the public paths they name: as an integration test they made cargo build the
+// library a second time, without cfg(test) (25 of the core step's 111 s from cold).
+#[cfg(test)]
+extern crate self as simhash_core;
+#[cfg(test)]
+#[path = "../tests/fuzz.rs"]
+mod fuzz;
+
 pub use bulk::{Components, Progress};
 pub use fingerprints::pairs::{Advance, CorpusPairs, Duplicates, LookupThreads, Prepared};
 pub use fingerprints::search::hamming;
