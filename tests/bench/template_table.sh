@@ -9,8 +9,11 @@
 #   - trigger: README's (similarity 0.5 or containment 0.8, 'link'), with its _d2 twin on a
 #     copy: the rows linked among the N, among 50 new rows of the frame, and of 50 reposts (a
 #     full stop added to every N/50th row) the ones linked to their own row.
-# Prints "name  value  baseline  ratio" lines (value: 7.0's, baseline: 6.0's); the counts are
-# the point, the seconds a reminder of what a frame costs an insert (issue 55).
+#   - issue 55's baseline, in the same run: the same bulk pairs, and the same trigger's N rows
+#     and 50 new rows, over N + 50 unrelated texts of the frame's length (Markov text, 110 to
+#     160 characters): value the templated table's seconds, baseline the unrelated one's.
+# Prints "name  value  baseline  ratio" lines (value: 7.0's, baseline: 6.0's, but for the
+# templated-against-unrelated rows); the counts are the point of the first rows.
 #   N=2000 bash tests/bench/template_table.sh
 set -euo pipefail
 source "$(dirname "$0")/../harness/lib.sh"
@@ -58,3 +61,32 @@ row trigger_new_frame_rows_linked "${frame[d3]}" "${frame[d2]}" -
 row trigger_reposts_linked_to_their_row "${reposts[d3]}" "${reposts[d2]}" -
 a=$(printf %.1f "${secs[d3]}") b=$(printf %.1f "${secs[d2]}")
 row trigger_insert_rows_s "$a" "$b" "$(ratio "$a" "$b")"
+
+# Issue 55: the templated table against unrelated texts of the same length and number, through
+# the same trigger (decision 3) and the same bulk pairs; seconds, the unrelated table's the
+# baseline.
+texts=$(markov "zh_tpl_$N" "$root/target/corpus/peoples_daily_199801.txt" "$((N + 50))" 110 160 seed=55)
+q -c "CREATE TABLE plain(n serial, body text)" \
+  -c "\\copy plain(body) FROM '$texts' WITH (FORMAT csv, QUOTE e'\\x01', DELIMITER e'\\x02')" \
+  -c "UPDATE plain SET body = left(body, 110 + n % 51)"
+timed() { # SQL: seconds
+    local t0
+    t0=$(date +%s.%N)
+    q -c "$1" >/dev/null
+    printf %.2f "$(echo "$(date +%s.%N) - $t0" | bc -l)"
+}
+declare -A bulk_s rows_s new_s
+for src in tpl plain; do
+    bulk_s[$src]=$(timed "SELECT count(*) FROM simhash_similarity_pairs('SELECT n::bigint, body FROM $src WHERE n <= $N', 0.5)")
+    q -c "CREATE TABLE t55_$src(id serial PRIMARY KEY, body text, dup_of int)" \
+      -c "CREATE INDEX ON t55_$src USING gin (body simhash_ops) WITH (fastupdate = off)" \
+      -c "CREATE TRIGGER posts_dedup BEFORE INSERT OR UPDATE OF body ON t55_$src FOR EACH ROW
+          EXECUTE FUNCTION simhash_similarity_dedup_trigger('body', '0.5', 'link', 'dup_of', '{\"min_containment\": 0.8}')"
+    rows_s[$src]=$(timed "INSERT INTO t55_$src(body) SELECT body FROM $src WHERE n <= $N ORDER BY n")
+    new_s[$src]=$(timed "INSERT INTO t55_$src(body) SELECT body FROM $src WHERE n > $N ORDER BY n")
+done
+row "templated_vs_unrelated_rows, median chars" "$N, $(q -c "SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY length(body)) FROM tpl")" \
+    "$N, $(q -c "SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY length(body)) FROM plain")" -
+row bulk_pairs_s "${bulk_s[tpl]}" "${bulk_s[plain]}" "$(ratio "${bulk_s[tpl]}" "${bulk_s[plain]}")"
+row trigger_insert_N_rows_s "${rows_s[tpl]}" "${rows_s[plain]}" "$(ratio "${rows_s[tpl]}" "${rows_s[plain]}")"
+row trigger_insert_50_new_rows_s "${new_s[tpl]}" "${new_s[plain]}" "$(ratio "${new_s[tpl]}" "${new_s[plain]}")"
