@@ -66,7 +66,10 @@ impl Version {
         }
         if self == Version::M1 && c.is_numeric() {
             Some('0')
-        } else if c.is_alphanumeric() {
+        } else if crate::text::is_alphanumeric(c) {
+            // The bitset, not `char::is_alphanumeric`: the same answer (its test), where std
+            // searched two Unicode tables for each punctuation mark, 6.9% of a short dedup
+            // insert at 1M rows (perf).
             Some(c)
         } else {
             None

@@ -3,11 +3,13 @@
 //! `traditional` and its generated table); and the pieces a long text is normalized in,
 //! with which characters are wide (`pieces`).
 
+mod alphanumeric;
 mod normalize;
 mod pieces;
 mod traditional;
 mod traditional_table;
 
+pub use alphanumeric::{alphanumeric_bmp, is_alphanumeric};
 pub(crate) use normalize::{find_from, in_pieces};
 pub use normalize::{normalize, normalize_folded, normalize_pieces};
 pub(crate) use pieces::pieces;
