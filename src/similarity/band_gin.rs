@@ -36,7 +36,7 @@ function_info_v1!(pg_finfo_simhash_band_gin_extract_query);
 #[pg_guard]
 pub unsafe extern "C-unwind" fn simhash_band_gin_extract_query(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
     // SAFETY: GIN calls it with the arguments band.sql declares, as extract_query_with needs.
-    unsafe { extract_query_with(fcinfo, |q| q.lookup(|text, m, t| band_lookup(text, Version::M2, m, t, &mut tick))) }
+    unsafe { extract_query_with(fcinfo, |q| band_lookup(&q.text, Version::M2, q.measure, q.threshold, &mut tick)) }
 }
 
 function_info_v1!(pg_finfo_simhash_band_keys);

@@ -20,7 +20,7 @@
 use std::ffi::c_void;
 
 use pgrx::prelude::*;
-use simhash_core::similarity::{index_keys, lookup, sample, KeyParams, Lookup, Version};
+use simhash_core::similarity::{index_keys, lookup, lookup_either_way, sample, KeyParams, Lookup, Version};
 
 use super::query::Query;
 use super::{text_arg, tick};
@@ -122,7 +122,12 @@ pub(super) unsafe fn extract_query_with(
 /// As [`extract_query_with`].
 pub(crate) unsafe fn extract_query(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys::Datum {
     // SAFETY: forwarded from the caller.
-    unsafe { extract_query_with(fcinfo, |q| q.lookup(|text, m, t| lookup(text, v, m, t, &mut tick))) }
+    unsafe {
+        extract_query_with(fcinfo, |q| match q.either {
+            true => lookup_either_way(&q.text, v, q.threshold, &mut tick),
+            false => lookup(&q.text, v, q.measure, q.threshold, &mut tick),
+        })
+    }
 }
 
 v1_function!(

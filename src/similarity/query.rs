@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 
 use pgrx::prelude::*;
-use simhash_core::similarity::{Lookup, Measure, Version};
+use simhash_core::similarity::{Measure, Version};
 
 use super::measure::{at_least_texts, Cache};
 use super::{check_threshold, text_arg};
@@ -22,7 +22,8 @@ use crate::text::text_datum_to_utf8;
 /// A lookup: the query text, the measure and the threshold.
 pub(crate) struct Query<'a> {
     pub text: Cow<'a, str>,
-    /// `QueryInRow` for `either_way`, which `either` marks.
+    /// `QueryInRow` for `either_way`, which `either` marks (a band index, which answers no
+    /// containment, reads every row for it).
     pub measure: Measure,
     /// Containment either way (`either_way`): `QueryInRow` or `RowInQuery`.
     pub either: bool,
@@ -97,17 +98,6 @@ impl Query<'_> {
                 at_least_texts(cache, q, row, [true, false], self.measure, t, false)
             }
             Measure::RowInQuery => at_least_texts(cache, row, q, [false, true], Measure::QueryInRow, t, false),
-        }
-    }
-
-    /// What the index is asked for, `look` making one measure's lookup: for containment
-    /// either way, both lookups in one (`Lookup::or`).
-    pub(crate) fn lookup(&self, look: impl Fn(&str, Measure, f64) -> Lookup) -> Lookup {
-        let one = |m| look(&self.text, m, self.threshold);
-        if self.either {
-            one(Measure::QueryInRow).or(one(Measure::RowInQuery))
-        } else {
-            one(self.measure)
         }
     }
 }

@@ -59,7 +59,7 @@ fn first_band_keys(text: &str, v: Version, bands: usize, tick: &mut dyn FnMut())
 /// What a band lookup asks for (module docs); `required` is 1 whenever there are keys.
 pub fn band_lookup(query: &str, v: Version, measure: Measure, threshold: f64, tick: &mut dyn FnMut()) -> Lookup {
     if measure != Measure::Similarity || threshold.is_nan() || threshold < BAND_THETA {
-        return Lookup { keys: Vec::new(), required: 1, scan_all: true };
+        return Lookup::all();
     }
     Lookup { keys: first_band_keys(query, v, bands_needed(threshold), tick), required: 1, scan_all: false }
 }

@@ -63,13 +63,18 @@ pub struct Lookup {
 }
 
 impl Lookup {
+    /// Every row is a candidate.
+    pub fn all() -> Lookup {
+        Lookup { keys: Vec::new(), required: 1, scan_all: true }
+    }
+
     /// The lookup for the rows either finds: every key of both, of which a row must have the
     /// fewer required (a row with `required` of one's keys has that many of the union); every
     /// row when either reads every row. The dedup trigger's containment either way: for a
     /// short query both ask for the same keys and count, and two scans read them twice.
     pub fn or(self, other: Lookup) -> Lookup {
         if self.scan_all || other.scan_all {
-            return Lookup { keys: Vec::new(), required: 1, scan_all: true };
+            return Lookup::all();
         }
         let mut keys = self.keys;
         keys.extend(other.keys);
@@ -81,33 +86,44 @@ impl Lookup {
 
 /// The lookup for rows `r` with `measure(query, r) ≥ threshold` under version `v` (module docs).
 pub fn lookup(query: &str, v: Version, measure: Measure, threshold: f64, tick: &mut dyn FnMut()) -> Lookup {
-    let lowest = if measure == Measure::Similarity { MIN_SIMILARITY } else { MIN_CONTAINMENT };
-    if threshold.is_nan() || threshold < lowest {
-        return Lookup { keys: Vec::new(), required: 1, scan_all: true };
+    if measure != Measure::Similarity {
+        return containment(query, v, &[measure], threshold, tick);
+    }
+    if threshold.is_nan() || threshold < MIN_SIMILARITY {
+        return Lookup::all();
     }
     // A similarity lookup needs only the sketch: no winnowing, so that a long query's keys
     // take no memory but the sketch's.
-    let p = match measure {
-        Measure::Similarity => KeyParams { w: 0, ..KeyParams::of(v) },
-        _ => KeyParams::of(v),
-    };
+    let p = KeyParams { w: 0, ..KeyParams::of(v) };
     let s = sample(query, &p, tick);
-    let (keys, required) = match measure {
-        Measure::Similarity => (similarity_keys(&s, &p), required(s.distinct, K, threshold)),
-        Measure::QueryInRow | Measure::RowInQuery => {
-            if s.distinct < SHORT_QUERY {
-                // Measure 1 (a compatibility index) keeps 5.x's exact scan.
-                if v == Version::M1 {
-                    return Lookup { keys: Vec::new(), required: 1, scan_all: true };
-                }
-                return short_containment(query, &p, measure, threshold, tick);
-            }
-            let keys = index_keys(&s, &p);
-            let m = CONTAINMENT_KEYS.min(keys.len()).max(1);
-            (keys, m)
+    let keys = similarity_keys(&s, &p);
+    Lookup { required: required(s.distinct, K, threshold).min(keys.len()).max(1), keys, scan_all: false }
+}
+
+/// The lookup for rows `r` with `containment(query, r) ≥ threshold` or `containment(r,
+/// query) ≥ threshold` (`either_way`, the dedup trigger's): both lookups in one
+/// ([`Lookup::or`]), the query sampled once.
+pub fn lookup_either_way(query: &str, v: Version, threshold: f64, tick: &mut dyn FnMut()) -> Lookup {
+    containment(query, v, &[Measure::QueryInRow, Measure::RowInQuery], threshold, tick)
+}
+
+/// The containment lookups of `measures` (each `QueryInRow` or `RowInQuery`), or-ed. A long
+/// query asks for the same keys and count either way.
+fn containment(query: &str, v: Version, measures: &[Measure], threshold: f64, tick: &mut dyn FnMut()) -> Lookup {
+    if threshold.is_nan() || threshold < MIN_CONTAINMENT {
+        return Lookup::all();
+    }
+    let p = KeyParams::of(v);
+    let s = sample(query, &p, tick);
+    if s.distinct < SHORT_QUERY {
+        // Measure 1 (a compatibility index) keeps 5.x's exact scan.
+        if v == Version::M1 {
+            return Lookup::all();
         }
-    };
-    Lookup { required: required.min(keys.len()).max(1), keys, scan_all: false }
+        return short_containment(query, &p, measures, threshold, tick);
+    }
+    let keys = index_keys(&s, &p);
+    Lookup { required: CONTAINMENT_KEYS.min(keys.len()).max(1), keys, scan_all: false }
 }
 
 /// The containment lookup of a query of fewer than [`SHORT_QUERY`] shingles: the key of
@@ -119,23 +135,33 @@ pub fn lookup(query: &str, v: Version, measure: Measure, threshold: f64, tick: &
 /// boilerplate is no post. Measured by `examples/short_containment` on 200k short Markov
 /// texts at 0.8: 194 candidates a query at 1M rows instead of 436, 5.6k posting entries read
 /// instead of 9.0k, the same short pairs found (60 of 60; at 0.5, 191 of 192).
-fn short_containment(query: &str, p: &KeyParams, measure: Measure, threshold: f64, tick: &mut dyn FnMut()) -> Lookup {
+/// Each of `measures` has its lookup, or-ed.
+fn short_containment(
+    query: &str,
+    p: &KeyParams,
+    measures: &[Measure],
+    threshold: f64,
+    tick: &mut dyn FnMut(),
+) -> Lookup {
     let shingles = shingle_set(query, p.version, tick);
     let (rare, frequent): (Vec<u64>, Vec<u64>) = shingles.iter().partition(|&&h| !is_frequent(h, p.version));
     let (all, rare) = (key_set(&shingles, p), key_set(&rare, p));
-    // A row holding this query shares ⌈θ·n⌉ of its n shingles, of which all but the
-    // frequent ones are rare; a row inside it, ⌈θ·r⌉ of its own r, at least one.
-    let sure = match measure {
-        Measure::QueryInRow => (threshold * shingles.len() as f64).ceil() as usize,
-        _ => CONTAINMENT_KEYS,
+    let one = |measure: Measure| {
+        // A row holding this query shares ⌈θ·n⌉ of its n shingles, of which all but the
+        // frequent ones are rare; a row inside it, ⌈θ·r⌉ of its own r, at least one.
+        let sure = match measure {
+            Measure::QueryInRow => (threshold * shingles.len() as f64).ceil() as usize,
+            _ => CONTAINMENT_KEYS,
+        };
+        let required = CONTAINMENT_KEYS.min(sure).min(all.len()).max(1);
+        let rare_enough = match measure {
+            Measure::QueryInRow => sure.saturating_sub(frequent.len()) >= required,
+            _ => rare.len() >= required,
+        };
+        let keys = if rare_enough { rare.clone() } else { all.clone() };
+        Lookup { required: required.min(keys.len()).max(1), keys, scan_all: false }
     };
-    let required = CONTAINMENT_KEYS.min(sure).min(all.len()).max(1);
-    let rare_enough = match measure {
-        Measure::QueryInRow => sure.saturating_sub(frequent.len()) >= required,
-        _ => rare.len() >= required,
-    };
-    let keys = if rare_enough { rare } else { all };
-    Lookup { required: required.min(keys.len()).max(1), keys, scan_all: false }
+    measures.iter().map(|&m| one(m)).reduce(Lookup::or).expect("a containment measure")
 }
 
 #[cfg(test)]
@@ -155,7 +181,13 @@ mod tests {
             "国家主席江泽民发表新年讲话",
             "江泽民发表新年讲话",
             "For an explanation of the terms used in this section",
+            "中共中央总书记、国家主席江泽民发表１９９８年新年讲话《迈向充满希望的新世纪》，新华社记者兰红光摄。\
+             同胞们、朋友们、女士们、先生们：在１９９８年来临之际，我十分高兴地通过中国国际广播电台、中央人民广播电台\
+             和中央电视台，向全国各族人民，向香港特别行政区同胞、澳门和台湾同胞、海外侨胞，向世界各国的朋友们，致以诚挚的问候和良好的祝愿！",
         ];
+        // The last is a long query (its index keys), the others short (every shingle's key).
+        assert!(sample(texts[3], &KeyParams::of(V), &mut || ()).distinct >= SHORT_QUERY);
+        assert!(sample(texts[2], &KeyParams::of(V), &mut || ()).distinct < SHORT_QUERY);
         let mut rng = 0x9e37_79b9_7f4a_7c15u64;
         for q in texts {
             for t in [0.5, 0.8, 1.0, 0.3] {
@@ -182,6 +214,8 @@ mod tests {
                     }
                 }
                 assert_eq!(either.scan_all, a.scan_all || b.scan_all);
+                // The one-sample form is the or of both lookups.
+                assert_eq!(lookup_either_way(q, V, t, &mut || ()), either, "{q} at {t}");
             }
         }
     }

@@ -30,7 +30,7 @@ pub mod trigger;
 
 pub use at_least::AtLeast;
 pub use keys::{index_keys, required, sample, similarity_keys, KeyParams, Sample};
-pub use lookup::{lookup, Lookup};
+pub use lookup::{lookup, lookup_either_way, Lookup};
 pub use measure::{containment, shingle_set, similarity, Measure, Sets};
 pub use pairs::{similarity_clusters, SimilarityPair, SimilarityPairs, TextRows};
 pub use shingles::Version;
