@@ -64,21 +64,13 @@ fn last_row_sets(text: &str, v: Version) -> Rc<Sets> {
     })
 }
 
-/// A text's sets in hand: a call site's, the last row's, or made for this call.
-pub(crate) enum Held<'a> {
-    Site(&'a Sets),
-    Row(Rc<Sets>),
-    Made(Sets),
-}
-
-impl std::ops::Deref for Held<'_> {
-    type Target = Sets;
-    fn deref(&self) -> &Sets {
-        match self {
-            Held::Site(s) => s,
-            Held::Row(s) => s,
-            Held::Made(s) => s,
-        }
+/// The sets of `text` under `v`: a short text's the last row's ([`last_row_sets`]), a longer
+/// one's made for this call.
+fn sets_of(text: &str, v: Version) -> Rc<Sets> {
+    if text.len() <= LAST_ROW_BYTES {
+        last_row_sets(text, v)
+    } else {
+        Rc::new(Sets::of(text, v, &mut tick))
     }
 }
 
@@ -111,32 +103,32 @@ impl Cache {
         }
     }
 
-    /// Keeps the set of `text`, argument `arg`, unless it is too long (or kept already).
+    /// Keeps the set of `text`, argument `arg`, unless it is too long (or kept already): the
+    /// other argument's when it holds the same text (`either_way` asks for the query's sets as
+    /// argument 0 and as argument 1), else made.
     pub(crate) fn fill(&mut self, arg: usize, text: &str) {
-        if text.len() <= CACHED_BYTES && self.get(arg, text).is_none() {
-            let sets = match text.len() <= LAST_ROW_BYTES {
-                true => last_row_sets(text, self.version),
-                false => Rc::new(Sets::of(text, self.version, &mut tick)),
-            };
+        if text.len() <= CACHED_BYTES && self.slot(arg, text).is_none() {
+            let sets = self.slot(1 - arg, text).map_or_else(|| sets_of(text, self.version), Rc::clone);
             self.slots[arg] = Some((text.as_bytes().to_vec(), sets));
+        }
+    }
+
+    /// The kept sets of argument `arg` if they are for these bytes.
+    fn slot(&self, arg: usize, text: &str) -> Option<&Rc<Sets>> {
+        match &self.slots[arg] {
+            Some((bytes, sets)) if bytes.as_slice() == text.as_bytes() => Some(sets),
+            _ => None,
         }
     }
 
     /// The sets of argument `arg` if they are cached for these bytes.
     pub(crate) fn get(&self, arg: usize, text: &str) -> Option<&Sets> {
-        match &self.slots[arg] {
-            Some((bytes, sets)) if bytes.as_slice() == text.as_bytes() => Some(&**sets),
-            _ => None,
-        }
+        self.slot(arg, text).map(|sets| &**sets)
     }
 
     /// The sets of argument `arg`: the cached ones, the last row's, or computed.
-    pub(crate) fn set(&self, arg: usize, text: &str) -> Held<'_> {
-        match self.get(arg, text) {
-            Some(sets) => Held::Site(sets),
-            None if text.len() <= LAST_ROW_BYTES => Held::Row(last_row_sets(text, self.version)),
-            None => Held::Made(Sets::of(text, self.version, &mut tick)),
-        }
+    pub(crate) fn set(&self, arg: usize, text: &str) -> Rc<Sets> {
+        self.slot(arg, text).map_or_else(|| sets_of(text, self.version), Rc::clone)
     }
 }
 
