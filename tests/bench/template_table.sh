@@ -69,12 +69,7 @@ texts=$(markov "zh_tpl_$N" "$root/target/corpus/peoples_daily_199801.txt" "$((N 
 q -c "CREATE TABLE plain(n serial, body text)" \
   -c "\\copy plain(body) FROM '$texts' WITH (FORMAT csv, QUOTE e'\\x01', DELIMITER e'\\x02')" \
   -c "UPDATE plain SET body = left(body, 110 + n % 51)"
-timed() { # SQL: seconds
-    local t0
-    t0=$(date +%s.%N)
-    q -c "$1" >/dev/null
-    printf %.2f "$(echo "$(date +%s.%N) - $t0" | bc -l)"
-}
+timed() { printf %.2f "$(secs q -c "$1")"; } # SQL: its seconds (lib.sh's secs), rounded
 declare -A bulk_s rows_s new_s
 for src in tpl plain; do
     bulk_s[$src]=$(timed "SELECT count(*) FROM simhash_similarity_pairs('SELECT n::bigint, body FROM $src WHERE n <= $N', 0.5)")

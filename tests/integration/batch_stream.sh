@@ -13,9 +13,9 @@
 #     3 threads; pg_cancel_backend then ends it with 57014, after which it has 1, and after
 #     a pass stopped by LIMIT 1 also 1;
 #   - a session's first simhash(), in a cluster that does not preload the library, loads the
-#     lexicon on a thread of its own (about 0.2 s) while
-#     the backend answers cancels: cancelled there, the session's next simhash() gives the
-#     fingerprint another session gives, and the backend is left with 1 thread;
+#     lexicon on a thread of its own (about 0.2 s) while the backend answers cancels:
+#     cancelled there, the session's next simhash() gives the fingerprint another session
+#     gives, and the backend is left with 1 thread;
 #   - the backend's peak memory after the LIMIT 10 query is printed (not checked).
 # Expects PGHOST/PGPORT/PGUSER of a running cluster with the extension installed.
 set -euo pipefail
@@ -32,10 +32,9 @@ doc="'中共中央总书记、国家主席江泽民发表１９９８年新年�
 want=$(q -c "SELECT simhash($doc)")
 bash "$h/cluster.sh" start batch-stream-cold >/dev/null
 at_exit "bash '$h/cluster.sh' stop batch-stream-cold"
-got=$(eval "$(bash "$h/cluster.sh" env batch-stream-cold)" &&
-      command psql -X -At -d postgres -c "CREATE EXTENSION simhash" >/dev/null &&
-      command psql -X -At -d postgres -c "SHOW shared_preload_libraries" -c "SELECT hamming(1, 2)" \
-           -c "SET statement_timeout = '1ms'" -c "SELECT simhash($doc)" \
+in_cluster batch-stream-cold command psql -X -At -d postgres -c "CREATE EXTENSION simhash" >/dev/null
+got=$(in_cluster batch-stream-cold command psql -X -At -d postgres -c "SHOW shared_preload_libraries" \
+           -c "SELECT hamming(1, 2)" -c "SET statement_timeout = '1ms'" -c "SELECT simhash($doc)" \
            -c "SET statement_timeout = 0" -c "SELECT simhash($doc)" \
            -c "SELECT 'threads ' || substring(pg_read_file('/proc/self/status') from 'Threads:\s*(\d+)')" 2>&1 || true)
 [ "$(head -1 <<<"$got")" = "" ] || fail "the cold cluster preloads '$(head -1 <<<"$got")'"
