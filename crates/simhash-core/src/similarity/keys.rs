@@ -144,6 +144,13 @@ pub fn index_keys(s: &Sample, p: &KeyParams) -> Vec<i32> {
     key_set(s.bottom.iter().chain(&s.winnowed), p)
 }
 
+/// The index keys of `doc` under version `v`, with the index's parameters: what a `simhash_ops`
+/// index holds for it.
+pub fn text_keys(doc: &str, v: super::shingles::Version, tick: &mut dyn FnMut()) -> Vec<i32> {
+    let p = KeyParams::of(v);
+    index_keys(&sample(doc, &p, tick), &p)
+}
+
 /// The keys a similarity query looks up: its bottom-k sketch's, ascending, distinct.
 pub fn similarity_keys(s: &Sample, p: &KeyParams) -> Vec<i32> {
     key_set(&s.bottom, p)

@@ -3,6 +3,7 @@
 //! - [`shingles`]: normalization and the shingle stream;
 //! - [`measure`]: similarity and containment, exact on two texts' sets;
 //! - [`decide`]: a measure against a threshold, one text held and the other streamed;
+//! - [`frame_keys`]: a template's keys, learned from its rows, and the lookup that skips them;
 //! - [`frequent`]: the shingles that are no index keys;
 //! - [`keys`]: bottom-k and winnowed keys, and how many a lookup requires;
 //! - [`lookup`]: what an index lookup asks for, and what it guarantees;
@@ -19,6 +20,7 @@ pub mod band_lookup;
 pub mod bulk;
 pub mod exact;
 pub mod explain;
+pub mod frame_keys;
 pub mod frequent;
 pub mod keys;
 pub mod lookup;
@@ -29,7 +31,7 @@ pub mod shingles;
 pub mod trigger;
 
 pub use at_least::AtLeast;
-pub use keys::{index_keys, required, sample, similarity_keys, KeyParams, Sample};
+pub use keys::{index_keys, required, sample, similarity_keys, text_keys, KeyParams, Sample};
 pub use lookup::{lookup, lookup_either_way, Lookup};
 pub use measure::{containment, shingle_set, similarity, Measure, Sets};
 pub use pairs::{similarity_clusters, SimilarityPair, SimilarityPairs, TextRows};
