@@ -235,8 +235,10 @@ COMMENT ON FUNCTION simhash_duplicates(text, text, int) IS
     'Every (batch row, corpus row) pair within max_distance bits, both queries returning (id bigint, fp bigint), or both (id bigint, fp bigint, body text) and then only the pairs whose texts the dedup decision calls the same passage by simhash.decision; the batch is held in memory, the corpus streamed; pairs inside the batch are left out';
 
 -- simhash_query's measure either_way (containment either way, one index scan: the dedup
--- trigger's check with min_containment).
+-- trigger's check with min_containment), and its frame (the template keys the dedup trigger
+-- learns from a table, whose rows a lookup then does not read by them).
+ALTER TYPE simhash_query ADD ATTRIBUTE frame int4[];
 COMMENT ON TYPE simhash_query IS
-    'A simhash_ops index lookup: rows r with simhash_similarity(query, r) (measure similarity), simhash_containment(query, r) (query_in_row), simhash_containment(r, query) (row_in_query) or either containment (either_way) at least threshold';
+    'A simhash_ops index lookup: rows r with simhash_similarity(query, r) (measure similarity), simhash_containment(query, r) (query_in_row), simhash_containment(r, query) (row_in_query) or either containment (either_way) at least threshold; with frame (index keys of a template, as the dedup trigger learns them), only rows whose index keys hold two of the lookup''s other keys';
 COMMENT ON FUNCTION simhash_query(text, text, float8) IS
     'A simhash_query, its measure (similarity, query_in_row, row_in_query, either_way) and threshold (0 to 1) checked';

@@ -5,9 +5,9 @@
 -- `simhash_similarity(body, $1) >= 0.6` and the other predicates (similarity.sql). Measure
 -- 2's; measure 1's simhash_ops_m1, with its own simhash_query_m1 and @%, is in m1.sql.
 
-CREATE TYPE simhash_query AS (query text, measure text, threshold float8);
+CREATE TYPE simhash_query AS (query text, measure text, threshold float8, frame int4[]);
 COMMENT ON TYPE simhash_query IS
-    'A simhash_ops index lookup: rows r with simhash_similarity(query, r) (measure similarity), simhash_containment(query, r) (query_in_row), simhash_containment(r, query) (row_in_query) or either containment (either_way) at least threshold';
+    'A simhash_ops index lookup: rows r with simhash_similarity(query, r) (measure similarity), simhash_containment(query, r) (query_in_row), simhash_containment(r, query) (row_in_query) or either containment (either_way) at least threshold; with frame (index keys of a template, as the dedup trigger learns them), only rows whose index keys hold two of the lookup''s other keys';
 
 CREATE FUNCTION simhash_query(query text, measure text, threshold float8) RETURNS simhash_query
     IMMUTABLE STRICT PARALLEL SAFE

@@ -319,7 +319,7 @@ pub(crate) unsafe fn check(
         }
     }
     // SAFETY: forwarded from the caller; the query's parameters are (bigint [, tid]).
-    unsafe { query_as_owner(td, config, plans, &[pg_sys::INT8OID], vec![pg_sys::Datum::from(fp)], exclude, doc) }
+    unsafe { query_as_owner(td, config, plans, &[pg_sys::INT8OID], vec![pg_sys::Datum::from(fp)], exclude, doc, None) }
 }
 
 /// Takes, until the end of the transaction, the locks that make two inserters of

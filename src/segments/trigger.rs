@@ -195,7 +195,7 @@ pub(crate) unsafe fn dedup_body(
         let types = [pg_sys::INT8ARRAYOID, pg_sys::INT4OID, pg_sys::FLOAT8OID];
         // The decision reads the new text (segments came from it, so it is not NULL).
         let doc = value_of(tuple, desc, text).map(|d| text_datum_to_utf8(d));
-        let found = query_as_owner::<f64>(td, &config, plans, &types, params, exclude, doc.as_deref());
+        let found = query_as_owner::<f64>(td, &config, plans, &types, params, exclude, doc.as_deref(), None);
         act(td, &config, F, found, tuple, &set, what)
     }
 }

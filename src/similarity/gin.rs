@@ -6,7 +6,8 @@
 //!   (`simhash_core::similarity::keys`).
 //! - extractQuery: a `simhash_query`'s lookup (`simhash_core::similarity::lookup`): its keys,
 //!   and how many a row must have, kept in `extra_data[0]`; a threshold too low for keys
-//!   reads every row (GIN_SEARCH_MODE_ALL).
+//!   reads every row (GIN_SEARCH_MODE_ALL). With a frame, the keys off it
+//!   (`simhash_core::similarity::frame_keys`).
 //! - consistent / triConsistent: at least that many keys present (or possibly present);
 //!   always with a recheck, the exact `@%` (query.rs).
 //!
@@ -20,7 +21,8 @@
 use std::ffi::c_void;
 
 use pgrx::prelude::*;
-use simhash_core::similarity::{index_keys, lookup, lookup_either_way, sample, KeyParams, Lookup, Version};
+use simhash_core::similarity::frame_keys::Framed;
+use simhash_core::similarity::{text_keys, Lookup, Version};
 
 use super::query::Query;
 use super::{text_arg, tick};
@@ -47,8 +49,7 @@ pub(super) unsafe fn key_datums(keys: &[i32], n: *mut i32) -> pg_sys::Datum {
 
 /// The index keys of a text under version `v`.
 fn keys_of(text: &str, v: Version) -> Vec<i32> {
-    let p = KeyParams::of(v);
-    index_keys(&sample(text, &p, &mut tick), &p)
+    text_keys(text, v, &mut tick)
 }
 
 /// `extractValue(text, internal nkeys, internal nullFlags) → internal`.
@@ -123,9 +124,14 @@ pub(super) unsafe fn extract_query_with(
 pub(crate) unsafe fn extract_query(fcinfo: pg_sys::FunctionCallInfo, v: Version) -> pg_sys::Datum {
     // SAFETY: forwarded from the caller.
     unsafe {
-        extract_query_with(fcinfo, |q| match q.either {
-            true => lookup_either_way(&q.text, v, q.threshold, &mut tick),
-            false => lookup(&q.text, v, q.measure, q.threshold, &mut tick),
+        extract_query_with(fcinfo, |q| {
+            let l = q.lookup(v);
+            // A frame asks for the keys off it (simhash_core::similarity::frame_keys); the
+            // recheck tests the rest.
+            match &q.frame {
+                Some(frame) => Framed::of(l, frame).index_lookup(),
+                None => l,
+            }
         })
     }
 }

@@ -15,6 +15,7 @@
 
 mod band_gin;
 pub(crate) mod explain;
+pub(crate) mod frame_keys;
 pub(crate) mod gin;
 pub(crate) mod measure;
 pub(crate) mod pairs;

@@ -6,13 +6,20 @@
 //! containments (`either_way`: the dedup trigger's, one index scan where the two predicates
 //! made two of the same keys). The planner builds the first three from the predicates
 //! (support.rs); the index finds candidates and `@%` rechecks them.
+//! With a `frame` (measure 2: the index keys of a template, which the dedup trigger learns from
+//! its table), a row must also pass the framed lookup (`simhash_core::similarity::frame_keys`):
+//! hold two of the lookup's keys off the frame. The recheck tests it on the row's index keys, so
+//! an index scan and a sequential scan return the same rows.
 //! Measure 1 has its own type, `simhash_query_m1`, and its own `@%` (`simhash_query_match`,
 //! 4.x's symbol), so that a query of one version never reaches another's index.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 use pgrx::prelude::*;
-use simhash_core::similarity::{Measure, Version};
+use simhash_core::similarity::frame_keys::Framed;
+use simhash_core::similarity::{lookup, lookup_either_way, text_keys, Lookup, Measure, Version};
 
 use super::measure::{at_least_texts, Cache};
 use super::{check_threshold, text_arg};
@@ -28,6 +35,8 @@ pub(crate) struct Query<'a> {
     /// Containment either way (`either_way`): `QueryInRow` or `RowInQuery`.
     pub either: bool,
     pub threshold: f64,
+    /// The frame keys, ascending, distinct (the field `frame`; measure 2's type only).
+    pub frame: Option<Vec<i32>>,
 }
 
 /// The measure name of containment either way.
@@ -66,7 +75,8 @@ impl Query<'_> {
     /// `datum` must be a non-NULL datum of the composite type `simhash_query`.
     pub(crate) unsafe fn from_datum<'a>(datum: pg_sys::Datum) -> Option<Query<'a>> {
         // SAFETY: a composite datum detoasts to a HeapTupleHeader carrying its type, which
-        // GetAttributeByNum reads; the fields are (text, text, float8) by the type's definition.
+        // GetAttributeByNum reads; the fields are (text, text, float8[, int4[]]) by the type's
+        // definition, the fourth read only when the type's descriptor has it.
         unsafe {
             let tuple = pg_sys::pg_detoast_datum(datum.cast_mut_ptr()) as pg_sys::HeapTupleHeader;
             let field = |n: i16| {
@@ -76,18 +86,75 @@ impl Query<'_> {
             };
             let (text, measure, threshold) = (field(1)?, field(2)?, field(3)?);
             let (measure, either) = parse_measure(&text_datum_to_utf8(measure));
+            // Measure 1's type has three fields: the fourth is read only where the type has it.
+            let natts = {
+                // HeapTupleHeaderGetTypeId and GetTypMod: a composite datum's header.
+                let datum = (*tuple).t_choice.t_datum;
+                let desc = pg_sys::lookup_rowtype_tupdesc(datum.datum_typeid, datum.datum_typmod);
+                let n = (*desc).natts;
+                pg_sys::DecrTupleDescRefCount(desc);
+                n
+            };
+            // An empty frame is none (the dedup trigger's before it learns one).
+            let frame = if natts >= 4 { field(4) } else { None }
+                .map(|d| {
+                    let mut keys: Vec<i32> =
+                        Vec::<Option<i32>>::from_datum(d, false).unwrap_or_default().into_iter().flatten().collect();
+                    keys.sort_unstable();
+                    keys.dedup();
+                    keys
+                })
+                .filter(|keys| !keys.is_empty());
             Some(Query {
                 text: text_datum_to_utf8(text),
                 measure,
                 either,
                 threshold: check_threshold(f64::from_datum(threshold, false)?, "simhash_query"),
+                frame,
             })
         }
     }
 
-    /// Whether `row` matches: the measure at the threshold, exactly. The query's set is kept
-    /// in `cache` while the query stays the same.
-    pub(crate) fn matches(&self, cache: &mut Cache, row: &str) -> bool {
+    /// The lookup of measure 2's index for this query (a band index has its own).
+    pub(crate) fn lookup(&self, v: Version) -> Lookup {
+        let tick = &mut super::tick;
+        match self.either {
+            true => lookup_either_way(&self.text, v, self.threshold, tick),
+            false => lookup(&self.text, v, self.measure, self.threshold, tick),
+        }
+    }
+
+    /// The framed lookup of a query with a frame, made once for a run of the same query (a
+    /// recheck of each candidate asks for it).
+    fn framed(&self, v: Version, frame: &[i32]) -> Rc<Framed> {
+        type Key = (String, Measure, bool, u64, Vec<i32>, Version);
+        thread_local! {
+            static LAST: RefCell<Option<(Key, Rc<Framed>)>> = const { RefCell::new(None) };
+        }
+        let key: Key = (self.text.to_string(), self.measure, self.either, self.threshold.to_bits(), frame.to_vec(), v);
+        if let Some(f) = LAST.with_borrow(|l| l.as_ref().filter(|(k, _)| *k == key).map(|(_, f)| f.clone())) {
+            return f;
+        }
+        let f = Rc::new(Framed::of(self.lookup(v), frame));
+        LAST.set(Some((key, f.clone())));
+        f
+    }
+
+    /// Whether `row` matches: the measure at the threshold, exactly, and with a frame the
+    /// framed lookup on the row's index keys. The query's set is kept in `cache` while the
+    /// query stays the same.
+    pub(crate) fn matches(&self, cache: &mut Cache, row: &str, v: Version) -> bool {
+        if !self.measure_matches(cache, row) {
+            return false;
+        }
+        match &self.frame {
+            Some(frame) => self.framed(v, frame).keeps(&text_keys(row, v, &mut super::tick)),
+            None => true,
+        }
+    }
+
+    /// The measure at the threshold, exactly.
+    fn measure_matches(&self, cache: &mut Cache, row: &str) -> bool {
         let (q, t) = (&*self.text, self.threshold);
         if self.either {
             return at_least_texts(cache, q, row, [true, false], Measure::QueryInRow, t, false)
@@ -113,7 +180,7 @@ pub(crate) unsafe fn query_match(fcinfo: pg_sys::FunctionCallInfo, v: Version) -
             return false.into();
         };
         let row = text_arg(fcinfo, 0);
-        q.matches(Cache::of(fcinfo, v), &row).into()
+        q.matches(Cache::of(fcinfo, v), &row, v).into()
     }
 }
 
@@ -125,8 +192,8 @@ v1_function!(
 /// A `simhash_query` datum of type `typid` with these fields.
 ///
 /// # Safety
-/// `typid` must be a composite type `simhash_query` or `simhash_query_m1` (text, text,
-/// float8); `text` a text
+/// `typid` must be a composite type `simhash_query` (text, text, float8, int4[]) or
+/// `simhash_query_m1` (text, text, float8); `text` a text
 /// datum; must run inside a transaction.
 pub(crate) unsafe fn query_datum(
     typid: pg_sys::Oid,
@@ -140,8 +207,14 @@ pub(crate) unsafe fn query_datum(
     unsafe {
         let desc = pg_sys::lookup_rowtype_tupdesc(typid, -1);
         let measure = measure.into_datum().expect("a text datum");
-        let mut values = [text, measure, threshold.into_datum().expect("a float8 datum")];
-        let mut nulls = [false; 3];
+        // Measure 2's type has a fourth field, the frame: NULL.
+        let natts = (*desc).natts as usize;
+        let mut values = vec![pg_sys::Datum::from(0usize); natts];
+        let mut nulls = vec![true; natts];
+        for (i, d) in [text, measure, threshold.into_datum().expect("a float8 datum")].into_iter().enumerate() {
+            values[i] = d;
+            nulls[i] = false;
+        }
         let tuple = pg_sys::heap_form_tuple(desc, values.as_mut_ptr(), nulls.as_mut_ptr());
         pg_sys::DecrTupleDescRefCount(desc);
         pg_sys::HeapTupleHeaderGetDatum((*tuple).t_data)

@@ -83,6 +83,9 @@ pub(crate) struct Similarity {
     /// (`simhash_core::similarity::trigger::lookups_share_keys`). Else an insert takes the
     /// table's key exclusively.
     pub by_keys: bool,
+    /// Whether the check's lookups take the frame keys the trigger learns (an `int4[]` after
+    /// the thresholds) and its reading learns them (src/similarity/frame_keys.rs).
+    pub framed: bool,
 }
 
 impl Measure for Similarity {
@@ -163,12 +166,18 @@ unsafe fn config(
         let target = target(rel, parsed.link_column.as_deref(), &[("text", &text)], ext_schema, func);
         let with_containment = parsed.min_containment.is_some();
         let suffix = crate::similarity::sql_suffix(ext_schema, v);
+        // Decision 3's trigger of measure 2 learns its table's frame keys (frame_keys.rs); 6.0's
+        // `_d2` keeps its lookups.
+        let framed = v == Version::M2
+            && suffix.is_empty()
+            && matches!(decision, Decision::Passage(r) if r.version != simhash_core::decision::Version::D2);
         let query = |target: QueryTarget<'_>| {
             simhash_core::similarity::trigger::similarity_check_query(&SimilarityCheckQuery {
                 target,
                 text: &text.sql,
                 with_containment,
                 suffix,
+                framed,
             })
         };
         let indexes = crate::similarity::match_operator(ext_schema, v)
@@ -198,6 +207,7 @@ unsafe fn config(
             index,
             locked,
             by_keys,
+            framed,
         };
         let common = Config::new(rel, target, (text.clone(), Some(text.clone())), parsed.action, decision, query);
         // A sequential scan would find rows that share no key with the new text (an empty
@@ -304,7 +314,15 @@ pub(crate) unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, v: Version,
             params.push(float(g));
             types.push(pg_sys::FLOAT8OID);
         }
-        let found = query_as_owner::<Vec<f64>>(td, &config, plans, &types, params, exclude, Some(&doc));
+        let tgoid = (*(*td).tg_trigger).tgoid;
+        let frames = s.framed.then(|| {
+            // No frame learned: an empty one, which the lookups ignore.
+            let keys = crate::similarity::frame_keys::learned(tgoid).map(|l| l.keys.clone()).unwrap_or_default();
+            params.push(keys.into_datum().expect("an int4[] datum"));
+            types.push(pg_sys::INT4ARRAYOID);
+            (tgoid, v)
+        });
+        let found = query_as_owner::<Vec<f64>>(td, &config, plans, &types, params, exclude, Some(&doc), frames);
         act(td, &config, f, found, tuple, &[], |m| what(m, &s))
     }
 }

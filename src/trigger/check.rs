@@ -14,6 +14,7 @@ use super::column::cstring;
 use super::config::Config;
 use super::Decision;
 use crate::error::raise;
+use crate::similarity::frame_keys::{learned, Learner};
 use simhash_core::decision::{decide, Frame, Prepared, Rule, Version};
 
 /// The existing row the check query found: the nearest within the measure's bound, with the
@@ -160,7 +161,7 @@ unsafe fn run_check<T: FromDatum>(
     values: &mut [pg_sys::Datum],
     nulls: &CStr,
     snapshot: Option<pg_sys::Snapshot>,
-    doc: Option<(&str, Rule)>,
+    doc: Option<(&str, Rule, Option<Frames>)>,
 ) -> Option<Match<T>> {
     if let Some(doc) = doc {
         // SAFETY: forwarded from the caller.
@@ -199,11 +200,17 @@ unsafe fn run_check<T: FromDatum>(
     }
 }
 
+/// The trigger whose frame keys a check learns (`crate::similarity::frame_keys`), and the
+/// version of the measure whose keys they are.
+pub(crate) type Frames = (pg_sys::Oid, simhash_core::similarity::Version);
+
 /// The check query's rows through a cursor, best first, until the dedup decision calls one
 /// the same passage as `doc` by its rule: that row. A candidate the decision keeps apart is
 /// passed over, and so is one with a NULL text (it cannot be the same passage). Decision 3
 /// reads the new text's frame (`simhash_core::decision::frame`) in the first batch of
-/// candidates, its frame-mates when the table holds a template, before it decides any.
+/// candidates, its frame-mates when the table holds a template, before it decides any; with
+/// `frames`, after the frame-mates the trigger learned, which its framed check no longer
+/// returns. With `frames`, a check that reads many candidates and keeps none learns their frame.
 ///
 /// # Safety
 /// As [`run_check`].
@@ -214,12 +221,16 @@ unsafe fn first_same_passage<T: FromDatum>(
     values: &mut [pg_sys::Datum],
     nulls: &CStr,
     snapshot: Option<pg_sys::Snapshot>,
-    (doc, rule): (&str, Rule),
+    (doc, rule, frames): (&str, Rule, Option<Frames>),
 ) -> Option<Match<T>> {
     let tick = &mut crate::error::tick;
     // The new text made ready for the decision at the first candidate (most inserts have none).
     let mut new: Option<Prepared> = None;
     let mut frame: Option<Frame> = None;
+    let learned = frames.and_then(|(tgoid, _)| learned(tgoid));
+    let mut learner = frames.map(|(tgoid, v)| Learner::new(tgoid, v));
+    // The first batch, made ready: the frame-mates a learned frame keeps.
+    let mut first: Option<Vec<Prepared>> = None;
     // SAFETY: forwarded from the caller. Without a snapshot, read_only = false: SPI takes a
     // fresh one (READ COMMITTED), as SPI_execute_plan does above. With one, it is made the
     // active snapshot while the portal starts (read_only = true uses the active one, and
@@ -258,12 +269,16 @@ unsafe fn first_same_passage<T: FromDatum>(
                 let datum = pg_sys::SPI_getbinval(tuple, desc, 4, &mut null);
                 if !null {
                     let text = crate::text::text_datum_to_utf8(datum);
+                    if let Some(l) = learner.as_mut() {
+                        l.read(&text);
+                    }
                     batch.push((tuple, Prepared::of(rule.version, &text, tick)));
                 }
             }
             let new = new.get_or_insert_with(|| Prepared::of(rule.version, doc, tick));
             if frame.is_none() && rule.version != Version::D2 {
-                let mates: Vec<&Prepared> = batch.iter().map(|(_, p)| p).collect();
+                let known = learned.iter().flat_map(|l| &l.mates);
+                let mates: Vec<&Prepared> = known.chain(batch.iter().map(|(_, p)| p)).collect();
                 frame = Some(new.frame(&mates, tick));
             }
             for (tuple, old) in &batch {
@@ -272,9 +287,15 @@ unsafe fn first_same_passage<T: FromDatum>(
                     break 'fetch;
                 }
             }
+            if first.is_none() && learner.is_some() {
+                first = Some(batch.into_iter().map(|(_, p)| p).collect());
+            }
             pg_sys::SPI_freetuptable(table);
         }
         pg_sys::SPI_cursor_close(portal);
+        if let (None, Some(l)) = (&found, learner) {
+            l.learn(first.unwrap_or_default());
+        }
         found
     }
 }
@@ -318,12 +339,14 @@ unsafe fn function_name(td: *mut pg_sys::TriggerData) -> String {
 /// under REPEATABLE READ and SERIALIZABLE if it found nothing, again with the latest
 /// snapshot. `types` and `values` are the query's parameters before the excluded row's
 /// ctid, which comes last in the update query; `doc` is the new row's text, which the dedup
-/// decision compares with each candidate's under [`Decision::Passage`]. The caller has taken
-/// the locks.
+/// decision compares with each candidate's under [`Decision::Passage`]; `frames`, the trigger
+/// whose frame keys the decision's reading learns (the similarity trigger's). The caller has
+/// taken the locks.
 ///
 /// # Safety
 /// `td` must be the TriggerData of a firing dedup trigger whose Config is `config`; `values`
 /// must be datums of `types`, valid until the call returns.
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn query_as_owner<T: FromDatum>(
     td: *mut pg_sys::TriggerData,
     config: &Config,
@@ -332,9 +355,10 @@ pub(crate) unsafe fn query_as_owner<T: FromDatum>(
     mut values: Vec<pg_sys::Datum>,
     exclude: Option<pg_sys::ItemPointerData>,
     doc: Option<&str>,
+    frames: Option<Frames>,
 ) -> Found<T> {
     let doc = match config.decision {
-        Decision::Passage(rule) => doc.map(|d| (d, rule)),
+        Decision::Passage(rule) => doc.map(|d| (d, rule, frames)),
         Decision::Measure => None,
     };
     // SAFETY: the trigger's relation is open for the call, so its pg_class form is valid.

@@ -190,6 +190,9 @@ pub struct SimilarityCheckQuery<'a> {
     /// What the measure's SQL names end with: `""` for measure 2's `simhash_similarity`,
     /// `"_m1"` for measure 1's `simhash_similarity_m1` (src/similarity/names.rs).
     pub suffix: &'a str,
+    /// Whether the lookups take the trigger's frame keys (`int4[]`, after the thresholds:
+    /// `super::frame_keys`), measure 2's `simhash_query` built in the query.
+    pub framed: bool,
 }
 
 /// The check query: the existing row with the highest similarity to `$1` (the new text) among
@@ -203,7 +206,8 @@ pub struct SimilarityCheckQuery<'a> {
 /// The predicates are the ones the planner support function turns into `simhash_ops` index
 /// conditions (src/similarity/support.rs), and for measure 2's containment either way the
 /// condition itself (`@%` with `either_way`), one bitmap index scan each, OR-ed; the index's
-/// recheck is the exact measure. The similarity is computed for every match, the containments
+/// recheck is the exact measure. `framed`, both conditions are `@%` with the frame keys as a
+/// parameter after the thresholds (`super::frame_keys`). The similarity is computed for every match, the containments
 /// for the chosen row only (the outer query). As `check_query`, nothing resolves through the
 /// inserter's `search_path`.
 pub fn similarity_check_query(q: &SimilarityCheckQuery<'_>) -> String {
@@ -218,7 +222,9 @@ pub fn similarity_check_query(q: &SimilarityCheckQuery<'_>) -> String {
             // Measure 2: one index condition for both containments (`either_way`), where two
             // predicates made two scans of the same keys: a check over 100k short texts 0.42-0.48 ms
             // against 0.49-0.56 (similarity alone 0.13), the same rows for 2,000 texts.
-            if v.is_empty() {
+            if q.framed {
+                format!(" OR t.{text} OPERATOR({s}.@%) ROW($1, 'either_way', $3, $4)::{s}.simhash_query")
+            } else if v.is_empty() {
                 format!(" OR t.{text} OPERATOR({s}.@%) {s}.simhash_query($1, 'either_way', $3)")
             } else {
                 format!(
@@ -232,17 +238,24 @@ pub fn similarity_check_query(q: &SimilarityCheckQuery<'_>) -> String {
     let (containments, containment_match) =
         if q.with_containment { (containments, containment_match) } else { (String::new(), String::new()) };
     let s_doc = if t.decide.is_some() { ", s.doc" } else { "" };
+    // Parameters after the thresholds: the frame, then the excluded row.
+    let frame = 3 + usize::from(q.with_containment);
     let exclude = if t.exclude_ctid {
-        format!(" AND t.ctid OPERATOR(pg_catalog.<>) ${}", if q.with_containment { 4 } else { 3 })
+        format!(" AND t.ctid OPERATOR(pg_catalog.<>) ${}", frame + usize::from(q.framed))
     } else {
         String::new()
+    };
+    let similar = if q.framed {
+        format!("t.{text} OPERATOR({s}.@%) ROW($1, 'similarity', $2, ${frame})::{s}.simhash_query")
+    } else {
+        format!("{s}.simhash_similarity_at_least{v}(t.{text}, $1, $2)")
     };
     format!(
         "SELECT s.key, s.link, ARRAY[s.sim{containments}]::pg_catalog.float8[]{s_doc} FROM (\
          SELECT {key_text} AS key, {link_value} AS link, \
          {s}.simhash_similarity{v}(t.{text}, $1)::pg_catalog.float8 AS sim{doc}, {order_cols} \
          FROM ONLY {table} AS t \
-         WHERE ({s}.simhash_similarity_at_least{v}(t.{text}, $1, $2){containment_match}){exclude} \
+         WHERE ({similar}{containment_match}){exclude} \
          ORDER BY sim DESC, {order}{limit}) AS s",
         table = t.table,
         limit = t.limit(),

@@ -206,7 +206,7 @@ fn lock_keys() {
 fn query_text() {
     let keys = vec!["id".to_owned()];
     let target = QueryTarget { exclude_ctid: false, ..QueryTarget::docs(&keys) };
-    let q = SimilarityCheckQuery { target, text: "body", with_containment: false, suffix: "" };
+    let q = SimilarityCheckQuery { target, text: "body", with_containment: false, suffix: "", framed: false };
     assert_eq!(
         similarity_check_query(&q),
         "SELECT s.key, s.link, ARRAY[s.sim]::pg_catalog.float8[] FROM (SELECT t.id::pg_catalog.text AS key, \
@@ -237,6 +237,12 @@ fn query_text() {
     assert!(text.contains(
         "WHERE (public.simhash_similarity_at_least(t.body, $1, $2) \
          OR t.body OPERATOR(public.@%) public.simhash_query($1, 'either_way', $3)) AND t.ctid OPERATOR(pg_catalog.<>) $4 ORDER BY"
+    ), "{text}");
+    // Framed: both lookups take the frame ($4), the excluded row comes after it.
+    let text = similarity_check_query(&SimilarityCheckQuery { framed: true, ..q.clone() });
+    assert!(text.contains(
+        "WHERE (t.body OPERATOR(public.@%) ROW($1, 'similarity', $2, $4)::public.simhash_query \
+         OR t.body OPERATOR(public.@%) ROW($1, 'either_way', $3, $4)::public.simhash_query) AND t.ctid OPERATOR(pg_catalog.<>) $5 ORDER BY"
     ), "{text}");
     // Measure 1's trigger names measure 1's functions.
     let text = similarity_check_query(&SimilarityCheckQuery { suffix: "_m1", ..q });

@@ -195,17 +195,18 @@ SELECT regress_try(format('INSERT INTO sim_nopk(body) VALUES (%L)', :'trad')) AS
 -- measure, OR-ed. It validates the arguments as the trigger does.
 SELECT simhash_similarity_dedup_query('sim_dd', 'body', '0.7', 'reject') AS q \gset
 \echo :q
-PREPARE sim_check(text, float8) AS :q;
+-- The last parameter is the trigger's frame keys (none learned: an empty frame).
+PREPARE sim_check(text, float8, int4[]) AS :q;
 SET plan_cache_mode = force_generic_plan;
-EXPLAIN (COSTS OFF) EXECUTE sim_check('abc', 0.7);
-EXECUTE sim_check(:'trad', 0.7);
-EXECUTE sim_check(:'s2' || :'s4', 0.3);
+EXPLAIN (COSTS OFF) EXECUTE sim_check('abc', 0.7, '{}');
+EXECUTE sim_check(:'trad', 0.7, '{}');
+EXECUTE sim_check(:'s2' || :'s4', 0.3, '{}');
 DEALLOCATE sim_check;
 SELECT simhash_similarity_dedup_query('sim_link', 'body', '0.7', 'link', 'dup_of', '{"min_containment": 0.8}') AS q \gset
 \echo :q
-PREPARE sim_check(text, float8, float8) AS :q;
-EXPLAIN (COSTS OFF) EXECUTE sim_check('abc', 0.7, 0.8);
-EXECUTE sim_check(:'s2' || :'s4', 0.7, 0.8);
+PREPARE sim_check(text, float8, float8, int4[]) AS :q;
+EXPLAIN (COSTS OFF) EXECUTE sim_check('abc', 0.7, 0.8, '{}');
+EXECUTE sim_check(:'s2' || :'s4', 0.7, 0.8, '{}');
 DEALLOCATE sim_check;
 RESET plan_cache_mode;
 SELECT simhash_similarity_dedup_query('sim_bad', 'body', '0.7', 'reject') AS without_index,

@@ -129,7 +129,7 @@ EXPLAIN (COSTS OFF) SELECT id FROM corpus WHERE simhash_similarity(body, '国家
 -- 6. The operator and type directly.
 SELECT count(*) AS direct FROM sim_docs WHERE body @% simhash_query('国家主席江泽民发表新年讲话', 'similarity', 0.3);
 SELECT count(*) AS null_query FROM sim_docs WHERE body @% NULL::simhash_query;
-SELECT count(*) AS null_field FROM sim_docs WHERE body @% ROW(NULL, 'similarity', 0.5)::simhash_query;
+SELECT count(*) AS null_field FROM sim_docs WHERE body @% ROW(NULL, 'similarity', 0.5, NULL)::simhash_query;
 
 DROP VIEW sim_view, sim_matches;
 DROP TABLE sim_docs, sim_varchar;
