@@ -131,11 +131,16 @@ impl Query<'_> {
         thread_local! {
             static LAST: RefCell<Option<(Key, Rc<Framed>)>> = const { RefCell::new(None) };
         }
-        let key: Key = (self.text.to_string(), self.measure, self.either, self.threshold.to_bits(), frame.to_vec(), v);
-        if let Some(f) = LAST.with_borrow(|l| l.as_ref().filter(|(k, _)| *k == key).map(|(_, f)| f.clone())) {
+        let same = |k: &Key| {
+            k.0 == *self.text
+                && (k.1, k.2, k.3, k.5) == (self.measure, self.either, self.threshold.to_bits(), v)
+                && k.4 == frame
+        };
+        if let Some(f) = LAST.with_borrow(|l| l.as_ref().filter(|(k, _)| same(k)).map(|(_, f)| f.clone())) {
             return f;
         }
         let f = Rc::new(Framed::of(self.lookup(v), frame));
+        let key = (self.text.to_string(), self.measure, self.either, self.threshold.to_bits(), frame.to_vec(), v);
         LAST.set(Some((key, f.clone())));
         f
     }

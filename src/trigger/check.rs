@@ -209,8 +209,8 @@ pub(crate) type Frames = (pg_sys::Oid, simhash_core::similarity::Version);
 /// passed over, and so is one with a NULL text (it cannot be the same passage). Decision 3
 /// reads the new text's frame (`simhash_core::decision::frame`) in the first batch of
 /// candidates, its frame-mates when the table holds a template, before it decides any; with
-/// `frames`, after the frame-mates the trigger learned, which its framed check no longer
-/// returns. With `frames`, a check that reads many candidates and keeps none learns their frame.
+/// `frames`, for a row of the frame the trigger learned, after the frame-mates it kept, which
+/// its framed check no longer returns. With `frames`, a check that reads many candidates and keeps none learns their frame.
 ///
 /// # Safety
 /// As [`run_check`].
@@ -277,7 +277,9 @@ unsafe fn first_same_passage<T: FromDatum>(
             }
             let new = new.get_or_insert_with(|| Prepared::of(rule.version, doc, tick));
             if frame.is_none() && rule.version != Version::D2 {
-                let known = learned.iter().flat_map(|l| &l.mates);
+                // The learned frame-mates, for a row of the learned frame.
+                let known =
+                    learned.iter().zip(frames).filter(|(l, (_, v))| l.frames(doc, *v)).flat_map(|(l, _)| &l.mates);
                 let mates: Vec<&Prepared> = known.chain(batch.iter().map(|(_, p)| p)).collect();
                 frame = Some(new.frame(&mates, tick));
             }

@@ -78,6 +78,10 @@ INSERT INTO fk(id, body) SELECT 3000 + own, body FROM q WHERE kind IN ('edited')
 SELECT id / 1000 AS batch, count(*) AS rows, count(dup_of) AS linked, count(*) FILTER (WHERE dup_of = id % 1000) AS to_their_row,
        count(*) FILTER (WHERE id > 2000 AND simhash_same_passage(body, fk_body(id % 1000))) AS decision_calls_their_row_same
 FROM fk WHERE id > 1000 GROUP BY 1 ORDER BY 1;
+-- A row of other text in the same table still finds its repost once the frame is learned.
+INSERT INTO fk(id, body) VALUES (4001, 'Thank you for shopping with us. Your order has shipped and will arrive in 3 days.');
+INSERT INTO fk(id, body) VALUES (4002, 'Thank you for shopping with us! Your order has shipped and will arrive in 3 days');
+SELECT id, dup_of FROM fk WHERE id > 4000 ORDER BY id;
 -- The trigger's check query takes the frame as $4 (after the thresholds).
 SELECT position('ROW($1, ''similarity'', $2, $4)' IN q) > 0 AS similarity_framed,
        position('ROW($1, ''either_way'', $3, $4)' IN q) > 0 AS containment_framed
