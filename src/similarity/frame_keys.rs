@@ -24,6 +24,9 @@ use simhash_core::similarity::{text_keys, Version};
 /// check learns nothing more.
 const MOST_KEYS: usize = 4096;
 
+/// The most triggers a backend keeps frames of.
+const MOST_TRIGGERS: usize = 64;
+
 /// What a trigger has learned.
 pub(crate) struct Learned {
     /// The frame keys, ascending.
@@ -98,6 +101,13 @@ impl Learner {
         let mut mates = mates;
         mates.truncate(MATES);
         let l = Rc::new(Learned { keys, mates });
-        LEARNED.with_borrow_mut(|m| m.insert(self.tgoid, l));
+        LEARNED.with_borrow_mut(|m| {
+            // Dropped triggers' entries are never looked up again: past a few dozen triggers,
+            // forget all (each relearns at its next check that reads a frame).
+            if m.len() >= MOST_TRIGGERS && !m.contains_key(&self.tgoid) {
+                m.clear();
+            }
+            m.insert(self.tgoid, l)
+        });
     }
 }
