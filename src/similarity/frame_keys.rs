@@ -6,8 +6,10 @@
 //!
 //! The check passes the keys as its lookups' `frame` (query.rs), so that an insert into a table
 //! of one template reads the rows that share its filler, not the whole frame. They are kept per
-//! trigger for the backend's life: learning costs one check that reads the frame, and a stale key
-//! (the template's rows deleted) costs only what a row that shares nothing else with another would
+//! trigger for the backend's life. A backend learns them by a probe before its first check
+//! ([`probe_once`]: up to 1,024 of the rows the check would read), and from any later check that
+//! reads 64 candidates or more and keeps none (a template loaded since). A stale key (the
+//! template's rows deleted) costs only what a row that shares nothing else with another would
 //! lose.
 
 use std::cell::RefCell;
@@ -16,12 +18,12 @@ use std::rc::Rc;
 
 use pgrx::pg_sys;
 use simhash_core::decision::frame::MATES;
-use simhash_core::decision::Prepared;
+use simhash_core::decision::{Prepared, Version as DecisionVersion};
 use simhash_core::similarity::frame_keys::{learn, LEARN_AT_MOST, LEARN_FROM};
 use simhash_core::similarity::{text_keys, Version};
 
-/// The most frame keys a trigger keeps: a few templates' worth (issue 55's has 45). Past it a
-/// check learns nothing more.
+/// The most frame keys a trigger keeps: dozens of templates' worth (issue 55's has 45). Past
+/// it a check learns nothing more.
 const MOST_KEYS: usize = 4096;
 
 /// The most triggers a backend keeps frames of.
@@ -29,25 +31,73 @@ const MOST_TRIGGERS: usize = 64;
 
 /// What a trigger has learned.
 pub(crate) struct Learned {
-    /// The frame keys, ascending.
+    /// The frame keys of every template learned, ascending.
     pub keys: Vec<i32>,
-    /// Frame-mates, for the decision's slots.
-    pub mates: Vec<Prepared>,
+    /// Each template learned: its keys and frame-mates.
+    templates: Vec<Rc<Template>>,
+}
+
+/// One template a check learned.
+struct Template {
+    /// Its frame keys, ascending.
+    keys: Vec<i32>,
+    /// Its frame-mates, for the decision's slots.
+    mates: Vec<Prepared>,
 }
 
 impl Learned {
-    /// Whether `doc` is a row of the learned frame: half its index keys or more are frame keys
-    /// (issue 55's rows: about 25 of 34; a row of other text, none or one). Only such a row's
-    /// slots are read from the learned frame-mates.
-    pub(crate) fn frames(&self, doc: &str, v: Version) -> bool {
+    /// The frame-mates of the template `doc` is a row of: the one that holds the most of its
+    /// index keys, half of them or more (issue 55's rows: about 25 of 34; a row of other text,
+    /// none or one). None for a row of no learned template, whose slots are read from its own
+    /// candidates.
+    pub(crate) fn mates(&self, doc: &str, v: Version) -> &[Prepared] {
         let keys = text_keys(doc, v, &mut super::tick);
-        2 * keys.iter().filter(|k| self.keys.binary_search(k).is_ok()).count() >= keys.len().max(1)
+        let held = |t: &Template| keys.iter().filter(|k| t.keys.binary_search(k).is_ok()).count();
+        match self.templates.iter().max_by_key(|t| held(t)) {
+            Some(t) if 2 * held(t) >= keys.len().max(1) => &t.mates,
+            _ => &[],
+        }
     }
 }
 
 thread_local! {
     /// By trigger OID. Never borrowed across a call into PostgreSQL.
     static LEARNED: RefCell<HashMap<pg_sys::Oid, Rc<Learned>>> = RefCell::new(HashMap::new());
+    /// Triggers this backend has probed (a set bounded as LEARNED is).
+    static PROBED: RefCell<std::collections::HashSet<pg_sys::Oid>> = RefCell::new(Default::default());
+}
+
+/// Whether the trigger `tgoid` is to probe before this check: once per backend, and only while
+/// it has learned nothing. A probe (the similarity trigger's, `probe`) reads up to
+/// [`LEARN_AT_MOST`] of the rows the check would read, in no order, and [`learn_probed`] learns
+/// their template. A table of one template is then learned from a prefix of its candidates,
+/// where a check measures and decides them all: a backend's first insert into 100,000 rows of
+/// issue 55's template took 110 ms (64 ms into unrelated rows) where it took 1.53 s
+/// (`tests/bench/template_inserts.sh`).
+pub(crate) fn probes(tgoid: pg_sys::Oid) -> bool {
+    learned(tgoid).is_none()
+        && PROBED.with_borrow_mut(|p| {
+            if p.len() >= MOST_TRIGGERS {
+                p.clear();
+            }
+            p.insert(tgoid)
+        })
+}
+
+/// Learns the template of the rows a probe read (`texts`), if they are [`LEARN_FROM`] or more;
+/// `decision` is the version the trigger's decision reads its frame-mates with. Learning without
+/// the decision is safe: a text all of whose keys are frame keys asks a row for every one of
+/// them, which its copies hold.
+pub(crate) fn learn_probed(tgoid: pg_sys::Oid, v: Version, decision: DecisionVersion, texts: &[String]) {
+    if texts.len() < LEARN_FROM {
+        return;
+    }
+    let mates = texts.iter().take(MATES).map(|t| Prepared::of(decision, t, &mut super::tick)).collect();
+    let mut learner = Learner::new(tgoid, v);
+    for t in texts {
+        learner.read(t);
+    }
+    learner.learn(mates);
 }
 
 /// What the trigger `tgoid` has learned, if anything.
@@ -78,8 +128,8 @@ impl Learner {
     }
 
     /// The check kept none of what it read: learn their frame if it read [`LEARN_FROM`] or more,
-    /// adding to the keys the trigger knows; `mates` are the first candidates, made ready, and
-    /// replace the mates it had (a table of two templates gives the decision the latest one's).
+    /// adding a template to those the trigger knows; `mates` are the first candidates, made
+    /// ready.
     pub(crate) fn learn(self, mates: Vec<Prepared>) {
         if self.read < LEARN_FROM {
             return;
@@ -89,18 +139,18 @@ impl Learner {
             return;
         }
         let rows: Vec<Vec<i32>> = self.texts.iter().map(|t| text_keys(t, self.version, &mut super::tick)).collect();
-        let mut keys = learn(&rows);
-        if keys.is_empty() {
+        let frame = learn(&rows);
+        if frame.is_empty() {
             return;
-        }
-        if let Some(old) = &old {
-            keys.extend(&old.keys);
-            keys.sort_unstable();
-            keys.dedup();
         }
         let mut mates = mates;
         mates.truncate(MATES);
-        let l = Rc::new(Learned { keys, mates });
+        let (mut keys, mut templates) = old.map_or_else(Default::default, |o| (o.keys.clone(), o.templates.clone()));
+        keys.extend(&frame);
+        keys.sort_unstable();
+        keys.dedup();
+        templates.push(Rc::new(Template { keys: frame, mates }));
+        let l = Rc::new(Learned { keys, templates });
         LEARNED.with_borrow_mut(|m| {
             // Dropped triggers' entries are never looked up again: past a few dozen triggers,
             // forget all (each relearns at its next check that reads a frame).

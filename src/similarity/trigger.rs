@@ -59,16 +59,17 @@ use simhash_core::similarity::trigger::{LockedKeys, SimilarityCheckQuery};
 use simhash_core::similarity::Version;
 use simhash_core::trigger::QueryTarget;
 
+use crate::similarity::frame_keys;
 use crate::text::text_datum_to_utf8;
 use crate::trigger::act::{act, unchecked};
-use crate::trigger::check::{query_as_owner, Match};
+use crate::trigger::check::{query_as_owner, texts_as_owner, Match};
 use crate::trigger::config::{bad_args, split_decision, target, text_column, Config, Configured, Measure};
 use crate::trigger::indexes::{gin_indexes, relation_name};
 use crate::trigger::lock::{lock_keys, lock_table};
 use crate::trigger::{dedup_query, firing, value_of, Decision, Firing};
 
 /// What `simhash_similarity_dedup_trigger` adds to its config.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Similarity {
     pub min_similarity: f64,
     /// The option `"min_containment"`.
@@ -86,6 +87,9 @@ pub(crate) struct Similarity {
     /// Whether the check's lookups take the frame keys the trigger learns (an `int4[]` after
     /// the thresholds) and its reading learns them (src/similarity/frame_keys.rs).
     pub framed: bool,
+    /// With `framed`, the probe a backend runs before its first check
+    /// (`simhash_core::similarity::trigger::similarity_probe_query`).
+    pub probe: String,
 }
 
 impl Measure for Similarity {
@@ -180,6 +184,16 @@ unsafe fn config(
                 framed,
             })
         };
+        let probe = simhash_core::similarity::trigger::similarity_probe_query(
+            &SimilarityCheckQuery {
+                target: target.query(false, None),
+                text: &text.sql,
+                with_containment,
+                suffix,
+                framed,
+            },
+            simhash_core::similarity::frame_keys::LEARN_AT_MOST,
+        );
         let indexes = crate::similarity::match_operator(ext_schema, v)
             .map(|op| gin_indexes(rel, text.attnum, op))
             .unwrap_or_default();
@@ -208,6 +222,7 @@ unsafe fn config(
             locked,
             by_keys,
             framed,
+            probe,
         };
         let common = Config::new(rel, target, (text.clone(), Some(text.clone())), parsed.action, decision, query);
         // A sequential scan would find rows that share no key with the new text (an empty
@@ -278,7 +293,7 @@ pub(crate) unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, v: Version,
     unsafe {
         // The definition is unused (nothing is fingerprinted).
         let Firing { td, is_update, desc, tuple, config, plans } = firing::<Similarity>(fcinfo, f, (v, decision));
-        let s = config.measure;
+        let s = &config.measure;
         let Some(datum) = value_of(tuple, desc, &config.checked) else {
             return unchecked(tuple, desc, &config, &[]);
         };
@@ -315,15 +330,26 @@ pub(crate) unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, v: Version,
             types.push(pg_sys::FLOAT8OID);
         }
         let tgoid = (*(*td).tg_trigger).tgoid;
+        if let (true, Decision::Passage(rule)) = (s.framed, config.decision) {
+            if frame_keys::probes(tgoid) {
+                // The check's parameters with an empty frame; run as the check is, locks taken.
+                let mut types = types.clone();
+                types.push(pg_sys::INT4ARRAYOID);
+                let mut values = params.clone();
+                values.push(Vec::<i32>::new().into_datum().expect("an int4[] datum"));
+                let texts = texts_as_owner(td, &config, &s.probe, &types, &values);
+                frame_keys::learn_probed(tgoid, v, rule.version, &texts);
+            }
+        }
         let frames = s.framed.then(|| {
             // No frame learned: an empty one, which the lookups ignore.
-            let keys = crate::similarity::frame_keys::learned(tgoid).map(|l| l.keys.clone()).unwrap_or_default();
+            let keys = frame_keys::learned(tgoid).map(|l| l.keys.clone()).unwrap_or_default();
             params.push(keys.into_datum().expect("an int4[] datum"));
             types.push(pg_sys::INT4ARRAYOID);
             (tgoid, v)
         });
         let found = query_as_owner::<Vec<f64>>(td, &config, plans, &types, params, exclude, Some(&doc), frames);
-        act(td, &config, f, found, tuple, &[], |m| what(m, &s))
+        act(td, &config, f, found, tuple, &[], |m| what(m, s))
     }
 }
 

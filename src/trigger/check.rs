@@ -277,9 +277,8 @@ unsafe fn first_same_passage<T: FromDatum>(
             }
             let new = new.get_or_insert_with(|| Prepared::of(rule.version, doc, tick));
             if frame.is_none() && rule.version != Version::D2 {
-                // The learned frame-mates, for a row of the learned frame.
-                let known =
-                    learned.iter().zip(frames).filter(|(l, (_, v))| l.frames(doc, *v)).flat_map(|(l, _)| &l.mates);
+                // The frame-mates of the learned template the new text is a row of, if any.
+                let known = learned.iter().zip(frames).flat_map(|(l, (_, v))| l.mates(doc, v));
                 let mates: Vec<&Prepared> = known.chain(batch.iter().map(|(_, p)| p)).collect();
                 frame = Some(new.frame(&mates, tick));
             }
@@ -337,6 +336,92 @@ unsafe fn function_name(td: *mut pg_sys::TriggerData) -> String {
     unsafe { CStr::from_ptr(pg_sys::get_func_name((*(*td).tg_trigger).tgfoid)) }.to_string_lossy().into_owned()
 }
 
+/// The table owner's rights and the check's planner settings, from [`connect_as_owner`] until
+/// dropped (after `SPI_finish`).
+struct AsOwnerOnIndex {
+    _owner: AsOwner,
+    _plan: Option<IndexPlan>,
+}
+
+/// Switches to the trigger's table owner (AsOwner), forces the index plan when the check reads
+/// one (`plan_on_index`), and connects SPI (which the caller finishes).
+///
+/// # Safety
+/// `td` must be the TriggerData of a firing dedup trigger whose Config is `config`.
+unsafe fn connect_as_owner(td: *mut pg_sys::TriggerData, config: &Config) -> AsOwnerOnIndex {
+    // SAFETY: the trigger's relation is open for the call, so its pg_class form is valid.
+    let owner = unsafe { (*(*(*td).tg_relation).rd_rel).relowner };
+    // Prepared and run with the owner's rights (see AsOwner); restored when the value drops,
+    // before the caller decides, as the inserting user, what DETAIL may say.
+    let guards = AsOwnerOnIndex { _owner: AsOwner::switch(owner), _plan: config.plan_on_index.then(IndexPlan::force) };
+    // SAFETY: SPI_connect/SPI_finish bracket every SPI call; on ERROR the transaction abort
+    // releases the SPI stack.
+    unsafe {
+        if pg_sys::SPI_connect() != pg_sys::SPI_OK_CONNECT as i32 {
+            raise(
+                PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
+                format!("{}: SPI_connect failed", function_name(td)),
+                None,
+                None,
+            );
+        }
+    }
+    guards
+}
+
+/// The first column, as text, of the rows `query` returns, run once (prepared, not kept) as the
+/// table owner and on the index as the check is (`plan_on_index`); NULLs left out. For a
+/// trigger's one-off reads beside its check (the similarity trigger's probe for a template).
+///
+/// # Safety
+/// `td` must be the TriggerData of a firing dedup trigger whose Config is `config`; `values`
+/// must be datums of `types`, valid until the call returns; `query` reads only what the check may.
+pub(crate) unsafe fn texts_as_owner(
+    td: *mut pg_sys::TriggerData,
+    config: &Config,
+    query: &str,
+    types: &[pg_sys::Oid],
+    values: &[pg_sys::Datum],
+) -> Vec<String> {
+    // SAFETY: forwarded from the caller.
+    let _guards = unsafe { connect_as_owner(td, config) };
+    // SAFETY: SPI is connected until SPI_finish; `values` match `types` (caller); the rows'
+    // first column is read while SPI's tuple table is alive and copied out.
+    unsafe {
+        let mut types = types.to_vec();
+        let mut values = values.to_vec();
+        let nulls = cstring(&" ".repeat(values.len()));
+        let rc = pg_sys::SPI_execute_with_args(
+            cstring(query).as_ptr(),
+            types.len() as i32,
+            types.as_mut_ptr(),
+            values.as_mut_ptr(),
+            nulls.as_ptr(),
+            false,
+            0,
+        );
+        if rc != pg_sys::SPI_OK_SELECT as i32 {
+            raise(
+                PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
+                format!("{}: a read beside the check failed (SPI code {rc})", function_name(td)),
+                Some(query.to_owned()),
+                None,
+            );
+        }
+        let table = pg_sys::SPI_tuptable;
+        let mut texts = Vec::with_capacity(pg_sys::SPI_processed as usize);
+        for i in 0..pg_sys::SPI_processed as usize {
+            let mut null = false;
+            let datum = pg_sys::SPI_getbinval(*(*table).vals.add(i), (*table).tupdesc, 1, &mut null);
+            if !null {
+                texts.push(crate::text::text_datum_to_utf8(datum).into_owned());
+            }
+        }
+        pg_sys::SPI_finish();
+        texts
+    }
+}
+
 /// Runs the trigger's check query (insert or update, by `exclude`) as the table owner, then,
 /// under REPEATABLE READ and SERIALIZABLE if it found nothing, again with the latest
 /// snapshot. `types` and `values` are the query's parameters before the excluded row's
@@ -363,24 +448,11 @@ pub(crate) unsafe fn query_as_owner<T: FromDatum>(
         Decision::Passage(rule) => doc.map(|d| (d, rule, frames)),
         Decision::Measure => None,
     };
-    // SAFETY: the trigger's relation is open for the call, so its pg_class form is valid.
-    let owner = unsafe { (*(*(*td).tg_relation).rd_rel).relowner };
-    // Prepared and run with the owner's rights (see AsOwner); restored when `_owner` drops,
-    // before the caller decides, as the inserting user, what DETAIL may say.
-    let _owner = AsOwner::switch(owner);
-    let _plan = config.plan_on_index.then(IndexPlan::force);
-    // SAFETY: SPI_connect/SPI_finish bracket every SPI call; on ERROR the transaction
-    // abort releases the SPI stack. Plans are prepared in SPI's context and moved to a
-    // long-lived one by SPI_keepplan before being cached.
+    // SAFETY: forwarded from the caller.
+    let _guards = unsafe { connect_as_owner(td, config) };
+    // SAFETY: SPI is connected until SPI_finish. Plans are prepared in SPI's context and moved
+    // to a long-lived one by SPI_keepplan before being cached.
     unsafe {
-        if pg_sys::SPI_connect() != pg_sys::SPI_OK_CONNECT as i32 {
-            raise(
-                PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
-                format!("{}: SPI_connect failed", function_name(td)),
-                None,
-                None,
-            );
-        }
         let which = exclude.is_some() as usize;
         if plans[which].is_null() {
             let text = if exclude.is_some() { &config.query_update } else { &config.query_insert };

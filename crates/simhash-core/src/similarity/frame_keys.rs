@@ -89,7 +89,8 @@ impl Framed {
     /// recheck ([`Framed::keeps`]) tests the rest. The frame keys' posting lists, which hold most
     /// of the table, are not read at all: asked for as GIN's "additional" entries (skipped but
     /// for a leaf page each), a new row of the frame took 4.5 ms an insert into 100,000 rows of
-    /// it, 3.7 times one into unrelated rows; asked for as here, 0.5 ms, 0.42 times.
+    /// it, 3.7 times one into unrelated rows; asked for as here, 0.38 ms, 0.28 times
+    /// (`tests/bench/template_inserts.sh`).
     pub fn index_lookup(&self) -> Lookup {
         let l = &self.lookup;
         if l.scan_all || self.free == 0 {

@@ -262,6 +262,24 @@ pub fn similarity_check_query(q: &SimilarityCheckQuery<'_>) -> String {
     )
 }
 
+/// The probe a framed check runs once per backend before its first check (`super::frame_keys`):
+/// the texts of up to `limit` rows the check would read, in no order, with the check's
+/// parameters (the frame an empty one), so that a table of one template is learned from a
+/// prefix of its candidates instead of from a check that measures them all.
+pub fn similarity_probe_query(q: &SimilarityCheckQuery<'_>, limit: usize) -> String {
+    let (s, text, table) = (q.target.ext_schema, q.text, q.target.table);
+    let frame = 3 + usize::from(q.with_containment);
+    let either = if q.with_containment {
+        format!(" OR t.{text} OPERATOR({s}.@%) ROW($1, 'either_way', $3, ${frame})::{s}.simhash_query")
+    } else {
+        String::new()
+    };
+    format!(
+        "SELECT t.{text} FROM ONLY {table} AS t \
+         WHERE t.{text} OPERATOR({s}.@%) ROW($1, 'similarity', $2, ${frame})::{s}.simhash_query{either} LIMIT {limit}"
+    )
+}
+
 #[cfg(test)]
 #[path = "trigger_tests.rs"]
 mod tests;

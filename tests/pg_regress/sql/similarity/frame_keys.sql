@@ -66,11 +66,12 @@ SELECT count(*) AS null_in_frame_rows FROM fk, frame
 WHERE body @% ROW(fk_body(1), 'similarity', 0.5, keys || NULL::int)::simhash_query;
 SELECT attname FROM pg_attribute WHERE attrelid = 'simhash_query'::regclass AND attnum > 0 ORDER BY attnum;
 
--- 4. The dedup trigger learns the frame: after the first new row of the frame, whose check
---    reads all 300 rows and keeps none, new rows are not linked and reposts are, to their row.
+-- 4. The dedup trigger learns the frame: its first insert in a backend probes up to 1,024 of
+--    the rows its check would read, here all 300 of the frame; new rows are not linked and
+--    reposts are, to their row.
 --    A frame word changed is found (1. above) but is another passage to the decision.
 ALTER TABLE fk ADD COLUMN dup_of int;
-CREATE TRIGGER dedup BEFORE INSERT ON fk FOR EACH ROW
+CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON fk FOR EACH ROW
     EXECUTE FUNCTION simhash_similarity_dedup_trigger('body', '0.5', 'link', 'dup_of', '{"min_containment": 0.8}');
 INSERT INTO fk(id, body) SELECT 1000 + i, fk_body(i) FROM generate_series(301, 340) i;
 INSERT INTO fk(id, body) SELECT 2000 + own, body FROM q WHERE kind IN ('repost') ORDER BY own;
@@ -82,10 +83,26 @@ FROM fk WHERE id > 1000 GROUP BY 1 ORDER BY 1;
 INSERT INTO fk(id, body) VALUES (4001, 'Thank you for shopping with us. Your order has shipped and will arrive in 3 days.');
 INSERT INTO fk(id, body) VALUES (4002, 'Thank you for shopping with us! Your order has shipped and will arrive in 3 days');
 SELECT id, dup_of FROM fk WHERE id > 4000 ORDER BY id;
+-- A second template, loaded through the trigger: the check of its 65th row reads 64, keeps
+-- none, and learns it. Then neither template's new rows are linked, reposts of either are linked to their
+-- row (each template's rows read slots from its own frame-mates), and so is an UPDATE to a
+-- repost's text.
+CREATE FUNCTION fk_body2(i int) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+    SELECT format('%s: the package is not installed. To install it, run apt-get install %s and try again.', n, n)
+    FROM (SELECT translate(left(md5((3 * i)::text), 6 + i % 4), '0123456789', 'ghijklmnop') AS n) s $$;
+INSERT INTO fk(id, body) SELECT 5000 + i, fk_body2(i) FROM generate_series(1, 100) i;
+INSERT INTO fk(id, body) SELECT 6000 + i, fk_body2(i) FROM generate_series(101, 120) i;
+INSERT INTO fk(id, body) SELECT 7000 + i, fk_body2(i) || '.' FROM generate_series(1, 100, 10) i;
+INSERT INTO fk(id, body) SELECT 8000 + i, fk_body(i) || '!' FROM generate_series(1, 300, 30) i;
+UPDATE fk SET body = fk_body(7) || ' ' WHERE id = 1301;
+SELECT id / 1000 AS batch, count(*) AS rows, count(dup_of) AS linked,
+       count(*) FILTER (WHERE dup_of = CASE WHEN id / 1000 = 7 THEN 5000 + id % 1000 ELSE id % 1000 END) AS to_their_row
+FROM fk WHERE id BETWEEN 5000 AND 8999 GROUP BY 1 ORDER BY 1;
+SELECT dup_of AS updated_row_linked_to FROM fk WHERE id = 1301;
 -- The trigger's check query takes the frame as $4 (after the thresholds).
 SELECT position('ROW($1, ''similarity'', $2, $4)' IN q) > 0 AS similarity_framed,
        position('ROW($1, ''either_way'', $3, $4)' IN q) > 0 AS containment_framed
 FROM simhash_similarity_dedup_query('fk', 'body', '0.5', 'link', 'dup_of', '{"min_containment": 0.8}') q;
 
 DROP TABLE fk, frame, q, by_index, by_scan;
-DROP FUNCTION fk_body(int), found(text, float8, boolean);
+DROP FUNCTION fk_body(int), fk_body2(int), found(text, float8, boolean);
