@@ -22,10 +22,7 @@ N=${N:-2000}
 install_extension
 own_cluster templatebench "shared_buffers = 512MB" "max_parallel_workers_per_gather = 0"
 q -c "CREATE EXTENSION simhash"
-q -c "SELECT setseed(0.53)" -c "CREATE TABLE tpl AS
-SELECT g AS n, format('For an explanation of the terms used in this section, see attributes(7). Interface Attribute Value %s() Thread safety MT-Safe',
-       (SELECT string_agg(chr(97 + (random() * 25)::int), '') FROM generate_series(1, 10 + (random() * 10)::int + g * 0))) AS body
-  FROM generate_series(1, $N + 50) g"
+template_table "$((N + 50))" 0.53
 q -c "CREATE TABLE news AS SELECT n AS id, body FROM tpl WHERE n <= $N"
 row_width=36
 row name value baseline ratio

@@ -186,6 +186,17 @@ SELECT CASE id % 3 WHEN 0 THEN regexp_replace(body, '^[^。！？]*[。！？]',
   FROM $1 WHERE id % 9 = 4;
 SQL
 }
+# template_table ROWS SEED: the table tpl(n, body) of issue 53's and 55's template in the
+# current database, ROWS rows of "For an explanation of the terms used in this section, see
+# attributes(7). Interface Attribute Value <name>() Thread safety MT-Safe", a name of 10 to 20
+# random letters each (setseed(SEED)).
+template_table() {
+    q -c "SELECT setseed($2)" -c "CREATE TABLE tpl AS
+SELECT g AS n, format('For an explanation of the terms used in this section, see attributes(7). Interface Attribute Value %s() Thread safety MT-Safe',
+       (SELECT string_agg(chr(97 + (random() * 25)::int), '') FROM generate_series(1, 10 + (random() * 10)::int + g * 0))) AS body
+  FROM generate_series(1, $1) g"
+}
+
 markov() {
     local f=$root/target/bench/markov/$1.txt
     if [ ! -s "$f" ]; then
