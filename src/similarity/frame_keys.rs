@@ -84,12 +84,15 @@ pub(crate) fn probes(tgoid: pg_sys::Oid) -> bool {
         })
 }
 
-/// Learns the template of the rows a probe read (`texts`), if they are [`LEARN_FROM`] or more;
-/// `decision` is the version the trigger's decision reads its frame-mates with. Learning without
-/// the decision is safe: a text all of whose keys are frame keys asks a row for every one of
-/// them, which its copies hold.
+/// Learns the template of the rows a probe read (`texts`) if it read all it asks for
+/// ([`LEARN_AT_MOST`]); `decision` is the version the trigger's decision reads its frame-mates
+/// with. Fewer rows cost the check at most as many measures, and it learns from them if the
+/// decision keeps none; a probe does not run the decision, so it learns only where a frame is
+/// plain (a short text found inside a few hundred rows is none). Learning without the decision
+/// is safe even then: a text all of whose keys are frame keys asks a row for every one of them,
+/// which its copies hold.
 pub(crate) fn learn_probed(tgoid: pg_sys::Oid, v: Version, decision: DecisionVersion, texts: &[String]) {
-    if texts.len() < LEARN_FROM {
+    if texts.len() < LEARN_AT_MOST {
         return;
     }
     let mates = texts.iter().take(MATES).map(|t| Prepared::of(decision, t, &mut super::tick)).collect();

@@ -66,9 +66,9 @@ SELECT count(*) AS null_in_frame_rows FROM fk, frame
 WHERE body @% ROW(fk_body(1), 'similarity', 0.5, keys || NULL::int)::simhash_query;
 SELECT attname FROM pg_attribute WHERE attrelid = 'simhash_query'::regclass AND attnum > 0 ORDER BY attnum;
 
--- 4. The dedup trigger learns the frame: its first insert in a backend probes up to 1,024 of
---    the rows its check would read, here all 300 of the frame; new rows are not linked and
---    reposts are, to their row.
+-- 4. The dedup trigger learns the frame: from a probe of 1,024 rows in a larger table, here
+--    from its first check, which reads all 300 rows of the frame and keeps none; then new rows
+--    are not linked and reposts are, to their row.
 --    A frame word changed is found (1. above) but is another passage to the decision.
 ALTER TABLE fk ADD COLUMN dup_of int;
 CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON fk FOR EACH ROW
