@@ -7,8 +7,9 @@
 //! The check passes the keys as its lookups' `frame` (query.rs), so that an insert into a table
 //! of one template reads the rows that share its filler, not the whole frame. They are kept per
 //! trigger for the backend's life. A backend learns them by a probe before its first check
-//! ([`probe_once`]: up to 1,024 of the rows the check would read), and from any later check that
-//! reads 64 candidates or more and keeps none (a template loaded since). A stale key (the
+//! ([`probes`], [`learn_probed`]: 1,024 of the rows the check would read), and from any check
+//! that reads 64 candidates or more and keeps none ([`Learner`]: a template loaded since, or one
+//! of fewer rows). A stale key (the
 //! template's rows deleted) costs only what a row that shares nothing else with another would
 //! lose.
 
@@ -96,11 +97,37 @@ pub(crate) fn learn_probed(tgoid: pg_sys::Oid, v: Version, decision: DecisionVer
         return;
     }
     let mates = texts.iter().take(MATES).map(|t| Prepared::of(decision, t, &mut super::tick)).collect();
-    let mut learner = Learner::new(tgoid, v);
-    for t in texts {
-        learner.read(t);
+    add_template(tgoid, v, texts, mates);
+}
+
+/// Learns the template of `texts` (rows of the trigger `tgoid`'s table) and adds it to what the
+/// trigger knows, with `mates` (the first rows, made ready) as its frame-mates; nothing when
+/// their keys hold no frame, or the trigger keeps [`MOST_KEYS`] already.
+fn add_template(tgoid: pg_sys::Oid, v: Version, texts: &[String], mut mates: Vec<Prepared>) {
+    let old = learned(tgoid);
+    if old.as_ref().is_some_and(|l| l.keys.len() >= MOST_KEYS) {
+        return;
     }
-    learner.learn(mates);
+    let rows: Vec<Vec<i32>> = texts.iter().map(|t| text_keys(t, v, &mut super::tick)).collect();
+    let frame = learn(&rows);
+    if frame.is_empty() {
+        return;
+    }
+    mates.truncate(MATES);
+    let (mut keys, mut templates) = old.map_or_else(Default::default, |o| (o.keys.clone(), o.templates.clone()));
+    keys.extend(&frame);
+    keys.sort_unstable();
+    keys.dedup();
+    templates.push(Rc::new(Template { keys: frame, mates }));
+    let l = Rc::new(Learned { keys, templates });
+    LEARNED.with_borrow_mut(|m| {
+        // Dropped triggers' entries are never looked up again: past a few dozen triggers,
+        // forget all (each relearns at its next check that reads a frame).
+        if m.len() >= MOST_TRIGGERS && !m.contains_key(&tgoid) {
+            m.clear();
+        }
+        m.insert(tgoid, l)
+    });
 }
 
 /// What the trigger `tgoid` has learned, if anything.
@@ -134,33 +161,8 @@ impl Learner {
     /// adding a template to those the trigger knows; `mates` are the first candidates, made
     /// ready.
     pub(crate) fn learn(self, mates: Vec<Prepared>) {
-        if self.read < LEARN_FROM {
-            return;
+        if self.read >= LEARN_FROM {
+            add_template(self.tgoid, self.version, &self.texts, mates);
         }
-        let old = learned(self.tgoid);
-        if old.as_ref().is_some_and(|l| l.keys.len() >= MOST_KEYS) {
-            return;
-        }
-        let rows: Vec<Vec<i32>> = self.texts.iter().map(|t| text_keys(t, self.version, &mut super::tick)).collect();
-        let frame = learn(&rows);
-        if frame.is_empty() {
-            return;
-        }
-        let mut mates = mates;
-        mates.truncate(MATES);
-        let (mut keys, mut templates) = old.map_or_else(Default::default, |o| (o.keys.clone(), o.templates.clone()));
-        keys.extend(&frame);
-        keys.sort_unstable();
-        keys.dedup();
-        templates.push(Rc::new(Template { keys: frame, mates }));
-        let l = Rc::new(Learned { keys, templates });
-        LEARNED.with_borrow_mut(|m| {
-            // Dropped triggers' entries are never looked up again: past a few dozen triggers,
-            // forget all (each relearns at its next check that reads a frame).
-            if m.len() >= MOST_TRIGGERS && !m.contains_key(&self.tgoid) {
-                m.clear();
-            }
-            m.insert(self.tgoid, l)
-        });
     }
 }

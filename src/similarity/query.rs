@@ -76,7 +76,7 @@ impl Query<'_> {
     pub(crate) unsafe fn from_datum<'a>(datum: pg_sys::Datum) -> Option<Query<'a>> {
         // SAFETY: a composite datum detoasts to a HeapTupleHeader carrying its type, which
         // GetAttributeByNum reads; the fields are (text, text, float8[, int4[]]) by the type's
-        // definition, the fourth read only when the type's descriptor has it.
+        // definition, the fourth read only when the tuple holds it.
         unsafe {
             let tuple = pg_sys::pg_detoast_datum(datum.cast_mut_ptr()) as pg_sys::HeapTupleHeader;
             let field = |n: i16| {
@@ -86,15 +86,9 @@ impl Query<'_> {
             };
             let (text, measure, threshold) = (field(1)?, field(2)?, field(3)?);
             let (measure, either) = parse_measure(&text_datum_to_utf8(measure));
-            // Measure 1's type has three fields: the fourth is read only where the type has it.
-            let natts = {
-                // HeapTupleHeaderGetTypeId and GetTypMod: a composite datum's header.
-                let datum = (*tuple).t_choice.t_datum;
-                let desc = pg_sys::lookup_rowtype_tupdesc(datum.datum_typeid, datum.datum_typmod);
-                let n = (*desc).natts;
-                pg_sys::DecrTupleDescRefCount(desc);
-                n
-            };
+            // Measure 1's type has three fields: the fourth is read only where the tuple has it
+            // (a measure 2 tuple of three would read it as NULL all the same).
+            let natts = pg_sys::HeapTupleHeaderGetNatts(tuple);
             // An empty frame is none (the dedup trigger's before it learns one).
             let frame = if natts >= 4 { field(4) } else { None }
                 .map(|d| {

@@ -332,12 +332,8 @@ pub(crate) unsafe fn dedup_trigger(fcinfo: pg_sys::FunctionCallInfo, v: Version,
         let tgoid = (*(*td).tg_trigger).tgoid;
         if let (true, Decision::Passage(rule)) = (s.framed, config.decision) {
             if frame_keys::probes(tgoid) {
-                // The check's parameters with an empty frame; run as the check is, locks taken.
-                let mut types = types.clone();
-                types.push(pg_sys::INT4ARRAYOID);
-                let mut values = params.clone();
-                values.push(Vec::<i32>::new().into_datum().expect("an int4[] datum"));
-                let texts = texts_as_owner(td, &config, &s.probe, &types, &values);
+                // The check's parameters but the frame; run as the check is, locks taken.
+                let texts = texts_as_owner(td, &config, &s.probe, &types, &params);
                 frame_keys::learn_probed(tgoid, v, rule.version, &texts);
             }
         }

@@ -209,8 +209,9 @@ pub(crate) type Frames = (pg_sys::Oid, simhash_core::similarity::Version);
 /// passed over, and so is one with a NULL text (it cannot be the same passage). Decision 3
 /// reads the new text's frame (`simhash_core::decision::frame`) in the first batch of
 /// candidates, its frame-mates when the table holds a template, before it decides any; with
-/// `frames`, for a row of the frame the trigger learned, after the frame-mates it kept, which
-/// its framed check no longer returns. With `frames`, a check that reads many candidates and keeps none learns their frame.
+/// `frames`, for a row of a template the trigger learned, after the frame-mates it kept, which
+/// its framed check no longer returns. With `frames`, a check that reads many candidates and
+/// keeps none learns their frame.
 ///
 /// # Safety
 /// As [`run_check`].

@@ -222,9 +222,7 @@ pub fn similarity_check_query(q: &SimilarityCheckQuery<'_>) -> String {
             // Measure 2: one index condition for both containments (`either_way`), where two
             // predicates made two scans of the same keys: a check over 100k short texts 0.42-0.48 ms
             // against 0.49-0.56 (similarity alone 0.13), the same rows for 2,000 texts.
-            if q.framed {
-                format!(" OR t.{text} OPERATOR({s}.@%) ROW($1, 'either_way', $3, $4)::{s}.simhash_query")
-            } else if v.is_empty() {
+            if v.is_empty() {
                 format!(" OR t.{text} OPERATOR({s}.@%) {s}.simhash_query($1, 'either_way', $3)")
             } else {
                 format!(
@@ -245,39 +243,43 @@ pub fn similarity_check_query(q: &SimilarityCheckQuery<'_>) -> String {
     } else {
         String::new()
     };
-    let similar = if q.framed {
-        format!("t.{text} OPERATOR({s}.@%) ROW($1, 'similarity', $2, ${frame})::{s}.simhash_query")
+    let condition = if q.framed {
+        framed_condition(q, &format!("${frame}"))
     } else {
-        format!("{s}.simhash_similarity_at_least{v}(t.{text}, $1, $2)")
+        format!("{s}.simhash_similarity_at_least{v}(t.{text}, $1, $2){containment_match}")
     };
     format!(
         "SELECT s.key, s.link, ARRAY[s.sim{containments}]::pg_catalog.float8[]{s_doc} FROM (\
          SELECT {key_text} AS key, {link_value} AS link, \
          {s}.simhash_similarity{v}(t.{text}, $1)::pg_catalog.float8 AS sim{doc}, {order_cols} \
          FROM ONLY {table} AS t \
-         WHERE ({similar}{containment_match}){exclude} \
+         WHERE ({condition}){exclude} \
          ORDER BY sim DESC, {order}{limit}) AS s",
         table = t.table,
         limit = t.limit(),
     )
 }
 
-/// The probe a framed check runs once per backend before its first check (`super::frame_keys`):
-/// the texts of up to `limit` rows the check would read, in no order, with the check's
-/// parameters (the frame an empty one), so that a table of one template is learned from a
-/// prefix of its candidates instead of from a check that measures them all.
-pub fn similarity_probe_query(q: &SimilarityCheckQuery<'_>, limit: usize) -> String {
-    let (s, text, table) = (q.target.ext_schema, q.text, q.target.table);
-    let frame = 3 + usize::from(q.with_containment);
-    let either = if q.with_containment {
-        format!(" OR t.{text} OPERATOR({s}.@%) ROW($1, 'either_way', $3, ${frame})::{s}.simhash_query")
-    } else {
-        String::new()
+/// A framed check's condition: similarity at `$2` or, with containment, containment either way
+/// at `$3`, each an `@%` of a `simhash_query` whose frame is `frame` (a parameter, or NULL).
+fn framed_condition(q: &SimilarityCheckQuery<'_>, frame: &str) -> String {
+    let (s, text) = (q.target.ext_schema, q.text);
+    let at = |measure: &str, threshold: u8| {
+        format!("t.{text} OPERATOR({s}.@%) ROW($1, '{measure}', ${threshold}, {frame})::{s}.simhash_query")
     };
-    format!(
-        "SELECT t.{text} FROM ONLY {table} AS t \
-         WHERE t.{text} OPERATOR({s}.@%) ROW($1, 'similarity', $2, ${frame})::{s}.simhash_query{either} LIMIT {limit}"
-    )
+    match q.with_containment {
+        true => format!("{} OR {}", at("similarity", 2), at("either_way", 3)),
+        false => at("similarity", 2),
+    }
+}
+
+/// The probe a framed check runs once per backend before its first check (`super::frame_keys`):
+/// the texts of up to `limit` rows the check would read without a frame, in no order, with the
+/// check's parameters but the frame, so that a table of one template is learned from a prefix of
+/// its candidates instead of from a check that measures them all.
+pub fn similarity_probe_query(q: &SimilarityCheckQuery<'_>, limit: usize) -> String {
+    let (text, table) = (q.text, q.target.table);
+    format!("SELECT t.{text} FROM ONLY {table} AS t WHERE {} LIMIT {limit}", framed_condition(q, "NULL"))
 }
 
 #[cfg(test)]
