@@ -1,10 +1,12 @@
 //! A text's normal form, which every measure and the dedup decision read: NFKC, lowercase,
 //! and (definition 2 on) traditional characters folded to simplified ones (`normalize`,
 //! `traditional` and its generated table); and the pieces a long text is normalized in,
-//! with which characters are wide (`pieces`).
+//! with which characters are wide (`pieces`); and PostgreSQL's pglz format, read with a
+//! check for cancellation (`pglz`).
 
 mod alphanumeric;
 mod normalize;
+pub mod pglz;
 mod pieces;
 mod traditional;
 mod traditional_table;
