@@ -76,7 +76,7 @@ fn class(c: char) -> Option<Kind> {
     if ('\u{4E00}'..='\u{9FFF}').contains(&c) {
         return Some(Kind::Wide); // unified ideographs: letters (Lo), none numeric
     }
-    if c.is_numeric() {
+    if crate::text::is_numeric(c) {
         Some(Kind::Figure)
     } else if c.is_alphanumeric() {
         Some(if is_wide(c) { Kind::Wide } else { Kind::Word })
@@ -291,7 +291,7 @@ impl Tokens {
         t.weight = match t.kind {
             Kind::Wide => WIDE,
             Kind::Word => s.chars().count() as u32,
-            Kind::Figure => s.chars().filter(|c| c.is_numeric()).count() as u32,
+            Kind::Figure => s.chars().filter(|&c| crate::text::is_numeric(c)).count() as u32,
         };
     }
 

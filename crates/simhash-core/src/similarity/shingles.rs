@@ -64,7 +64,7 @@ impl Version {
                 _ => None,
             };
         }
-        if self == Version::M1 && c.is_numeric() {
+        if self == Version::M1 && crate::text::is_numeric(c) {
             Some('0')
         } else if crate::text::is_alphanumeric(c) {
             // The bitset, not `char::is_alphanumeric`: the same answer (its test), where std
@@ -200,7 +200,7 @@ impl Figures {
     #[inline]
     pub fn push(&mut self, c: char, out: &mut impl FnMut(u64, &str)) {
         let mut buf = [0u8; 4];
-        if c.is_numeric() {
+        if crate::text::is_numeric(c) {
             let h = self.hash.get_or_insert_with(Xxh3Default::new);
             for c in self.separator.take().into_iter().chain([c]) {
                 h.update(c.encode_utf8(&mut buf).as_bytes());

@@ -1,4 +1,4 @@
-//! `char::is_alphanumeric` from a bitset: the letters and digits that words (the
+//! `char::is_alphanumeric` from a bitset, and `char::is_numeric` through it: the letters and digits that words (the
 //! fingerprints' features) and shingles (the similarity measure) are made of.
 
 use std::sync::OnceLock;
@@ -16,6 +16,21 @@ pub fn is_alphanumeric(c: char) -> bool {
         Some(w) => w >> (c as usize % 64) & 1 == 1,
         None => c.is_alphanumeric(),
     }
+}
+
+/// `char::is_numeric`, without std's table search for the characters Chinese text is made of:
+/// a digit is alphanumeric, and no CJK unified ideograph is numeric (category Lo). std's search
+/// for each character a figure reader looked at was 5.7% of a short dedup insert with
+/// containment at 1M rows (perf, `lookup_slow`).
+#[inline]
+pub fn is_numeric(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_digit();
+    }
+    if !is_alphanumeric(c) || ('\u{4E00}'..='\u{9FFF}').contains(&c) {
+        return false;
+    }
+    c.is_numeric()
 }
 
 /// The bitset of [`is_alphanumeric`]. [`Lexicon::load`](crate::Lexicon::load) builds
@@ -36,9 +51,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn alphanumeric_table_equals_std() {
+    fn alphanumeric_and_numeric_equal_std() {
         for c in (0..=0x10FFFF).filter_map(char::from_u32) {
             assert_eq!(is_alphanumeric(c), c.is_alphanumeric(), "{c:?}");
+            assert_eq!(is_numeric(c), c.is_numeric(), "{c:?}");
         }
     }
 }

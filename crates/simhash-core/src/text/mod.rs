@@ -11,7 +11,7 @@ mod pieces;
 mod traditional;
 mod traditional_table;
 
-pub use alphanumeric::{alphanumeric_bmp, is_alphanumeric};
+pub use alphanumeric::{alphanumeric_bmp, is_alphanumeric, is_numeric};
 pub(crate) use normalize::{find_from, in_pieces};
 pub use normalize::{normalize, normalize_folded, normalize_pieces};
 pub(crate) use pieces::pieces;

@@ -210,7 +210,7 @@ pub(super) enum Class {
 
 /// A glued non-Han word made only of digits and `.` (`1998`, `4.3`, `٣`).
 fn is_number(word: &str) -> bool {
-    word.chars().all(|c| c == '.' || c.is_numeric())
+    word.chars().all(|c| c == '.' || crate::text::is_numeric(c))
 }
 
 /// One Han ideograph, the whole token.
