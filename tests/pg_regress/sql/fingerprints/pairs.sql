@@ -14,11 +14,11 @@ RESET simhash.batch_threads;
 RESET simhash.nearest_scan_fallback;
 SHOW simhash.batch_threads;
 
--- 20,400 deterministic rows: 12,000 random fingerprints (md5 of the row number), 8,000 near
+-- 12,400 deterministic rows: 4,000 random fingerprints (md5 of the row number), 8,000 near
 -- copies of 797 bases with 0..5 bits flipped, 300 copies of one fingerprint, 100 NULLs.
 CREATE TEMP TABLE fps(id bigint, fp bigint);
 INSERT INTO fps SELECT g, ('x' || substr(md5(g::text), 1, 16))::bit(64)::bigint
-  FROM generate_series(1, 12000) g;
+  FROM generate_series(1, 4000) g;
 INSERT INTO fps SELECT 100000 + g,
        ('x' || substr(md5('base' || (g % 797)), 1, 16))::bit(64)::bigint
        # (CASE WHEN g % 6 > 0 THEN 1::bigint << (get_byte(decode(md5('a' || g), 'hex'), 0) % 64) ELSE 0 END)
@@ -155,14 +155,14 @@ SELECT k,
                               EXCEPT ALL SELECT * FROM qbrute WHERE distance <= k) x) AS extra
   FROM generate_series(0, 8) k;
 -- The same pairs with the lookups in the backend itself (simhash.batch_threads = 0) and in
--- 5 worker threads, on a corpus of 5 copies of qc (88,250 rows: a corpus of one fetch,
+-- 5 worker threads, on a corpus of 10 copies of qc (96,500 rows: a corpus of one fetch,
 -- 50,000 rows, is looked up without threads, whatever the setting; this one is two chunks).
 CREATE TEMP VIEW qcheck AS
 SELECT k,
-       (SELECT count(*) FROM (SELECT batch_id, corpus_id + g * 1000000, distance FROM qbrute, generate_series(0, 4) g WHERE distance <= k
-                              EXCEPT ALL SELECT * FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id + g * 1000000, fp FROM qc, generate_series(0, 4) g', k)) m) AS missing,
-       (SELECT count(*) FROM (SELECT * FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id + g * 1000000, fp FROM qc, generate_series(0, 4) g', k)
-                              EXCEPT ALL SELECT batch_id, corpus_id + g * 1000000, distance FROM qbrute, generate_series(0, 4) g WHERE distance <= k) x) AS extra
+       (SELECT count(*) FROM (SELECT batch_id, corpus_id + g * 1000000, distance FROM qbrute, generate_series(0, 9) g WHERE distance <= k
+                              EXCEPT ALL SELECT * FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id + g * 1000000, fp FROM qc, generate_series(0, 9) g', k)) m) AS missing,
+       (SELECT count(*) FROM (SELECT * FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id + g * 1000000, fp FROM qc, generate_series(0, 9) g', k)
+                              EXCEPT ALL SELECT batch_id, corpus_id + g * 1000000, distance FROM qbrute, generate_series(0, 9) g WHERE distance <= k) x) AS extra
   FROM generate_series(0, 8, 4) k;
 SET simhash.batch_threads = 0;
 SELECT * FROM qcheck;
@@ -171,7 +171,7 @@ SELECT * FROM qcheck;
 -- The last NOTICE says how many threads looked up: 5 for the corpus of two chunks, none
 -- for qc alone (one fetch).
 SET client_min_messages = notice;
-SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id + g * 1000000, fp FROM qc, generate_series(0, 4) g', 3);
+SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id + g * 1000000, fp FROM qc, generate_series(0, 9) g', 3);
 SELECT count(*) FROM simhash_duplicates('SELECT id, fp FROM qb', 'SELECT id, fp FROM qc', 3);
 SET client_min_messages = warning;
 RESET simhash.batch_threads;
