@@ -12,9 +12,9 @@
 #      similarity and the copies' shards of the 33 MB text, bulk pairs over 200,000 texts
 #      (on one node, and one shard's part), a lookup that reads the whole index (a threshold
 #      below those keys answer), and the index build.
-#   3. Progress: with simhash.progress_interval = 100 ms, bulk pairs over 400,000 distinct
+#   3. Progress: with simhash.progress_interval = 100 ms, bulk pairs over 100,000 distinct
 #      texts (no two share a half: no pair at 0.5) says its counters more than once (the run
-#      takes seconds; the default interval is 10 s).
+#      takes a second or more; the default interval is 10 s).
 # Expects PGHOST/PGPORT/PGUSER of a running cluster with the extension installed.
 set -euo pipefail
 source "$(dirname "$0")/../harness/lib.sh"
@@ -100,7 +100,9 @@ q -c "CREATE TABLE same_slice AS SELECT i::bigint AS id,
     fail "the crafted slices gave candidates: the cancel below would not test the collision loop"
 cancelled "SELECT count(*) FROM simhash_similarity_band_candidates('SELECT id, slice FROM same_slice', 0.5)" ||
     fail "simhash_similarity_band_candidates over 2·10⁸ collisions was not cancelled (57014)"
-q -c "CREATE TABLE many AS SELECT i AS id, md5(i::text) AS body FROM generate_series(1, 300000) i" \
+# 30,000 rows: 100 whole-index reads recheck 3M rows, seconds of work (300,000 took 10-20 s
+# of CI's loaded runs to index, for the same SQLSTATE).
+q -c "CREATE TABLE many AS SELECT i AS id, md5(i::text) AS body FROM generate_series(1, 30000) i" \
   -c "CREATE INDEX many_sim ON many USING gin (body simhash_ops)"
 cancelled "SET enable_seqscan = off; SELECT count(*) FROM many m, generate_series(1, 100) q WHERE simhash_similarity(m.body, md5(q::text)) >= 0.1" ||
     fail "a lookup reading the whole index was not cancelled (57014)"
@@ -110,9 +112,9 @@ cancelled "CREATE INDEX big_sim2 ON big USING gin (body simhash_ops)" ||
 # --- 3. Progress ---------------------------------------------------------------------------
 # psql, not q: q keeps only warnings, and these are NOTICEs.
 said=$(psql -At -c "SET simhash.progress_interval = 100" \
-  -c "SELECT count(*) FROM simhash_similarity_pairs('SELECT i::bigint, md5(i::text) || md5((i * 7 + 3)::text) FROM generate_series(1, 400000) i', 0.5)" 2>&1 |
+  -c "SELECT count(*) FROM simhash_similarity_pairs('SELECT i::bigint, md5(i::text) || md5((i * 7 + 3)::text) FROM generate_series(1, 100000) i', 0.5)" 2>&1 |
   grep -c 'NOTICE:  simhash_similarity_pairs: .* rows, .* candidates, .* pairs' || true)
-[ "$said" -ge 2 ] || fail "bulk pairs over 400,000 texts said its counters $said times at 100 ms, want 2 or more"
+[ "$said" -ge 2 ] || fail "bulk pairs over 100,000 texts said its counters $said times at 100 ms, want 2 or more"
 # The library first: before it is loaded, a SET makes a placeholder and accepts anything.
 [ "$(sqlstate -c "SELECT simhash_similarity('a', 'b')" -c "SET simhash.progress_interval = 10")" = 22023 ] ||
     fail "simhash.progress_interval = 10 (below 100 ms) was not refused with 22023"
