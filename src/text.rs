@@ -40,8 +40,9 @@ enum Fetched {
 /// A text datum fetched from its TOAST table if it was stored there, and decompressed here
 /// when it is pglz-compressed and its raw size is a tick of the decompressor (1 MB) or
 /// more, with a check for cancellation every tick. PostgreSQL's `pglz_decompress` has no
-/// such check: 0.5–1.2 s for a 47 MB text (31 MB compressed, issue 55), where an lz4 text
-/// of that size decompresses in tens of milliseconds, which its detoast is left to do.
+/// such check: 0.2–1.2 s for a 47 MB text (31 MB compressed, issue 55), by the machine's
+/// load, where an lz4 text of that size decompresses in tens of milliseconds, which its
+/// detoast is left to do.
 ///
 /// # Safety
 /// `datum` must be a non-NULL varlena datum, valid for the current memory context.
