@@ -22,28 +22,11 @@
 use std::collections::HashMap;
 
 use simhash_core::decision::{decide, Rule};
+use simhash_core::similarity::measure::{common, jaccard};
 use simhash_core::similarity::{similarity, Sets, Version};
 
 fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
     args.iter().find_map(|a| a.strip_prefix(&format!("{name}=")).and_then(|v| v.parse().ok())).unwrap_or(default)
-}
-
-/// `|A∩B| / |A∪B|` of two ascending sets.
-fn jaccard(a: &[u64], b: &[u64]) -> f64 {
-    let (mut i, mut j, mut common) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => (i, j, common) = (i + 1, j + 1, common + 1),
-        }
-    }
-    let union = a.len() + b.len() - common;
-    if union == 0 {
-        1.0
-    } else {
-        common as f64 / union as f64
-    }
 }
 
 fn main() {
@@ -116,7 +99,7 @@ fn main() {
             let e = by_kind.entry(kind).or_insert((0, 0, 1.0, 0));
             e.0 += 1;
             if decide(Rule::LATEST, ti.as_str(), tj.as_str(), None, &mut || ()).duplicate {
-                let fj = jaccard(&free[i], &free[j]);
+                let fj = jaccard(common(&free[i], &free[j]), free[i].len(), free[j].len());
                 e.1 += 1;
                 e.2 = e.2.min(fj);
                 e.3 += usize::from(fj < 0.5 && framed(i) && framed(j));
