@@ -12,6 +12,9 @@
 //! candidates (the table's own frequency order, as exact.rs) and times it (`verify=0`:
 //! counts them only).
 
+mod common;
+use common::named;
+
 use std::collections::HashMap;
 use std::io::BufRead;
 use std::sync::atomic::Ordering;
@@ -22,10 +25,6 @@ use simhash_core::similarity::exact::exact_pairs;
 use simhash_core::similarity::measure::{common, jaccard, shingle_set, Sets};
 use simhash_core::similarity::{SimilarityPairs, TextRows, Version};
 use simhash_core::Progress;
-
-fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
-    args.iter().find_map(|a| a.strip_prefix(&format!("{name}=")).and_then(|v| v.parse().ok())).unwrap_or(default)
-}
 
 /// Peak resident memory of this process, from /proc/self/status (VmHWM), in MB.
 fn peak_rss_mb() -> f64 {
@@ -76,10 +75,10 @@ fn for_each_text(file: &str, n: usize, mut each: impl FnMut(i64, &str)) {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (file, n): (&str, usize) = (&args[1], args[2].parse().expect("N"));
-    let theta: f64 = arg(&args, "theta", 0.5);
-    let threads: usize = arg(&args, "threads", 2);
-    let engine: String = arg(&args, "engine", "bulk".to_string());
-    let check: u32 = arg(&args, "check", 0);
+    let theta: f64 = named(&args, "theta", 0.5);
+    let threads: usize = named(&args, "threads", 2);
+    let engine: String = named(&args, "engine", "bulk".to_string());
+    let check: u32 = named(&args, "check", 0);
     let spill_dir: Option<std::path::PathBuf> = args.iter().find_map(|a| a.strip_prefix("spill=").map(Into::into));
     let v = Version::M2;
     let t0 = Instant::now();
@@ -147,7 +146,7 @@ fn main() {
             let mut sets = Vec::new();
             for_each_text(file, n, |_, t| sets.push(shingle_set(t, v, &mut || ())));
             let read = t0.elapsed().as_secs_f64();
-            let (candidates, pairs) = prefix_filter(&sets, theta, arg(&args, "verify", 1) == 1);
+            let (candidates, pairs) = prefix_filter(&sets, theta, named(&args, "verify", 1) == 1);
             println!("engine prefix filtering (frequency order), theta {theta}\nrows {n}");
             println!("candidates {candidates}\npairs {pairs}");
             println!("seconds_read_and_shingle {read:.1}\nseconds_total {:.1}", t0.elapsed().as_secs_f64());

@@ -15,23 +15,22 @@
 //! pairs brute force finds, the share the lookup finds, and the candidates and posting
 //! entries read per query (both directions), also scaled to a table of 1M rows.
 
+mod common;
+use common::named;
+
 use std::collections::HashMap;
 use std::io::BufRead;
 
 use simhash_core::similarity::lookup::{lookup, SHORT_QUERY};
 use simhash_core::similarity::{containment, index_keys, sample, KeyParams, Measure, Sets, Version};
 
-fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
-    args.iter().find_map(|a| a.strip_prefix(&format!("{name}=")).and_then(|v| v.parse().ok())).unwrap_or(default)
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let file = &args[1];
-    let gamma: f64 = arg(&args, "gamma", 0.8);
-    let queries: usize = arg(&args, "queries", 2000);
-    let mut seed: u64 = arg(&args, "seed", 1);
-    let force: usize = arg(&args, "required", 0);
+    let gamma: f64 = named(&args, "gamma", 0.8);
+    let queries: usize = named(&args, "queries", 2000);
+    let mut seed: u64 = named(&args, "seed", 1);
+    let force: usize = named(&args, "required", 0);
     let mut rand = move || {
         seed ^= seed << 13;
         seed ^= seed >> 7;

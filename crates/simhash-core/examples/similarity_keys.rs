@@ -11,28 +11,27 @@
 //!   similarity_keys dump FILE [k] [w] [bits] [frequent]
 //!       one int4[] literal of index keys a line, for COPY into a table with a GIN index.
 
+mod common;
+use common::named;
+
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 
 use simhash_core::similarity::keys::{K, KEY_BITS, W};
 use simhash_core::similarity::{index_keys, required, sample, similarity_keys, KeyParams, Version};
 
-fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
-    args.iter().find_map(|a| a.strip_prefix(&format!("{name}=")).and_then(|v| v.parse().ok())).unwrap_or(default)
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (cmd, file) = (&args[1], &args[2]);
     let p = KeyParams {
-        version: if arg(&args, "m", 2) == 1 { Version::M1 } else { Version::M2 },
-        k: arg(&args, "k", K),
-        w: arg(&args, "w", W),
-        bits: arg(&args, "bits", KEY_BITS),
-        frequent_last: arg(&args, "frequent", 1) == 1,
+        version: if named(&args, "m", 2) == 1 { Version::M1 } else { Version::M2 },
+        k: named(&args, "k", K),
+        w: named(&args, "w", W),
+        bits: named(&args, "bits", KEY_BITS),
+        frequent_last: named(&args, "frequent", 1) == 1,
     };
-    let theta: f64 = arg(&args, "theta", 0.5);
-    let queries: usize = arg(&args, "queries", 500);
+    let theta: f64 = named(&args, "theta", 0.5);
+    let queries: usize = named(&args, "queries", 500);
     let texts: Vec<String> =
         std::io::BufReader::new(std::fs::File::open(file).expect("corpus")).lines().map(|l| l.expect("line")).collect();
     let samples: Vec<_> = texts.iter().map(|t| sample(t, &p, &mut || ())).collect();

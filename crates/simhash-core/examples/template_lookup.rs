@@ -16,31 +16,22 @@
 //!
 //! It also prints the table's longest posting lists, which say what the frame keys are.
 
+mod common;
+use common::{named, template_row, Names};
+
 use std::collections::HashMap;
 
 use simhash_core::similarity::frame_keys::{learn, Framed, LEARN_AT_MOST};
 use simhash_core::similarity::lookup::{lookup, lookup_either_way, Lookup};
 use simhash_core::similarity::{index_keys, sample, KeyParams, Measure, Version};
 
-fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
-    args.iter().find_map(|a| a.strip_prefix(&format!("{name}=")).and_then(|v| v.parse().ok())).unwrap_or(default)
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let rows: usize = arg(&args, "rows", 20_000);
-    let queries: usize = arg(&args, "queries", 1000);
-    let mut seed: u64 = arg(&args, "seed", 1);
-    let mut rand = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
-    let mut name = || -> String { (0..10 + rand() % 11).map(|_| (b'a' + (rand() % 26) as u8) as char).collect() };
-    let frame = |n: &str, word: &str| {
-        format!("For an explanation of the {word} used in this section, see attributes(7). Interface Attribute Value {n}() Thread safety MT-Safe")
-    };
+    let rows: usize = named(&args, "rows", 20_000);
+    let queries: usize = named(&args, "queries", 1000);
+    let mut names_from = Names::new(named(&args, "seed", 1));
+    let mut name = || names_from.next_name();
+    let frame = template_row;
     let v = Version::M2;
     let p = KeyParams::of(v);
     let keys = |t: &str| index_keys(&sample(t, &p, &mut || ()), &p);
@@ -52,7 +43,7 @@ fn main() {
             post.entry(k).or_default().push(i as u32);
         }
     }
-    let from: usize = arg(&args, "learn", LEARN_AT_MOST);
+    let from: usize = named(&args, "learn", LEARN_AT_MOST);
     let learned = learn(&row_keys[..from.min(rows)]);
     let mut sizes: Vec<usize> = post.values().map(Vec::len).collect();
     sizes.sort_unstable_by(|a, b| b.cmp(a));

@@ -19,32 +19,22 @@
 //! row; a row and its appended sentence share 0.203 of their shingles off the frame, so banding
 //! on those at 0.5 would lose them all.
 
+mod common;
+use common::{named, template_row, Names};
+
 use std::collections::HashMap;
 
 use simhash_core::decision::{decide, Rule};
 use simhash_core::similarity::measure::{common, jaccard};
 use simhash_core::similarity::{similarity, Sets, Version};
 
-fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
-    args.iter().find_map(|a| a.strip_prefix(&format!("{name}=")).and_then(|v| v.parse().ok())).unwrap_or(default)
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let rows: usize = arg(&args, "rows", 600);
-    let variants: usize = arg(&args, "variants", 100);
-    let mut seed: u64 = arg(&args, "seed", 1);
-    let mut rand = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
-    let frame = |n: &str, word: &str| {
-        format!("For an explanation of the {word} used in this section, see attributes(7). Interface Attribute Value {n}() Thread safety MT-Safe")
-    };
-    let names: Vec<String> =
-        (0..rows).map(|_| (0..10 + rand() % 11).map(|_| (b'a' + (rand() % 26) as u8) as char).collect()).collect();
+    let rows: usize = named(&args, "rows", 600);
+    let variants: usize = named(&args, "variants", 100);
+    let mut names_from = Names::new(named(&args, "seed", 1));
+    let names: Vec<String> = (0..rows).map(|_| names_from.next_name()).collect();
+    let frame = template_row;
     // (kind, the row it edits or itself, text)
     let mut texts: Vec<(&str, usize, String)> =
         names.iter().enumerate().map(|(i, n)| ("row", i, frame(n, "terms"))).collect();

@@ -1,6 +1,7 @@
-//! What the examples share: this thread's CPU clock; and for the batch against corpus
-//! benchmarks their fingerprints, their arguments, and the baseline every figure is divided
-//! by, a plain sequential pass over the corpus.
+//! What the examples share: this thread's CPU clock; `name=value` arguments; issue 55's table
+//! of one template; and for the batch against corpus benchmarks their fingerprints, their
+//! arguments, and the baseline every figure is divided by, a plain sequential pass over the
+//! corpus.
 
 // Each example uses a part of this module.
 #![allow(dead_code)]
@@ -29,6 +30,38 @@ pub fn corpus(n: usize) -> Vec<(i64, u64)> {
 /// Positional argument `i` (1-based) as a number, `default` when absent.
 pub fn arg(i: usize, default: usize) -> usize {
     std::env::args().nth(i).map_or(default, |a| a.replace('_', "").parse().expect("a row count"))
+}
+
+/// The argument `name=value` of `args`, parsed; `default` when absent or unparsable.
+pub fn named<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
+    args.iter().find_map(|a| a.strip_prefix(&format!("{name}=")).and_then(|v| v.parse().ok())).unwrap_or(default)
+}
+
+/// Issue 55's template: a row of it with `name` in its slot and `word` where the frame says
+/// "terms".
+pub fn template_row(name: &str, word: &str) -> String {
+    format!("For an explanation of the {word} used in this section, see attributes(7). Interface Attribute Value {name}() Thread safety MT-Safe")
+}
+
+/// Function names of 10 to 20 random letters, from `seed` (xorshift): the template's fillers.
+pub struct Names(u64);
+
+impl Names {
+    pub fn new(seed: u64) -> Names {
+        Names(seed)
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    pub fn next_name(&mut self) -> String {
+        let len = 10 + self.next_u64() % 11;
+        (0..len).map(|_| (b'a' + (self.next_u64() % 26) as u8) as char).collect()
+    }
 }
 
 /// A stopwatch: this thread's CPU time (Linux schedstat; on a shared machine it does not
