@@ -10,7 +10,7 @@ pub mod spill;
 mod star;
 #[cfg(test)]
 pub(crate) mod test_support;
-mod union_find;
+pub(crate) mod union_find;
 
 pub use components::Components;
 pub use star::Stars;

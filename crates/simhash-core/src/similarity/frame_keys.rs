@@ -42,12 +42,13 @@ pub const FREE_KEYS: usize = 2;
 
 /// The frame keys of `rows` (each row's index keys, ascending, distinct): the keys at least
 /// [`FRAME_SHARE`] of them hold, and two rows at least, ascending; none when fewer than
-/// [`LEARN_FROM`] rows are given.
-pub fn learn(rows: &[Vec<i32>]) -> Vec<i32> {
+/// [`LEARN_FROM`] rows are given. A bulk run learns its templates' frame shingles by the same
+/// rule (`bulk::templates`).
+pub fn learn<K: Ord + Copy>(rows: &[Vec<K>]) -> Vec<K> {
     if rows.len() < LEARN_FROM {
         return Vec::new();
     }
-    let mut all: Vec<i32> = rows.iter().flatten().copied().collect();
+    let mut all: Vec<K> = rows.iter().flatten().copied().collect();
     all.sort_unstable();
     let least = ((FRAME_SHARE * rows.len() as f64).ceil() as usize).max(2);
     all.chunk_by(|a, b| a == b).filter(|run| run.len() >= least).map(|run| run[0]).collect()

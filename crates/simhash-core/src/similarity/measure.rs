@@ -67,8 +67,8 @@ pub fn shingle_set(doc: &str, v: Version, tick: &mut dyn FnMut()) -> Vec<u64> {
     set
 }
 
-/// `|A∩B|` of two ascending sets of distinct hashes.
-pub fn common(a: &[u64], b: &[u64]) -> usize {
+/// `|A∩B|` of two ascending sets of distinct hashes (or of their low halves: bulk's templates).
+pub fn common<T: Ord>(a: &[T], b: &[T]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {

@@ -19,46 +19,18 @@ use std::sync::Arc;
 
 use super::plan::{Plan, CODED_MIN};
 use super::pool::Ctx;
+use super::radix::sort_high;
 use super::sketch::{sets_of_record, text_of_record};
+use super::templates::{Templates, HEAVY};
 use super::{Msg, Rows};
 use crate::bulk::Progress;
-use crate::decision::{decide, Prepared, Rule};
+use crate::decision::{decide, Frame, Prepared, Rule};
 use crate::similarity::measure::{jaccard, similarity, Sets};
 
 /// Pairs per message back to the caller.
 const BATCH: usize = 4096;
 /// Collisions between two checks of the stop flag (and flushes of the counters).
 const CHECK: u32 = 1 << 12;
-
-/// Sorts `v` on its upper 32 bits, stably, with `scratch` of the same length; `check` between
-/// blocks of 2^16 entries.
-pub(super) fn sort_high(v: &mut Vec<u64>, scratch: &mut Vec<u64>, check: &mut dyn FnMut()) {
-    const BITS: [(u32, u32); 3] = [(32, 11), (43, 11), (54, 10)];
-    scratch.clear();
-    scratch.resize(v.len(), 0);
-    for (shift, bits) in BITS {
-        let mask = (1u64 << bits) - 1;
-        let mut count = vec![0usize; 1 << bits];
-        for &x in v.iter() {
-            count[((x >> shift) & mask) as usize] += 1;
-        }
-        let mut sum = 0;
-        for c in count.iter_mut() {
-            let n = *c;
-            *c = sum;
-            sum += n;
-        }
-        for block in v.chunks(1 << 16) {
-            for &x in block {
-                let d = ((x >> shift) & mask) as usize;
-                scratch[count[d]] = x;
-                count[d] += 1;
-            }
-            check();
-        }
-        std::mem::swap(v, scratch);
-    }
-}
 
 /// Whether two rows' codes agree in at least `needed` of their two-bit places.
 #[inline]
@@ -74,47 +46,67 @@ fn codes_agree(a: &[u64], b: &[u64], needed: u32) -> bool {
     (32 * a.len() as u32).saturating_sub(differ) >= needed
 }
 
-/// Finds, measures and sends band `j`'s candidates (module docs), then [`Msg::BandDone`].
-pub(super) fn band(rows: &Rows, reps: &Arc<Vec<u32>>, j: usize, ctx: &Ctx<Msg>) {
+/// Band `j`'s entries `(key, row)` for `reps`, sorted on the key (rows ascending within one).
+pub(super) fn entries(rows: &Rows, reps: &[u32], j: usize, ctx: &Ctx<Msg>) -> Vec<u64> {
     let b = rows.plan.b;
     let mut entries: Vec<u64> = Vec::with_capacity(reps.len());
     for block in reps.chunks(1 << 16) {
         entries.extend(block.iter().map(|&x| (u64::from(rows.keys[x as usize * b + j]) << 32) | u64::from(x)));
         ctx.check();
     }
-    let mut scratch = Vec::new();
-    sort_high(&mut entries, &mut scratch, &mut || ctx.check());
-    drop(scratch);
-    let mut m = Measurer {
-        rows,
-        ctx,
-        x: u32::MAX,
-        set_x: Sets::default(),
-        tokens_x: None,
-        buf: Vec::new(),
-        pairs: Vec::new(),
-        foreign: Vec::new(),
-    };
+    sort_high(&mut entries, &mut Vec::new(), &mut || ctx.check());
+    entries
+}
+
+/// Finds, measures and sends band `j`'s candidates (module docs), then [`Msg::BandDone`]; the
+/// pairs of two members of one template are the join's when `templates` joins them
+/// (`templates.rs`).
+pub(super) fn band(rows: &Rows, reps: &Arc<Vec<u32>>, templates: &Templates, j: usize, ctx: &Ctx<Msg>) {
+    let entries = entries(rows, reps, j, ctx);
+    let mut m = Measurer::new(rows, templates, ctx);
     let (mut collisions, mut candidates, mut work) = (0u64, 0u64, 0u32);
+    let mut collide = |x: u32, y: u32, m: &mut Measurer<'_>| {
+        collisions += 1;
+        work += 1;
+        if work == CHECK {
+            work = 0;
+            ctx.check();
+            rows.counters.collisions.fetch_add(collisions, Ordering::Relaxed);
+            collisions = 0;
+        }
+        if rows.candidate(x as usize, y as usize, j) {
+            candidates += 1;
+            m.take(x, y);
+        }
+    };
     let mut s = 0;
     while s < entries.len() {
         let key = entries[s] >> 32;
         let e = s + entries[s..].iter().take_while(|&&v| v >> 32 == key).count();
-        for a in s..e {
-            let x = entries[a] as u32;
-            for &ey in &entries[a + 1..e] {
-                let y = ey as u32;
-                collisions += 1;
-                work += 1;
-                if work == CHECK {
-                    work = 0;
-                    ctx.check();
-                    rows.counters.collisions.fetch_add(collisions, Ordering::Relaxed);
-                    collisions = 0;
+        let run = &entries[s..e];
+        if run.len() >= HEAVY && run.iter().any(|&e| templates.joins(e as u32)) {
+            // A template's run: its rows are one template's (templates::find), whose members'
+            // pairs are the join's. Each other row (released: `templates.rs`, 4) is paired with
+            // every row of the run.
+            for (a, &ex) in run.iter().enumerate() {
+                let x = ex as u32;
+                if templates.joins(x) {
+                    continue;
                 }
-                if rows.candidate(x as usize, y as usize, j) {
-                    candidates += 1;
-                    m.take(x, y);
+                for (c, &ey) in run.iter().enumerate() {
+                    let y = ey as u32;
+                    if c != a && (templates.joins(y) || c > a) {
+                        collide(x.min(y), x.max(y), &mut m);
+                    }
+                }
+            }
+        } else {
+            for (a, &ex) in run.iter().enumerate() {
+                let x = ex as u32;
+                for &ey in &run[a + 1..] {
+                    if !templates.joined(x, ey as u32) {
+                        collide(x, ey as u32, &mut m);
+                    }
                 }
             }
         }
@@ -159,14 +151,17 @@ impl Rows {
     }
 }
 
-/// Measures one band's candidates and batches what it finds.
-struct Measurer<'a> {
-    rows: &'a Rows,
-    ctx: &'a Ctx<Msg>,
-    /// The row whose sets `set_x` (and tokens `tokens_x`, once a pair of it is decided) are.
+/// Measures one band's candidates (or one template's: `templates.rs`) and batches what it finds.
+pub(super) struct Measurer<'a> {
+    pub rows: &'a Rows,
+    pub ctx: &'a Ctx<Msg>,
+    templates: &'a Templates,
+    /// The row whose sets `set_x` (and tokens `tokens_x`, once a pair of it is decided, and
+    /// frame `frame_x`, once one with a member of its template is) are.
     x: u32,
     set_x: Sets,
     tokens_x: Option<Prepared>,
+    frame_x: Option<Frame>,
     buf: Vec<u8>,
     /// Pairs at θ, and whether the decision calls them the same passage (their groups' other
     /// members are decided on the backend either way).
@@ -174,27 +169,63 @@ struct Measurer<'a> {
     foreign: Vec<(u32, u32)>,
 }
 
-impl Measurer<'_> {
-    fn take(&mut self, x: u32, y: u32) {
-        let rows = self.rows;
-        if y as usize >= rows.n_local {
-            self.foreign.push((x, y));
-        } else {
-            if self.x != x {
-                self.set_x = rows.set(x as usize, &mut self.buf, self.ctx);
-                self.tokens_x = None;
-                self.x = x;
-            }
-            let set_y = rows.set(y as usize, &mut self.buf, self.ctx);
-            let s = similarity(&self.set_x, &set_y);
-            if s >= rows.theta {
-                let same = self.same_passage(x, y);
-                self.pairs.push((x, y, s, same));
-            }
+impl<'a> Measurer<'a> {
+    pub(super) fn new(rows: &'a Rows, templates: &'a Templates, ctx: &'a Ctx<Msg>) -> Measurer<'a> {
+        Measurer {
+            rows,
+            ctx,
+            templates,
+            x: u32::MAX,
+            set_x: Sets::default(),
+            tokens_x: None,
+            frame_x: None,
+            buf: Vec::new(),
+            pairs: Vec::new(),
+            foreign: Vec::new(),
         }
-        if self.pairs.len() >= BATCH || self.foreign.len() >= BATCH {
+    }
+
+    fn take(&mut self, x: u32, y: u32) {
+        if y as usize >= self.rows.n_local {
+            self.foreign.push((x, y));
+            if self.foreign.len() >= BATCH {
+                self.flush();
+            }
+        } else {
+            self.measure(x, y);
+        }
+    }
+
+    /// A template's candidate of local rows `x < y` (`templates.rs`), under the length bound:
+    /// whether the decision keeps it, None below θ.
+    pub(super) fn take_joined(&mut self, x: u32, y: u32) -> Option<bool> {
+        let (nx, ny) = (self.rows.sizes[x as usize] as usize, self.rows.sizes[y as usize] as usize);
+        if jaccard(nx.min(ny), nx.min(ny), nx.max(ny)) < self.rows.theta {
+            return None;
+        }
+        self.measure(x, y)
+    }
+
+    /// Measures local rows `x` and `y` and keeps them at θ: whether the decision does.
+    fn measure(&mut self, x: u32, y: u32) -> Option<bool> {
+        let rows = self.rows;
+        if self.x != x {
+            self.set_x = rows.set(x as usize, &mut self.buf, self.ctx);
+            (self.tokens_x, self.frame_x) = (None, None);
+            self.x = x;
+        }
+        let set_y = rows.set(y as usize, &mut self.buf, self.ctx);
+        let s = similarity(&self.set_x, &set_y);
+        let mut same = None;
+        if s >= rows.theta {
+            let kept = self.same_passage(x, y);
+            self.pairs.push((x, y, s, kept));
+            same = Some(kept);
+        }
+        if self.pairs.len() >= BATCH {
             self.flush();
         }
+        same
     }
 
     /// The dedup decision on a pair at θ, when the run asks it: here, on the worker threads,
@@ -212,14 +243,17 @@ impl Measurer<'_> {
         }
         let b = rows.tokens(y as usize, rule, &mut self.buf, &mut tick);
         let a = self.tokens_x.as_ref().expect("just made");
-        let same = decide(rule, a, &b, None, &mut tick).duplicate;
+        let same = match self.templates.shared(x, y) {
+            Some(t) => t.decide(rule, x, a, &b, &mut self.frame_x, &mut tick),
+            None => decide(rule, a, &b, None, &mut tick).duplicate,
+        };
         if !same {
             rows.counters.apart.fetch_add(1, Ordering::Relaxed);
         }
         same
     }
 
-    fn flush(&mut self) {
+    pub(super) fn flush(&mut self) {
         if !self.pairs.is_empty() {
             self.ctx.send(Msg::Pairs(std::mem::take(&mut self.pairs)));
         }
@@ -242,23 +276,26 @@ impl Rows {
 }
 
 impl Rows {
-    /// Whether the dedup decision calls local rows `x` and `y` the same passage, from their
-    /// records' normalized texts.
+    /// Whether the dedup decision calls local rows `x` and `y` the same passage, from their records' normalized texts (framed as [`Measurer`] frames them).
     pub(super) fn same_passage(
         &self,
         x: usize,
         y: usize,
+        templates: &Templates,
         bufs: &mut (Vec<u8>, Vec<u8>),
         cb: &mut dyn FnMut(Progress),
     ) -> bool {
         let mut tick = || cb(Progress::Tick);
         let rule = self.decide.expect("asked only when the run decides");
         let (a, b) = (self.tokens(x, rule, &mut bufs.0, &mut tick), self.tokens(y, rule, &mut bufs.1, &mut tick));
-        decide(rule, &a, &b, None, &mut tick).duplicate
+        match templates.shared(x as u32, y as u32) {
+            Some(t) => t.decide(rule, x as u32, &a, &b, &mut None, &mut tick),
+            None => decide(rule, &a, &b, None, &mut tick).duplicate,
+        }
     }
 
     /// A local row's tokens for the decision, from its record's normalized text.
-    fn tokens(&self, x: usize, rule: Rule, buf: &mut Vec<u8>, tick: &mut dyn FnMut()) -> Prepared {
+    pub(super) fn tokens(&self, x: usize, rule: Rule, buf: &mut Vec<u8>, tick: &mut dyn FnMut()) -> Prepared {
         let loc = crate::bulk::spill::Loc { offset: self.offsets[x], len: self.lens[x] };
         let record = self.spill.read(loc, buf).unwrap_or_else(|e| panic!("reading the bulk pairs' spill file: {e}"));
         let text =
@@ -270,15 +307,6 @@ impl Rows {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn radix_sort_is_stable_on_the_key() {
-        let mut v: Vec<u64> = (0..100_000u64).map(|i| (super::super::sketch::mix(i % 997) >> 32 << 32) | i).collect();
-        let mut want = v.clone();
-        want.sort_by_key(|x| x >> 32);
-        sort_high(&mut v, &mut Vec::new(), &mut || ());
-        assert_eq!(v, want);
-    }
 
     #[test]
     fn codes_count_agreeing_places() {

@@ -11,6 +11,8 @@ use super::output::Output;
 use super::plan::{Plan, CODES};
 use super::pool::Pool;
 use super::sketch::Sketcher;
+use super::template_pairs;
+use super::templates::{self, Mode, Templates};
 use super::{bands, groups, Config, Counters, Found, Msg, Phase, Rows};
 use crate::bulk::spill::Spill;
 use crate::bulk::Progress;
@@ -59,6 +61,7 @@ pub(super) struct Lsh {
     theta: f64,
     version: Version,
     decide: Option<crate::decision::Rule>,
+    templates_mode: Mode,
     counters: Arc<Counters>,
     pub(super) pool: Pool<Msg>,
     spill: Arc<Spill>,
@@ -74,8 +77,9 @@ pub(super) struct Lsh {
     foreign: Vec<ForeignRow>,
     stage: Stage,
     out: Output,
-    /// The rows, once read (the decision reads their texts).
+    /// The rows, once read (the decision reads their texts), and their templates.
     shared: Option<Arc<Rows>>,
+    templates: Arc<Templates>,
     /// Scratch for the decision's two records.
     bufs: (Vec<u8>, Vec<u8>),
 }
@@ -91,6 +95,7 @@ impl Lsh {
             theta: config.theta,
             version: config.version,
             decide: config.decide,
+            templates_mode: config.templates,
             counters,
             pool,
             spill,
@@ -105,6 +110,7 @@ impl Lsh {
             stage: Stage::Input,
             out: Output::default(),
             shared: None,
+            templates: Arc::default(),
             bufs: (Vec::new(), Vec::new()),
         })
     }
@@ -188,16 +194,18 @@ impl Lsh {
                 Stage::Bands { left } => *left -= 1,
                 _ => unreachable!("a band ends in the bands"),
             },
-            Msg::Runs(..) | Msg::Links(_) => unreachable!("asked for and awaited in finish_input"),
+            Msg::Runs(..) | Msg::Links(_) | Msg::Heavy(_) | Msg::Template(_) | Msg::Members(..) => {
+                unreachable!("asked for and awaited in finish_input")
+            }
         }
     }
 
     pub(super) fn next(&mut self, cb: &mut dyn FnMut(Progress)) -> Option<Found> {
         loop {
-            let (rows, bufs, counters) = (&self.shared, &mut self.bufs, &self.counters);
+            let (rows, bufs, counters, tpl) = (&self.shared, &mut self.bufs, &self.counters, &self.templates);
             let mut same = |x: u32, y: u32, cb: &mut dyn FnMut(Progress)| {
                 let rows = rows.as_ref().filter(|r| r.decide.is_some());
-                let same = rows.is_none_or(|r| r.same_passage(x as usize, y as usize, bufs, cb));
+                let same = rows.is_none_or(|r| r.same_passage(x as usize, y as usize, tpl, bufs, cb));
                 if !same {
                     counters.apart.fetch_add(1, Ordering::Relaxed);
                 }
@@ -297,7 +305,10 @@ impl Lsh {
         self.counters.duplicates.store(links.len() as u64, Ordering::Relaxed);
         let reps = self.out.set_groups(&rows, &links, cb);
         self.shared = Some(Arc::clone(&rows));
-        // The bands, each a job.
+        let (rule, mode) = (self.decide, self.templates_mode);
+        self.templates =
+            Arc::new(templates::phase(&mut self.pool, &self.counters, rule, mode, &rows, &reps, &links, cb));
+        // The bands, each a job, and each template's join.
         let b = self.plan.b;
         self.counters.bands.store(b as u64, Ordering::Relaxed);
         self.counters.set_phase(Phase::Bands);
@@ -308,13 +319,24 @@ impl Lsh {
             self.plan.r,
             self.plan.codes_needed
         )));
-        for j in 0..b {
-            let (r, reps) = (Arc::clone(&rows), Arc::clone(&reps));
+        // The joins first: each is one job, longer than a band.
+        let joins = if self.templates.mode == Some(Mode::Joined) { self.templates.list.len() } else { 0 };
+        for i in 0..joins {
+            let (r, t) = (Arc::clone(&rows), Arc::clone(&self.templates));
             self.pool.submit(Box::new(move |ctx| {
-                bands::band(&r, &reps, j, ctx);
+                let mut m = bands::Measurer::new(&r, &t, ctx);
+                template_pairs::join(&t.list[i], &mut m);
+                m.flush();
+                ctx.send(Msg::BandDone);
             }));
         }
-        self.stage = Stage::Bands { left: b };
+        for j in 0..b {
+            let (r, reps, t) = (Arc::clone(&rows), Arc::clone(&reps), Arc::clone(&self.templates));
+            self.pool.submit(Box::new(move |ctx| {
+                bands::band(&r, &reps, &t, j, ctx);
+            }));
+        }
+        self.stage = Stage::Bands { left: b + joins };
     }
 }
 

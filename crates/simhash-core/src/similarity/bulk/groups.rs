@@ -9,8 +9,8 @@
 //! themselves. Ten thousand copies of a text cost ten thousand confirmations, not fifty
 //! million candidates.
 
-use super::bands::sort_high;
 use super::pool::Ctx;
+use super::radix::sort_high;
 use super::{Msg, Rows};
 
 /// Groups of rows (local, with shingles) whose set hashes are equal: rows of each group

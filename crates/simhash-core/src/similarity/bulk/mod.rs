@@ -65,11 +65,18 @@ mod bands;
 mod engine;
 mod exchange;
 mod groups;
+mod heavy;
+mod join;
 mod output;
 pub mod plan;
 mod pool;
+mod radix;
 mod sketch;
 pub mod slices;
+mod template_pairs;
+pub mod templates;
+#[cfg(test)]
+mod templates_tests;
 #[cfg(test)]
 mod tests;
 
@@ -97,6 +104,9 @@ pub struct Config {
     /// Whether a pair is handed out only when the dedup decision calls its two texts the same
     /// passage (`crate::decision`; 6.0's bulk pairs), or whenever it reaches θ (5.x's).
     pub decide: Option<crate::decision::Rule>,
+    /// How a run that decides treats the templates of its rows ([`templates`]); one that does
+    /// not finds none.
+    pub templates: templates::Mode,
 }
 
 /// What [`BulkPairs::next`] hands out.
@@ -118,6 +128,8 @@ pub enum Phase {
     Done = 4,
     /// Below θ = 0.3: the sketch-group engine, texts in memory.
     Fallback = 5,
+    /// Finding the rows' templates ([`templates`]).
+    Templates = 6,
 }
 
 /// A run's progress, readable from any thread while it runs.
@@ -141,6 +153,8 @@ pub struct Counters {
     pub apart: AtomicU64,
     /// Bytes of kept characters in the spill file.
     pub spilled: AtomicU64,
+    /// Rows whose pairs among their template's rows the join finds ([`templates`]).
+    pub templated: AtomicU64,
     phase: AtomicU8,
 }
 
@@ -152,6 +166,7 @@ impl Counters {
             2 => Phase::Bands,
             3 => Phase::Groups,
             4 => Phase::Done,
+            6 => Phase::Templates,
             _ => Phase::Fallback,
         }
     }
@@ -164,12 +179,13 @@ impl Counters {
     pub fn summary(&self) -> String {
         let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
         format!(
-            "{:?}: {} rows, {} sketched ({} MB spilled), {} duplicates, bands {}/{}, {} collisions, {} candidates, {} pairs, {} kept apart",
+            "{:?}: {} rows, {} sketched ({} MB spilled), {} duplicates, {} templated, bands {}/{}, {} collisions, {} candidates, {} pairs, {} kept apart",
             self.phase(),
             g(&self.rows),
             g(&self.sketched),
             g(&self.spilled) >> 20,
             g(&self.duplicates),
+            g(&self.templated),
             g(&self.bands_done),
             g(&self.bands),
             g(&self.collisions),
@@ -297,6 +313,12 @@ enum Msg {
     Pairs(Vec<(u32, u32, f64, bool)>),
     /// `(local representative, foreign row)` candidates.
     Foreign(Vec<(u32, u32)>),
+    /// A part of where the templates are (`heavy.rs`).
+    Heavy(heavy::Part),
+    /// A template learned and its local rows, or none (`templates::learn`).
+    Template(Option<Box<(templates::Template, Vec<u32>)>>),
+    /// A chunk of a template's rows, by template and chunk: its members (`templates::members`).
+    Members(usize, usize, Box<templates::Members>),
     BandDone,
 }
 

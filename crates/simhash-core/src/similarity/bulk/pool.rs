@@ -114,6 +114,21 @@ impl<M: Send + 'static> Pool<M> {
         }
     }
 
+    /// Runs `jobs`, each sending one result, with at most two a worker out at once (so that
+    /// the results waiting here stay few), handing each result to `each` as it comes.
+    pub(super) fn run_each(&mut self, jobs: Vec<Job<M>>, cb: &mut dyn FnMut(Progress), mut each: impl FnMut(M)) {
+        let (total, mut jobs) = (jobs.len(), jobs.into_iter());
+        let (mut sent, mut got) = (0, 0);
+        while got < total {
+            while sent < total && sent - got < 2 * self.workers() {
+                self.submit(jobs.next().expect("one left"));
+                sent += 1;
+            }
+            each(self.recv(cb));
+            got += 1;
+        }
+    }
+
     /// A result if one is there.
     pub(super) fn try_recv(&mut self) -> Option<M> {
         match self.results.as_ref()?.try_recv() {

@@ -31,9 +31,10 @@
 //! | 32 | 128 two-bit codes, 4 u64 |
 //! | 4·n | band keys |
 
-use super::bands::{filters_pass, sort_high};
+use super::bands::filters_pass;
 use super::exchange;
 use super::plan::{plan, Plan, CODES};
+use super::radix::sort_high;
 use crate::bulk::Ticker;
 use crate::similarity::shingles::Version;
 

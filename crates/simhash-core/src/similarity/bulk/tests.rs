@@ -95,7 +95,7 @@ fn brute_deciding(
 }
 
 fn config(theta: f64, version: Version, threads: usize) -> Config {
-    Config { theta, version, threads, spill_dir: None, decide: None }
+    Config { theta, version, threads, spill_dir: None, decide: None, templates: templates::Mode::Joined }
 }
 
 fn run(texts: &[String], ids: &[i64], theta: f64, v: Version, threads: usize) -> Pairs {
@@ -247,21 +247,7 @@ fn a_cancel_at_any_tick_unwinds_and_drop_joins() {
     // while unwinding, wherever it was, and every worker is joined.
     let texts = corpus(7);
     for n in [1, 2, 5, 20] {
-        let mut ticks = 0;
-        let r = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            let mut cb = |p: Progress| {
-                if p == Progress::Tick {
-                    ticks += 1;
-                    assert!(ticks < n, "cancelled");
-                }
-            };
-            let mut e = BulkPairs::new(&config(0.5, Version::M2, 2)).expect("a run");
-            for (i, t) in texts.iter().cycle().take(3000).enumerate() {
-                e.push(i as i64, t, &mut cb);
-            }
-            while e.next(&mut cb).is_some() {}
-        }));
-        assert!(r.is_err() || ticks < n);
+        cancelled_at(n, &config(0.5, Version::M2, 2), texts.iter().cycle().take(3000));
     }
     // A job that never ends by itself is stopped by the drop.
     let mut e = BulkPairs::new(&config(0.5, Version::M2, 2)).expect("a run");
@@ -271,6 +257,26 @@ fn a_cancel_at_any_tick_unwinds_and_drop_joins() {
         std::thread::yield_now();
     }));
     drop(e);
+}
+
+/// A run of `config` over `texts` whose caller's tick panics (PostgreSQL's cancel) at its `n`-th
+/// call: the run is dropped while unwinding, wherever it was, and every worker joined.
+pub(super) fn cancelled_at<'a>(n: u32, config: &Config, texts: impl Iterator<Item = &'a String>) {
+    let mut ticks = 0;
+    let r = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        let mut cb = |p: Progress| {
+            if p == Progress::Tick {
+                ticks += 1;
+                assert!(ticks < n, "cancelled");
+            }
+        };
+        let mut e = BulkPairs::new(config).expect("a run");
+        for (i, t) in texts.enumerate() {
+            e.push(i as i64, t, &mut cb);
+        }
+        while e.next(&mut cb).is_some() {}
+    }));
+    assert!(r.is_err() || ticks < n);
 }
 
 /// The share of pairs at similarity exactly `theta` (sets of `common + 2·own`) with no equal
