@@ -13,13 +13,13 @@
 //! counts them only).
 
 mod common;
-use common::named;
+use common::{cpu_s, for_each_text, named};
 
 use std::collections::HashMap;
-use std::io::BufRead;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+use simhash_core::similarity::bulk::templates::Mode;
 use simhash_core::similarity::bulk::{bytes_per_row, BulkPairs, Config};
 use simhash_core::similarity::exact::exact_pairs;
 use simhash_core::similarity::measure::{common, jaccard, shingle_set, Sets};
@@ -32,44 +32,6 @@ fn peak_rss_mb() -> f64 {
     let kb =
         status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.split_whitespace().next()?.parse().ok());
     kb.unwrap_or(0.0) / 1024.0
-}
-
-/// CPU seconds of this process so far (user and system, all threads), from /proc/self/stat:
-/// figures that a busy shared machine does not inflate as it does wall seconds.
-fn cpu_s() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    (ticks(11) + ticks(12)) / 100.0
-}
-
-/// Calls `each(id, text)` for the run's N texts (module docs), ids from 1.
-fn for_each_text(file: &str, n: usize, mut each: impl FnMut(i64, &str)) {
-    let fresh = n - n / 10;
-    let lines = || std::io::BufReader::new(std::fs::File::open(file).expect("the texts' file")).lines();
-    let mut id = 0i64;
-    for line in lines().take(fresh) {
-        id += 1;
-        each(id, &line.expect("a line"));
-    }
-    let mut left = n - fresh;
-    for (i, line) in lines().take(fresh).enumerate() {
-        if left == 0 {
-            break;
-        }
-        if i % 9 != 4 {
-            continue;
-        }
-        let t = line.expect("a line");
-        let repost = match (i / 9) % 3 {
-            0 => t.find(['。', '！', '？']).map_or(t.clone(), |at| t[at + 3..].to_string()),
-            1 => t.chars().enumerate().map(|(k, c)| if k == 1 + i % 50 { '某' } else { c }).collect(),
-            _ => format!("（新华社北京１月１日电）{t}"),
-        };
-        id += 1;
-        left -= 1;
-        each(id, &repost);
-    }
 }
 
 fn main() {
@@ -87,7 +49,8 @@ fn main() {
     match engine.as_str() {
         "bulk" => {
             let mut run =
-                BulkPairs::new(&Config { theta, version: v, threads, spill_dir, decide: None }).expect("a run");
+                BulkPairs::new(&Config { theta, version: v, threads, spill_dir, decide: None, templates: Mode::Off })
+                    .expect("a run");
             let counters = run.counters();
             let mut cb = |p: Progress| {
                 if let Progress::Phase(m) = p {

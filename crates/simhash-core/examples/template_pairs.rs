@@ -1,54 +1,41 @@
-//! Issue 55, item 2, before any code: which pairs of a table of one template the dedup
-//! decision keeps, and whether their shingles off the frame would find them:
+//! Issue 55, item 2: which pairs of a table of one template the dedup decision keeps, and how
+//! many of their shingles off the frame they share:
 //!
-//!   template_pairs [rows=600] [variants=100] [seed=1]
+//!   template_pairs [template=attributes|listing|cjk] [rows=600] [variants=100] [seed=1]
 //!
-//! The table is issue 55's (`template_lookup`'s): `rows` rows of the frame, each another
-//! function name, and for `variants` of them five edits: a full stop added, a frame word
-//! changed, a sentence appended, the name's last letter changed, a space doubled. The frame is
-//! the shingles 2% of the rows hold (the share `frame_keys` learns keys from). By brute force
-//! over every pair at similarity 0.5 or more (`similarity::similarity`), this prints, by the
-//! kind of pair, how many there are, how many the decision (7.0's balanced) calls the same
-//! passage, and for those the smallest Jaccard of their shingles off the frame: a bulk run
-//! that banded a templated row on those shingles at θ would find every kept pair whose
-//! Jaccard there is θ or more (with the plan's miss bound).
+//! The table is `rows` rows of the template, each another filler, and for `variants` of them
+//! ten edits (a full stop added, a frame word changed, a sentence appended, a line put before,
+//! the filler's last letter changed, a letter in its middle changed, two letters changed, a
+//! letter dropped, a space doubled, the text in upper case). `attributes` is issue 55's
+//! template (a function name of 10 to 20 letters, `template_lookup`'s); `listing` a package
+//! listing (a name of 4 to 20 letters); `cjk` a Chinese notice whose slots are a two-character
+//! city and a three-character company. The frame is the shingles 2% of the rows hold (the share
+//! `frame_keys` learns from). By brute force over every pair at similarity 0.5 or more, this
+//! prints, by the kind of pair, how many there are, how many the decision (7.0's balanced)
+//! calls the same passage, and of those the smallest Jaccard of their shingles off the frame
+//! and the smallest *overlap*, the off-frame shingles they share over the fewer that either
+//! has (`similarity::bulk`'s templates join keeps pairs whose overlap is 1/4 or more).
 //!
-//! At the defaults (2026-11-30, docs/similarity.md "Templates"): every text is framed (136
-//! frame shingles); of the 543,000 pairs at 0.5, the decision keeps a row and its full stop,
-//! space, appended sentence and name edit (100 of 100 each) and nothing else but edits of one
-//! row; a row and its appended sentence share 0.203 of their shingles off the frame, so banding
-//! on those at 0.5 would lose them all.
+//! At the defaults (2026-12-02, docs/similarity.md "Templates"): on `attributes`, of the pairs
+//! at 0.5 the decision keeps a row and its full stop, space, appended sentence and name edits
+//! and nothing else but edits of one row; a row and its appended sentence share 0.203 of their
+//! shingles off the frame (Jaccard), so banding on those at 0.5 would lose them all, but their
+//! overlap is 1.
 
 mod common;
-use common::{named, template_row, Names};
+use common::{named, template_table};
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
-use simhash_core::decision::{decide, Rule};
+use simhash_core::decision::{decide, Prepared, Rule};
 use simhash_core::similarity::measure::{common, jaccard};
 use simhash_core::similarity::{similarity, Sets, Version};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    let template: String = named(&args, "template", "attributes".to_string());
     let rows: usize = named(&args, "rows", 600);
-    let variants: usize = named(&args, "variants", 100);
-    let mut names_from = Names::new(named(&args, "seed", 1));
-    let names: Vec<String> = (0..rows).map(|_| names_from.next_name()).collect();
-    let frame = template_row;
-    // (kind, the row it edits or itself, text)
-    let mut texts: Vec<(&str, usize, String)> =
-        names.iter().enumerate().map(|(i, n)| ("row", i, frame(n, "terms"))).collect();
-    for r in (0..variants).map(|i| i * rows / variants.max(1)) {
-        let (n, t) = (&names[r], frame(&names[r], "terms"));
-        let mut near = n.clone();
-        let last = near.pop().unwrap_or('a');
-        near.push(if last == 'z' { 'a' } else { (last as u8 + 1) as char });
-        texts.push(("full stop", r, format!("{t}.")));
-        texts.push(("frame word", r, frame(n, "words")));
-        texts.push(("appended", r, format!("{t} See the notes at the end of this page for the locale it reads.")));
-        texts.push(("name edit", r, frame(&near, "terms")));
-        texts.push(("space", r, t.replacen(" see ", "  see ", 1)));
-    }
+    let texts = template_table(&template, rows, named(&args, "variants", 100), named(&args, "seed", 1));
     let v = Version::M2;
     let sets: Vec<Sets> = texts.iter().map(|(_, _, t)| Sets::of(t, v, &mut || ())).collect();
     let mut held: HashMap<u64, usize> = HashMap::new();
@@ -62,17 +49,26 @@ fn main() {
         .iter()
         .map(|s| s.shingles.iter().copied().filter(|h| held.get(h).copied().unwrap_or(0) < share).collect())
         .collect();
-    let framed = |i: usize| 2 * free[i].len() <= sets[i].shingles.len();
     println!(
-        "texts {} ({} rows, {} variants); frame shingles {}; framed texts {}",
+        "template {template}: texts {} ({} rows, {} variants); frame shingles {}; texts with no shingle off it {}",
         texts.len(),
         rows,
         texts.len() - rows,
         held.values().filter(|&&c| c >= share).count(),
-        (0..texts.len()).filter(|&i| framed(i)).count()
+        free.iter().filter(|f| f.is_empty()).count()
     );
-    // kind of pair -> (pairs at 0.5, kept by the decision, smallest free Jaccard of a kept pair, kept below 0.5 there)
-    let mut by_kind: std::collections::BTreeMap<String, (usize, usize, f64, usize)> = Default::default();
+    // Each text's frame among 16 rows of the table (not its own), as a trigger reads it.
+    let rule = Rule::LATEST;
+    let prepared: Vec<Prepared> = texts.iter().map(|(_, _, t)| Prepared::of(rule.version, t, &mut || ())).collect();
+    let frames: Vec<_> = (0..texts.len())
+        .map(|i| {
+            let mates: Vec<&Prepared> = (0..rows).filter(|&m| m != texts[i].1).take(16).map(|m| &prepared[m]).collect();
+            prepared[i].frame(&mates, &mut || ())
+        })
+        .collect();
+    // kind of pair -> (pairs at 0.5, kept, smallest free Jaccard of a kept pair, smallest overlap of one,
+    // kept with the first text's frame, smallest overlap of those)
+    let mut by_kind: BTreeMap<String, (usize, usize, f64, f64, usize, f64)> = Default::default();
     for i in 0..texts.len() {
         for j in i + 1..texts.len() {
             if similarity(&sets[i], &sets[j]) < 0.5 {
@@ -82,26 +78,34 @@ fn main() {
             let (kj, rj, tj) = &texts[j];
             let kind = match (ri == rj, *ki, *kj) {
                 (true, "row", k) | (true, k, "row") => format!("a row and its {k}"),
-                (true, a, b) => format!("two edits of a row ({a}, {b})"),
+                (true, ..) => "two edits of a row".to_string(),
                 (false, "row", "row") => "two rows".to_string(),
                 (false, ..) => "an edit and another row".to_string(),
             };
-            let e = by_kind.entry(kind).or_insert((0, 0, 1.0, 0));
+            let e = by_kind.entry(kind).or_insert((0, 0, 1.0, 1.0, 0, 1.0));
             e.0 += 1;
-            if decide(Rule::LATEST, ti.as_str(), tj.as_str(), None, &mut || ()).duplicate {
-                let fj = jaccard(common(&free[i], &free[j]), free[i].len(), free[j].len());
+            let c = common(&free[i], &free[j]);
+            let (a, b) = (free[i].len(), free[j].len());
+            let overlap = if a.min(b) == 0 { 1.0 } else { c as f64 / a.min(b) as f64 };
+            let _ = (ti, tj);
+            if decide(rule, &prepared[i], &prepared[j], None, &mut || ()).duplicate {
                 e.1 += 1;
-                e.2 = e.2.min(fj);
-                e.3 += usize::from(fj < 0.5 && framed(i) && framed(j));
+                e.2 = e.2.min(jaccard(c, a, b));
+                e.3 = e.3.min(overlap);
+            }
+            if decide(rule, &prepared[i], &prepared[j], Some(&frames[i]), &mut || ()).duplicate {
+                e.4 += 1;
+                e.5 = e.5.min(overlap);
             }
         }
     }
     println!(
-        "{:<44} {:>9} {:>7} {:>14} {:>13}",
-        "pairs at similarity 0.5+", "pairs", "kept", "min free J", "kept, J < 0.5"
+        "{:<36} {:>9} {:>7} {:>11} {:>11} {:>7} {:>11}",
+        "pairs at similarity 0.5+", "pairs", "kept", "min free J", "min overlap", "framed", "min overlap"
     );
-    for (kind, (n, kept, min_j, below)) in by_kind {
-        let min_j = if kept > 0 { format!("{min_j:.3}") } else { "-".into() };
-        println!("{kind:<44} {n:>9} {kept:>7} {min_j:>14} {below:>13}");
+    let f = |kept: usize, x: f64| if kept > 0 { format!("{x:.3}") } else { "-".into() };
+    for (kind, (n, kept, min_j, min_o, framed, min_fo)) in by_kind {
+        let (j, o, fo) = (f(kept, min_j), f(kept, min_o), f(framed, min_fo));
+        println!("{kind:<36} {n:>9} {kept:>7} {j:>11} {o:>11} {framed:>7} {fo:>11}");
     }
 }

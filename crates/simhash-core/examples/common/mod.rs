@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 use std::hint::black_box;
+use std::io::BufRead;
 use std::time::Instant;
 
 use simhash_core::fingerprints::pairs::{BatchTables, ChunkScratch};
@@ -41,6 +42,140 @@ pub fn named<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T
 /// "terms".
 pub fn template_row(name: &str, word: &str) -> String {
     format!("For an explanation of the {word} used in this section, see attributes(7). Interface Attribute Value {name}() Thread safety MT-Safe")
+}
+
+/// The row of `template` (examples/template_pairs) with filler `name` and `word` where its frame has its first word.
+pub fn template_text(template: &str, name: &str, word: &str) -> String {
+    match template {
+        "attributes" => template_row(name, word),
+        "listing" => format!("Package: {name}. The {word} of this package are maintained by the Debian QA Group. Section: utils. Priority: optional. Architecture: amd64."),
+        "cloud" => {
+            // One news paragraph reposted, each copy with an edit of its own where `name` says.
+            let text = "新华社北京一月五日电　国务院总理李鹏今天在人民大会堂会见了来访的客人，双方就进一步发展两国在经济、贸易和科技等领域的合作交换了意见。李鹏说，中国政府高度重视发展同各国的友好关系，愿意在平等互利的基础上扩大合作。客人表示，希望两国关系在新的一年里取得更大的发展。";
+            let t: Vec<char> = text.chars().collect();
+            let b = name.as_bytes();
+            let at = (b[0] as usize * 31 + b[1] as usize * 7 + b[2] as usize) % t.len();
+            let mut t: Vec<char> = match b[3] % 4 {
+                0 => t.iter().enumerate().map(|(i, &c)| if i == at { '某' } else { c }).collect(),
+                1 => t.iter().enumerate().filter(|&(i, _)| i != at).map(|(_, &c)| c).collect(),
+                2 => format!("（{}报道）", &name[..6]).chars().chain(t.iter().copied()).collect(),
+                _ => t.iter().copied().chain(format!("（记者{}）", &name[..4]).chars()).collect(),
+            };
+            if word != "terms" {
+                t.retain(|&c| c != '，');
+            }
+            t.into_iter().collect()
+        }
+        _ => {
+            let (city, company) = name.split_at(name.char_indices().nth(2).map_or(name.len(), |(i, _)| i));
+            let w = if word == "terms" { "本公司" } else { "我公司" };
+            format!("{w}地址位于{city}市，{company}有限公司主营电子产品的研发与销售，欢迎各界朋友来电咨询洽谈业务。")
+        }
+    }
+}
+
+/// `n` with one character changed at character `at` (a letter for Latin, 的 or 了 for CJK).
+pub fn changed(n: &str, at: usize) -> String {
+    n.chars()
+        .enumerate()
+        .map(|(i, c)| match (i == at, c.is_ascii()) {
+            (false, _) => c,
+            (true, true) => {
+                if c == 'z' {
+                    'a'
+                } else {
+                    (c as u8 + 1) as char
+                }
+            }
+            (true, false) => {
+                if c == '的' {
+                    '了'
+                } else {
+                    '的'
+                }
+            }
+        })
+        .collect()
+}
+
+/// Issue 55's table of a template with edits (examples/template_pairs, template_bulk): `rows`
+/// rows of `template` (`attributes`, `listing` or `cjk`: [`template_text`]), each another
+/// filler, and for `variants` of them ten edits, as `(kind, the row it edits or itself, text)`.
+pub fn template_table(template: &str, rows: usize, variants: usize, seed: u64) -> Vec<(&'static str, usize, String)> {
+    let mut names_from = Names::new(seed);
+    const HAN: &str =
+        "北京上海广州深圳天津重庆杭州南京武汉成都西安长沙华为联想海尔格力美的小米中兴长城东方明珠恒通宏达";
+    let han: Vec<char> = HAN.chars().collect();
+    let names: Vec<String> = (0..rows)
+        .map(|_| {
+            let n = names_from.next_name();
+            match template {
+                "listing" => n[..n.len().min(4 + n.len() % 17)].to_string(),
+                "cjk" => n.bytes().take(5).map(|b| han[b as usize % han.len()]).collect(),
+                _ => n,
+            }
+        })
+        .collect();
+    let frame = |n: &str, w: &str| template_text(template, n, w);
+    // (kind, the row it edits or itself, text)
+    let mut texts: Vec<(&str, usize, String)> =
+        names.iter().enumerate().map(|(i, n)| ("row", i, frame(n, "terms"))).collect();
+    for r in (0..variants).map(|i| i * rows / variants.max(1)) {
+        let (n, t) = (&names[r], frame(&names[r], "terms"));
+        let len = n.chars().count();
+        let dropped: String = n.chars().enumerate().filter(|&(i, _)| i != len / 2).map(|(_, c)| c).collect();
+        texts.push(("full stop", r, format!("{t}.")));
+        texts.push(("frame word", r, frame(n, "words")));
+        texts.push(("appended", r, format!("{t} See the notes at the end of this page for the locale it reads.")));
+        texts.push(("line before", r, format!("From the manual pages, release 6.9. {t}")));
+        texts.push(("name last letter", r, frame(&changed(n, len - 1), "terms")));
+        texts.push(("name middle letter", r, frame(&changed(n, len / 2), "terms")));
+        texts.push(("name two letters", r, frame(&changed(&changed(n, len / 3), 2 * len / 3), "terms")));
+        texts.push(("name letter dropped", r, frame(&dropped, "terms")));
+        texts.push(("space", r, t.replacen(' ', "  ", 1)));
+        texts.push(("upper case", r, t.to_uppercase()));
+    }
+    texts
+}
+
+/// Calls `each(id, text)` for `n` texts of `file` (one a line), ids from 1: 90% its first
+/// lines, then 10% reposts of every 9th of those (the first sentence dropped, one character
+/// changed, or a source line added, in turn), streamed from a second reading.
+pub fn for_each_text(file: &str, n: usize, mut each: impl FnMut(i64, &str)) {
+    let fresh = n - n / 10;
+    let lines = || std::io::BufReader::new(std::fs::File::open(file).expect("the texts' file")).lines();
+    let mut id = 0i64;
+    for line in lines().take(fresh) {
+        id += 1;
+        each(id, &line.expect("a line"));
+    }
+    let mut left = n - fresh;
+    for (i, line) in lines().take(fresh).enumerate() {
+        if left == 0 {
+            break;
+        }
+        if i % 9 != 4 {
+            continue;
+        }
+        let t = line.expect("a line");
+        let repost = match (i / 9) % 3 {
+            0 => t.find(['。', '！', '？']).map_or(t.clone(), |at| t[at + 3..].to_string()),
+            1 => t.chars().enumerate().map(|(k, c)| if k == 1 + i % 50 { '某' } else { c }).collect(),
+            _ => format!("（新华社北京１月１日电）{t}"),
+        };
+        id += 1;
+        left -= 1;
+        each(id, &repost);
+    }
+}
+
+/// CPU seconds of this process so far (user and system, all threads), from /proc/self/stat:
+/// figures that a busy shared machine does not inflate as it does wall seconds.
+pub fn cpu_s() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (ticks(11) + ticks(12)) / 100.0
 }
 
 /// Function names of 10 to 20 random letters, from `seed` (xorshift): the template's fillers.
