@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting, PostgresGucEnum};
 use pgrx::prelude::*;
 use simhash_core::decision::{Rule, Strictness, Version};
+use simhash_core::similarity::bulk::templates::Mode;
 use simhash_core::Progress;
 
 pub(crate) mod rows;
@@ -35,6 +36,32 @@ pub(crate) enum DecisionSetting {
 
 static DECISION: GucSetting<DecisionSetting> = GucSetting::<DecisionSetting>::new(DecisionSetting::Balanced);
 
+/// `simhash.bulk_templates`: how a bulk similarity run that decides (decision 3) treats the
+/// templates of its rows (docs/similarity.md, "Templates"): their pairs joined by the shingles
+/// off the frame (the default), every pair banded and decided with the frame (what the join is
+/// measured against), or none found (6.0.0's run, which measures every pair of a template).
+#[derive(PostgresGucEnum, Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum TemplatesSetting {
+    #[name = c"join"]
+    Join,
+    #[name = c"band"]
+    Band,
+    #[name = c"off"]
+    Off,
+}
+
+static TEMPLATES: GucSetting<TemplatesSetting> = GucSetting::<TemplatesSetting>::new(TemplatesSetting::Join);
+
+/// How a bulk run under rule `decide` treats templates now (`simhash.bulk_templates`): 6.0.0's
+/// decision and the measure alone find none, as 6.0.0 did.
+pub(crate) fn templates(decide: Option<Rule>) -> Mode {
+    match (decide.map(|r| r.version), TEMPLATES.get()) {
+        (Some(Version::D3), TemplatesSetting::Join) => Mode::Joined,
+        (Some(Version::D3), TemplatesSetting::Band) => Mode::Enumerated,
+        _ => Mode::Off,
+    }
+}
+
 /// How a bulk function of 7.0.0 decides now (`simhash.decision`): None for the measure alone.
 pub(crate) fn decision() -> Option<Rule> {
     let at = |strictness| Some(Rule { version: Version::D3, strictness });
@@ -53,6 +80,14 @@ pub(crate) fn register_gucs() {
         c"How the bulk pairs and clusters decide: the dedup decision's strictness (balanced, loose, strict), none (the measure alone), or d2 (6.0.0's decision).",
         c"Loose keeps more reposts, strict more rows that differ in a slot; docs/decision.md gives each setting's precision and recall by source.",
         &DECISION,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_enum_guc(
+        c"simhash.bulk_templates",
+        c"How the bulk similarity pairs and clusters treat a template's rows: join (by their shingles off the frame), band (every pair), or off (6.0.0's run).",
+        c"Join and band decide a template's rows with their frame, as the dedup trigger does; off measures every pair of a template.",
+        &TEMPLATES,
         GucContext::Userset,
         GucFlags::default(),
     );

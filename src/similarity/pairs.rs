@@ -63,6 +63,7 @@ fn new_run(func: &str, theta: f64, v: Version, decide: Option<Rule>) -> BulkPair
             Some(dir)
         },
         decide,
+        templates: crate::bulk::templates(decide),
     };
     // SAFETY: BulkPairs::new starts plain Rust threads and makes a file; neither calls into
     // PostgreSQL, and the threads never do.
