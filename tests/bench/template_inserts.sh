@@ -17,10 +17,7 @@ install_extension
 own_cluster templateinserts "shared_buffers = 1GB" "max_parallel_workers_per_gather = 0"
 q -c "CREATE EXTENSION simhash"
 template_table "$((N + M))" 0.55
-texts=$(markov "zh_tpl_inserts_${N}_$M" "$root/target/corpus/peoples_daily_199801.txt" "$((N + M))" 110 160 seed=55)
-q -c "CREATE TABLE plain(n serial, body text)" \
-  -c "\\copy plain(body) FROM '$texts' WITH (FORMAT csv, QUOTE e'\\x01', DELIMITER e'\\x02')" \
-  -c "UPDATE plain SET body = left(body, 110 + n % 51)"
+plain_table "$((N + M))" "zh_tpl_inserts_${N}_$M" 55
 declare -A first each reposts new_linked reposts_linked
 for src in tpl plain; do
     q -c "CREATE TABLE t_$src(id serial PRIMARY KEY, body text, dup_of int)" \

@@ -62,10 +62,7 @@ row trigger_insert_rows_s "$a" "$b" "$(ratio "$a" "$b")"
 # Issue 55: the templated table against unrelated texts of the same length and number, through
 # the same trigger (decision 3) and the same bulk pairs; seconds, the unrelated table's the
 # baseline.
-texts=$(markov "zh_tpl_$N" "$root/target/corpus/peoples_daily_199801.txt" "$((N + 50))" 110 160 seed=55)
-q -c "CREATE TABLE plain(n serial, body text)" \
-  -c "\\copy plain(body) FROM '$texts' WITH (FORMAT csv, QUOTE e'\\x01', DELIMITER e'\\x02')" \
-  -c "UPDATE plain SET body = left(body, 110 + n % 51)"
+plain_table "$((N + 50))" "zh_tpl_$N" 55
 timed() { printf %.2f "$(secs q -c "$1")"; } # SQL: its seconds (lib.sh's secs), rounded
 declare -A bulk_s rows_s new_s
 for src in tpl plain; do

@@ -197,6 +197,16 @@ SELECT g AS n, format('For an explanation of the terms used in this section, see
   FROM generate_series(1, $1) g"
 }
 
+# N NAME SEED: the table `plain(n, body)` beside template_table's, N Markov texts of its rows'
+# length (110 to 160 characters) from People's Daily, cached as NAME.
+plain_table() {
+    local texts
+    texts=$(markov "$2" "$root/target/corpus/peoples_daily_199801.txt" "$1" 110 160 seed="$3")
+    q -c "CREATE TABLE plain(n serial, body text)" \
+      -c "\\copy plain(body) FROM '$texts' WITH (FORMAT csv, QUOTE e'\\x01', DELIMITER e'\\x02')" \
+      -c "UPDATE plain SET body = left(body, 110 + n % 51)"
+}
+
 markov() {
     local f=$root/target/bench/markov/$1.txt
     if [ ! -s "$f" ]; then
