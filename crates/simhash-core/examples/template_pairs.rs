@@ -12,15 +12,19 @@
 //! city and a three-character company. The frame is the shingles 2% of the rows hold (the share
 //! `frame_keys` learns from). By brute force over every pair at similarity 0.5 or more, this
 //! prints, by the kind of pair, how many there are, how many the decision (7.0's balanced)
-//! calls the same passage, and of those the smallest Jaccard of their shingles off the frame
-//! and the smallest *overlap*, the off-frame shingles they share over the fewer that either
-//! has (`similarity::bulk`'s templates join keeps pairs whose overlap is 1/4 or more).
+//! calls the same passage, without a frame and with the first text's frame among 16 rows (as a
+//! trigger and a bulk run read it), and of those the smallest Jaccard of their shingles off the
+//! frame and the smallest *overlap*, the off-frame shingles they share over the fewer that either
+//! has (`similarity::bulk`'s join asks for a quarter of them, 2 to 8: `join::required`).
 //!
-//! At the defaults (2026-12-02, docs/similarity.md "Templates"): on `attributes`, of the pairs
-//! at 0.5 the decision keeps a row and its full stop, space, appended sentence and name edits
-//! and nothing else but edits of one row; a row and its appended sentence share 0.203 of their
-//! shingles off the frame (Jaccard), so banding on those at 0.5 would lose them all, but their
-//! overlap is 1.
+//! At the defaults (2026-12-02, docs/similarity.md "Templates in bulk runs"): on `attributes`,
+//! of the pairs at 0.5 the decision keeps a row and its full stop, space, case, appended
+//! sentence, line before and name edits, and nothing else but edits of one row; with the frame,
+//! no name edit. A row and its appended sentence share 0.203 of their shingles off the frame
+//! (Jaccard), so banding on those at 0.5 would lose them all, but their overlap is 1. The least
+//! overlap of a pair kept with the frame is 0.308 (two edits of a row) on `attributes`, 0.182 on
+//! `listing` (a line before beside a sentence appended: 8 shared, which the join asks for at most), 0.6 on `cjk`,
+//! where the decision with the frame still keeps 9 pairs of two rows (overlap 0).
 
 mod common;
 use common::{named, template_table};
