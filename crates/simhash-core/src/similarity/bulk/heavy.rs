@@ -15,6 +15,7 @@
 use std::ops::Range;
 
 use super::pool::{Job, Pool};
+use super::radix::sort_high;
 use super::{Msg, Rows};
 use crate::bulk::union_find::UnionFind;
 use crate::bulk::Progress;
@@ -35,9 +36,9 @@ pub(super) enum Part {
     Often(usize, Vec<Vec<u32>>),
     /// Pass 2: how many rows of a chunk hold each key of a [`Keys`], in its order.
     Counted(Vec<u32>),
-    /// Pass 3: `(row, its first heavy key's index)` for each row of a chunk holding one, and the
-    /// pairs of heavy keys one of its rows holds, distinct.
-    Joined(Vec<(u32, u32)>, Vec<(u32, u32)>),
+    /// Pass 3, of the chunk that starts at a row: `(row, its first heavy key's index)` for each
+    /// of its rows holding one, and the pairs of heavy keys one of its rows holds, distinct.
+    Joined(usize, Vec<(u32, u32)>, Vec<(u32, u32)>),
 }
 
 /// Some keys of each band, ascending, numbered band by band.
@@ -153,11 +154,11 @@ pub(super) fn find(
         return Vec::new();
     }
     // Pass 3: the heavy keys one row holds are one template.
-    let joining = chunks().map(|range| -> Job<Msg> {
+    let joining = chunks().map(|range: Range<usize>| -> Job<Msg> {
         let (r, reps, keys) = (Arc::clone(rows), Arc::clone(reps), Arc::clone(&heavy));
         Box::new(move |ctx| {
             let (mut first, mut edges, mut held) = (Vec::new(), Vec::new(), Vec::new());
-            for &x in &reps[range] {
+            for &x in &reps[range.clone()] {
                 held.clear();
                 keys.each_held(&r.keys[x as usize * b..(x as usize + 1) * b], |i| held.push(i as u32));
                 if let Some(&k) = held.first() {
@@ -167,20 +168,23 @@ pub(super) fn find(
             }
             edges.sort_unstable();
             edges.dedup();
-            ctx.send(Msg::Heavy(Part::Joined(first, edges)));
+            ctx.send(Msg::Heavy(Part::Joined(range.start, first, edges)));
         })
     });
     let mut uf = UnionFind::new(heavy.keys.len());
-    let mut first = Vec::new();
+    let mut firsts = Vec::new();
     pool.run_each(joining.collect(), cb, |m| match m {
-        Msg::Heavy(Part::Joined(f, edges)) => {
+        Msg::Heavy(Part::Joined(at, f, edges)) => {
             edges.into_iter().for_each(|(a, b)| uf.union(a, b));
-            first.extend(f);
+            firsts.push((at, f));
         }
         _ => unreachable!("only joined rows are out"),
     });
-    // (template, row) for every row of a heavy run: rows ascending within each.
-    let mut by_root: Vec<u64> = first.into_iter().map(|(x, k)| (u64::from(uf.find(k)) << 32) | u64::from(x)).collect();
-    by_root.sort_unstable();
+    // (template, row) for every row of a heavy run, the chunks in the rows' order, then a stable
+    // sort (with ticks) on the template: rows ascending within each.
+    firsts.sort_unstable_by_key(|f| f.0);
+    let mut by_root: Vec<u64> =
+        firsts.into_iter().flat_map(|f| f.1).map(|(x, k)| (u64::from(uf.find(k)) << 32) | u64::from(x)).collect();
+    sort_high(&mut by_root, &mut Vec::new(), &mut || cb(Progress::Tick));
     by_root.chunk_by(|a, b| a >> 32 == b >> 32).map(|c| c.iter().map(|&v| v as u32).collect()).collect()
 }
