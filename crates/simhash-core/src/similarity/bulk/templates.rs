@@ -5,17 +5,17 @@
 //! first, when the dedup decision is asked (`super`; docs/similarity.md, "Templates"):
 //!
 //! 1. **Where.** A run of [`HEAVY`] equal keys or more in a band joins its rows into one
-//!    template (union-find over every band's such runs): [`find`].
+//!    template (union-find over every band's such runs): `heavy.rs`.
 //! 2. **The frame** of each, learned as a dedup trigger learns it ([`frame_keys::learn`]): the
 //!    shingles [`frame_keys::FRAME_SHARE`] of a sample of up to [`SAMPLE`] of its rows hold. A
 //!    row's other shingles are its own ("free"): its filler, or a sentence it adds.
-//! 3. **Whether the frame-mates are pairs** ([`guard`]): a cloud of reposts of one text also has
+//! 3. **Whether the frame-mates are pairs** (`guard`): a cloud of reposts of one text also has
 //!    a frame (the text), and there two rows with other edits are the same passage, though they
 //!    share no free shingle. Pairs of sampled rows that the join would not find are measured and
 //!    decided; one kept makes it no template, and the bands take its rows as they take any.
 //! 4. **Members**: its rows with 1 to [`CAP`] free shingles. Every pair of two members is
-//!    found by the join instead of the bands (`join.rs`): the pairs whose free shingles
-//!    overlap, then the pairs of two rows both kept with a third (two reposts of one row, each
+//!    found by the join instead of the bands (`join.rs`, `template_pairs.rs`): the pairs whose
+//!    free shingles overlap, then the pairs of two rows both kept with a third (two reposts of one row, each
 //!    with its own edit). Rows with no free shingle, too many, or foreign stay in the bands,
 //!    paired with every row they collide with.
 //! 5. **The decision** reads a member's frame among 16 of its template's rows, as a trigger
@@ -155,7 +155,7 @@ impl Templates {
     }
 }
 
-/// Learns the template of `rows_of` (a candidate of [`find`], local and foreign rows) under
+/// Learns the template of `rows_of` (a candidate of `heavy::find`, local and foreign rows) under
 /// `rule`: its frame, whether its frame-mates are pairs ([`guard`]). None when it is no
 /// template; else the template, without members yet ([`Template::add`]), and its local rows.
 pub(super) fn learn(rows: &Rows, rows_of: &[u32], rule: Rule, ctx: &Ctx<Msg>) -> Option<(Template, Vec<u32>)> {
@@ -233,8 +233,9 @@ pub(super) struct Members {
 /// Whether the decision keeps a pair of sampled rows (`sample`, their `sets` and `free`
 /// shingles) that the join would not find: two rows at θ sharing too few free shingles, drawn
 /// at random (the same draws for the same rows), [`GUARD_DRAWN`] drawn and up to
-/// [`GUARD_DECIDED`] decided. Where a share `p` of the template's pairs are such, it misses
-/// them with probability `(1 − p)^4096` when too few reach θ, and far less when they do.
+/// [`GUARD_DECIDED`] of those decided. Where a share `p` of such pairs are the same passage, 256
+/// decided miss them all with probability `(1 − p)^256` (0.08 at 1%). A cloud of reposts is
+/// seen at its first pair; a template costs 256 decisions, where the bands decided every pair.
 fn guard(
     rows: &Rows,
     template: &Template,
