@@ -151,6 +151,14 @@ impl Rows {
     }
 }
 
+/// The caller's scratch for its decisions ([`Rows::same_passage`]): the two records, and the
+/// frame of the last row of a template it decided.
+#[derive(Default)]
+pub(super) struct Scratch {
+    bufs: (Vec<u8>, Vec<u8>),
+    frame: Option<(u32, Frame)>,
+}
+
 /// Measures one band's candidates (or one template's: `templates.rs`) and batches what it finds.
 pub(super) struct Measurer<'a> {
     pub rows: &'a Rows,
@@ -282,14 +290,23 @@ impl Rows {
         x: usize,
         y: usize,
         templates: &Templates,
-        bufs: &mut (Vec<u8>, Vec<u8>),
+        s: &mut Scratch,
         cb: &mut dyn FnMut(Progress),
     ) -> bool {
         let mut tick = || cb(Progress::Tick);
         let rule = self.decide.expect("asked only when the run decides");
-        let (a, b) = (self.tokens(x, rule, &mut bufs.0, &mut tick), self.tokens(y, rule, &mut bufs.1, &mut tick));
+        let (a, b) = (self.tokens(x, rule, &mut s.bufs.0, &mut tick), self.tokens(y, rule, &mut s.bufs.1, &mut tick));
         match templates.shared(x as u32, y as u32) {
-            Some(t) => t.decide(rule, x as u32, &a, &b, &mut None, &mut tick),
+            Some(t) => {
+                // A group's pairs come one member at a time: its frame is read once.
+                if s.frame.as_ref().is_some_and(|f| f.0 != x as u32) {
+                    s.frame = None;
+                }
+                let mut frame = s.frame.take().map(|f| f.1);
+                let same = t.decide(rule, x as u32, &a, &b, &mut frame, &mut tick);
+                s.frame = frame.map(|f| (x as u32, f));
+                same
+            }
             None => decide(rule, &a, &b, None, &mut tick).duplicate,
         }
     }

@@ -80,8 +80,8 @@ pub(super) struct Lsh {
     /// The rows, once read (the decision reads their texts), and their templates.
     shared: Option<Arc<Rows>>,
     templates: Arc<Templates>,
-    /// Scratch for the decision's two records.
-    bufs: (Vec<u8>, Vec<u8>),
+    /// Scratch for the decisions.
+    scratch: bands::Scratch,
 }
 
 impl Lsh {
@@ -111,7 +111,7 @@ impl Lsh {
             out: Output::default(),
             shared: None,
             templates: Arc::default(),
-            bufs: (Vec::new(), Vec::new()),
+            scratch: bands::Scratch::default(),
         })
     }
 
@@ -202,10 +202,10 @@ impl Lsh {
 
     pub(super) fn next(&mut self, cb: &mut dyn FnMut(Progress)) -> Option<Found> {
         loop {
-            let (rows, bufs, counters, tpl) = (&self.shared, &mut self.bufs, &self.counters, &self.templates);
+            let (rows, scratch, counters, tpl) = (&self.shared, &mut self.scratch, &self.counters, &self.templates);
             let mut same = |x: u32, y: u32, cb: &mut dyn FnMut(Progress)| {
                 let rows = rows.as_ref().filter(|r| r.decide.is_some());
-                let same = rows.is_none_or(|r| r.same_passage(x as usize, y as usize, tpl, bufs, cb));
+                let same = rows.is_none_or(|r| r.same_passage(x as usize, y as usize, tpl, scratch, cb));
                 if !same {
                     counters.apart.fetch_add(1, Ordering::Relaxed);
                 }
