@@ -37,8 +37,8 @@ be no judge of the measure's precision.
 
 With --server DIR (run.sh, unless QUALITY_NO_SERVER=1), the server's answers on each corpus's
 distinct paragraphs (id = their place in order of first occurrence) against the brute force
-(quality_similarity allpairs): simhash_similarity_pairs at 0.5 must equal it, pair for pair and value for value
-(any difference fails the run); the self-join through a simhash_ops index at similarity 0.5
+(quality_similarity allpairs): simhash_similarity_pairs at 0.5 (the measure alone) must equal it, pair for pair
+and value for value, but for pairs at exactly 0.5 within the miss bound (any other difference fails the run); the self-join through a simhash_ops index at similarity 0.5
 and, for rows of 60 characters or more, at containment 0.8 (query in row) are reported as
 the share of the brute force's pairs they find, and must return no pair it does not.
 
@@ -265,14 +265,20 @@ def server_check(name: str, lines: list[str], brute: list, server: Path) -> tupl
         return [(int(r[0]), int(r[1]), *(float(x) for x in r[2:])) for r in rows]
     want = {(i + 1, j + 1): x for i, j, x, _, _ in brute if x >= INDEX_THETA}
     got = {(a, b): x for a, b, x in read(f"similarity_pairs_{name}.tsv")}
-    differ = len(set(got.items()) ^ set(want.items()))
+    # Banding misses a pair at exactly the threshold with probability at most 10⁻³ (the miss
+    # bound, docs/similarity.md): such misses are allowed, up to that share and one; any other
+    # difference (a pair above it missed, a value, a pair the brute force has not) is not.
+    missed = set(want) - set(got)
+    at_theta = [p for p in missed if want[p] < INDEX_THETA + 1e-9]
+    bound_ok = len(at_theta) == len(missed) and len(at_theta) <= max(1, len(want) // 1000)
+    differ = len(set(got.items()) ^ set(want.items())) - (len(at_theta) if bound_ok else 0)
     index = {(a, b) for a, b, _ in read(f"similarity_index_{name}.tsv")}
     contained = {(i + 1, j + 1) for i, j, _, a, _ in brute if a >= INDEX_GAMMA and len(lines[i]) >= 60}
     contained |= {(j + 1, i + 1) for i, j, _, _, b in brute if b >= INDEX_GAMMA and len(lines[j]) >= 60}
     cindex = {(a, b) for a, b in read(f"containment_index_{name}.tsv")}
     extra = len(index - set(want)) + len(cindex - contained)
     ok = differ == 0 and extra == 0
-    return [name, f"{len(got):,}", f"{len(want):,}", str(differ),
+    return [name, f"{len(got):,}", f"{len(want):,}", f"{differ}" + (f" ({len(at_theta)} at {INDEX_THETA} missed)" if at_theta and bound_ok else ""),
             f"{len(index & set(want)) / max(1, len(want)):.4f}", f"{len(cindex & contained) / max(1, len(contained)):.4f}",
             str(extra)], ok
 
@@ -366,7 +372,8 @@ def main() -> int:
             ok &= good
         report += ["", f"The server against the brute force, on each corpus's distinct paragraphs: simhash_similarity_pairs "
                    f"at {INDEX_THETA}, and the self-join through a simhash_ops index at similarity {INDEX_THETA} and "
-                   f"at containment {INDEX_GAMMA} (rows of 60+ characters). Any difference in the pairs, or a "
+                   f"at containment {INDEX_GAMMA} (rows of 60+ characters), the bulk run under simhash.decision = 'none'. "
+                   "Any difference in the pairs but pairs at exactly the threshold within the miss bound, or a "
                    "lookup pair the brute force has not, fails the run.", ""]
         report += table(["set", "server pairs", "brute force", "differ", "index: similarity recall",
                          "containment recall", "not in brute force"], rows, right=set(range(1, 7)))
