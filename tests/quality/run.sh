@@ -137,6 +137,13 @@ else
             echo "SET simhash.decision = 'none';"
             echo "\\copy (SELECT * FROM simhash_similarity_pairs('SELECT id::bigint, body FROM c', 0.5)) TO '$out/server/similarity_pairs_$name.tsv'"
             echo "RESET simhash.decision;"
+            # The decided pairs with a table's templates joined (the default) and every pair
+            # banded and framed (issue 55): what the join misses.
+            for t in join band; do
+                echo "SET simhash.bulk_templates = '$t';"
+                echo "\\copy (SELECT * FROM simhash_similarity_pairs('SELECT id::bigint, body FROM c', 0.5)) TO '$out/server/decided_pairs_${t}_$name.tsv'"
+            done
+            echo "RESET simhash.bulk_templates;"
             echo "\\copy (SELECT a.id, b.id, simhash_similarity(a.body, b.body) FROM c a JOIN c b ON simhash_similarity(a.body, b.body) >= 0.5 AND a.id < b.id) TO '$out/server/similarity_index_$name.tsv'"
             echo "\\copy (SELECT a.id, b.id FROM c a JOIN c b ON simhash_containment(a.body, b.body) >= 0.8 AND a.id <> b.id WHERE length(a.body) >= 60) TO '$out/server/containment_index_$name.tsv'"
             echo "DROP TABLE c;"
