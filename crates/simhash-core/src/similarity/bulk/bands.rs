@@ -85,8 +85,8 @@ pub(super) fn band(rows: &Rows, reps: &Arc<Vec<u32>>, templates: &Templates, j: 
         let e = s + entries[s..].iter().take_while(|&&v| v >> 32 == key).count();
         let run = &entries[s..e];
         if run.len() >= HEAVY && run.iter().any(|&e| templates.joins(e as u32)) {
-            // A template's run: its rows are one template's (templates::find), whose members'
-            // pairs are the join's. Each other row (released: `templates.rs`, 4) is paired with
+            // A template's run: its rows are one template's (heavy.rs), whose members' pairs
+            // are the join's. Each other row (released: `templates.rs`, 4) is paired with
             // every row of the run.
             for (a, &ex) in run.iter().enumerate() {
                 let x = ex as u32;
@@ -124,7 +124,7 @@ pub(super) fn band(rows: &Rows, reps: &Arc<Vec<u32>>, templates: &Templates, j: 
 #[inline]
 pub(super) fn filters_pass(codes: [&[u64]; 2], before: [&[u32]; 2], sizes: [u32; 2], plan: &Plan, theta: f64) -> bool {
     let (nx, ny) = (sizes[0] as usize, sizes[1] as usize);
-    if jaccard(nx.min(ny), nx.min(ny), nx.max(ny)) < theta {
+    if !sizes_allow(nx, ny, theta) {
         return false;
     }
     if nx.min(ny) >= CODED_MIN && !codes_agree(codes[0], codes[1], plan.codes_needed) {
@@ -133,7 +133,20 @@ pub(super) fn filters_pass(codes: [&[u64]; 2], before: [&[u32]; 2], sizes: [u32;
     !before[0].iter().zip(before[1]).any(|(p, q)| p == q)
 }
 
+/// Whether sets of `a` and `b` shingles can be at similarity θ: `min/max ≥ θ`, in the measure's
+/// own division.
+#[inline]
+fn sizes_allow(a: usize, b: usize, theta: f64) -> bool {
+    jaccard(a.min(b), a.min(b), a.max(b)) >= theta
+}
+
 impl Rows {
+    /// Whether rows `x` and `y` can be at θ by their set sizes (module docs, 3).
+    #[inline]
+    pub(super) fn sizes_allow(&self, x: u32, y: u32) -> bool {
+        sizes_allow(self.sizes[x as usize] as usize, self.sizes[y as usize] as usize, self.theta)
+    }
+
     /// Whether a collision of rows `x < y` in band `j` is a candidate (module docs).
     #[inline]
     fn candidate(&self, x: usize, y: usize, j: usize) -> bool {
@@ -207,8 +220,7 @@ impl<'a> Measurer<'a> {
     /// A template's candidate of local rows `x < y` (`templates.rs`), under the length bound:
     /// whether the decision keeps it, None below θ.
     pub(super) fn take_joined(&mut self, x: u32, y: u32) -> Option<bool> {
-        let (nx, ny) = (self.rows.sizes[x as usize] as usize, self.rows.sizes[y as usize] as usize);
-        if jaccard(nx.min(ny), nx.min(ny), nx.max(ny)) < self.rows.theta {
+        if !self.rows.sizes_allow(x, y) {
             return None;
         }
         self.measure(x, y)

@@ -10,7 +10,7 @@ use super::radix::sort_high;
 use super::templates::{Template, HEAVY};
 use super::{Msg, Rows};
 use crate::decision::Rule;
-use crate::similarity::measure::{jaccard, similarity};
+use crate::similarity::measure::similarity;
 
 /// Pairs drawn from the holders of a shingle [`HEAVY`] members hold ([`sub_frame`]).
 const SUB_DRAWN: usize = 8;
@@ -69,8 +69,7 @@ fn holders_kept(rows: &Rows, t: &Template, postings: &Postings, k: usize, h: u32
             continue;
         }
         let (x, y) = (t.members[i.min(j)], t.members[i.max(j)]);
-        let (nx, ny) = (rows.sizes[x as usize] as usize, rows.sizes[y as usize] as usize);
-        if jaccard(nx.min(ny), nx.min(ny), nx.max(ny)) < rows.theta
+        if !rows.sizes_allow(x, y)
             || similarity(&rows.set(x as usize, &mut buf, ctx), &rows.set(y as usize, &mut buf, ctx)) < rows.theta
         {
             continue;

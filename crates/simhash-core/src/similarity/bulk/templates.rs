@@ -33,7 +33,7 @@ use crate::bulk::Progress;
 use crate::decision::frame::MATES;
 use crate::decision::{Frame, Prepared, Rule};
 use crate::similarity::frame_keys;
-use crate::similarity::measure::{jaccard, similarity, Sets};
+use crate::similarity::measure::{similarity, Sets};
 
 pub use super::heavy::HEAVY;
 /// The most free shingles a member has: it holds them while the run lasts, 12 bytes each
@@ -262,11 +262,10 @@ fn guard(
         if join::shared(fa, fb) >= join::required(fa.len().min(fb.len())) {
             continue;
         }
-        let (na, nb) = (sets[a].shingles.len(), sets[b].shingles.len());
-        if jaccard(na.min(nb), na.min(nb), na.max(nb)) < rows.theta || similarity(&sets[a], &sets[b]) < rows.theta {
+        let (x, y) = (sample[a].min(sample[b]), sample[a].max(sample[b]));
+        if !rows.sizes_allow(x, y) || similarity(&sets[a], &sets[b]) < rows.theta {
             continue;
         }
-        let (x, y) = (sample[a].min(sample[b]), sample[a].max(sample[b]));
         let tx = rows.tokens(x as usize, rule, &mut buf, &mut tick);
         let ty = rows.tokens(y as usize, rule, &mut buf, &mut tick);
         if template.decide(rule, x, &tx, &ty, &mut None, &mut tick) {
