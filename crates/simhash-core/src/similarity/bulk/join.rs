@@ -88,6 +88,11 @@ impl Postings {
         &self.keys
     }
 
+    /// The `i`th member holding the `k`th distinct shingle ([`Postings::holders`]).
+    pub(super) fn holder(&self, k: usize, i: usize) -> u32 {
+        self.member[self.entries[self.starts[k] as usize + i] as u32 as usize]
+    }
+
     /// The members holding the `k`th distinct shingle, ascending.
     pub(super) fn holders(&self, k: usize) -> impl ExactSizeIterator<Item = u32> + '_ {
         self.entries[self.starts[k] as usize..self.starts[k + 1] as usize]

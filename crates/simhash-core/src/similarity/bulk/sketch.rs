@@ -32,6 +32,19 @@ pub(super) fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// A deterministic stream of draws (splitmix64's step): a run's guards draw the same pairs for
+/// the same rows (`templates.rs`, `template_pairs.rs`).
+pub(super) struct Draws(pub u64);
+
+impl Draws {
+    /// A draw in `0..n` (`n` > 0).
+    #[inline]
+    pub(super) fn below(&mut self, n: usize) -> usize {
+        self.0 = mix(self.0.wrapping_add(0x9E37_79B9_7F4A_7C15));
+        (self.0 % n as u64) as usize
+    }
+}
+
 /// What a row's sketch is, besides the keys and codes written to the caller's buffers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Summary {

@@ -55,12 +55,8 @@ fn sub_frame(t: &Template, postings: &Postings, m: &mut Measurer<'_>) -> Option<
 /// drawn from the holders of shingle `h` (the `k`th of `postings`) that are the join's
 /// candidates and at θ.
 fn holders_kept(rows: &Rows, t: &Template, postings: &Postings, k: usize, h: u32, rule: Rule, ctx: &Ctx<Msg>) -> bool {
-    let (lists, n) = (t.lists(), postings.holders(k).len());
-    let mut state = u64::from(h);
-    let mut next = || {
-        state = super::sketch::mix(state.wrapping_add(0x9E37_79B9_7F4A_7C15));
-        postings.holders(k).nth((state % n as u64) as usize).expect("below the count") as usize
-    };
+    let (lists, n, mut draws) = (t.lists(), postings.holders(k).len(), super::sketch::Draws(u64::from(h)));
+    let mut next = || postings.holder(k, draws.below(n)) as usize;
     let (mut buf, mut tick) = (Vec::new(), || ctx.check());
     for _ in 0..SUB_DRAWN {
         let (i, j) = (next(), next());

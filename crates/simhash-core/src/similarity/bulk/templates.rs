@@ -246,15 +246,11 @@ fn guard(
     ctx: &Ctx<Msg>,
 ) -> bool {
     let n = sample.len();
-    let mut state = super::sketch::mix(u64::from(sample[0]) ^ 0x5445_4D50);
-    let mut next = |below: usize| {
-        state = super::sketch::mix(state.wrapping_add(0x9E37_79B9_7F4A_7C15));
-        (state % below as u64) as usize
-    };
+    let mut draws = super::sketch::Draws(super::sketch::mix(u64::from(sample[0]) ^ 0x5445_4D50));
     let (mut buf, mut decided) = (Vec::new(), 0);
     let mut tick = || ctx.check();
     for _ in 0..GUARD_DRAWN {
-        let (a, b) = (next(n), next(n));
+        let (a, b) = (draws.below(n), draws.below(n));
         let (fa, fb) = (&free[a], &free[b]);
         if a == b || fa.is_empty() || fb.is_empty() || fa.len() > CAP || fb.len() > CAP {
             continue;

@@ -10,12 +10,8 @@ use crate::decision::Rule;
 
 /// Function names of 10 to 20 letters, from `seed` (splitmix64).
 fn names(n: usize, seed: u64) -> Vec<String> {
-    let mut s = seed;
-    let mut next = || {
-        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        super::sketch::mix(s)
-    };
-    (0..n).map(|_| (0..10 + next() % 11).map(|_| (b'a' + (next() % 26) as u8) as char).collect()).collect()
+    let mut rng = super::tests::Rng(seed);
+    (0..n).map(|_| (0..10 + rng.below(11)).map(|_| (b'a' + rng.below(26) as u8) as char).collect()).collect()
 }
 
 fn row(name: &str) -> String {

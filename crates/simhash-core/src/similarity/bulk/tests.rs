@@ -10,10 +10,10 @@ use super::*;
 use crate::similarity::measure::{similarity, Sets};
 
 /// A deterministic stream (splitmix64).
-struct Rng(u64);
+pub(super) struct Rng(pub u64);
 
 impl Rng {
-    fn below(&mut self, n: usize) -> usize {
+    pub(super) fn below(&mut self, n: usize) -> usize {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         (mix(self.0) % n as u64) as usize
     }
