@@ -202,6 +202,31 @@ pub fn decide<'a, 'b>(
     })
 }
 
+/// [`decide`] of `a` (its frame `frame`, read by `read` when it is not there yet) and `b`,
+/// reading the frame only when the decision without one calls them the same passage: a frame
+/// only adds to what differences cost (decision 3's feature "slot", a weight ≥ 0; decision 2
+/// reads none), so the verdict is the same, and the frame (an alignment with each frame-mate) is read
+/// only for the pairs that could be kept. The two texts are aligned once.
+pub fn decide_framed(
+    r: Rule,
+    a: &Prepared,
+    b: &Prepared,
+    frame: &mut Option<Frame>,
+    read: impl FnOnce(&mut dyn FnMut()) -> Frame,
+    tick: &mut dyn FnMut(),
+) -> bool {
+    compared(r.version, Side::Prepared(a), Side::Prepared(b), tick, |c, tick| match r.version {
+        Version::D2 => Params::default().verdict(c).duplicate,
+        Version::D3 => {
+            if !fitted::verdict(c, None, r.strictness).duplicate {
+                return false;
+            }
+            let frame = frame.get_or_insert_with(|| read(tick));
+            fitted::verdict(c, Some(frame), r.strictness).duplicate
+        }
+    })
+}
+
 /// The decision `r` on two texts and every difference it weighed, in the first text's
 /// order; `tick` now and then.
 pub fn explain(r: Rule, a: &str, b: &str, tick: &mut dyn FnMut()) -> (Verdict, Vec<Difference>) {

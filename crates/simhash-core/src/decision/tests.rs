@@ -199,3 +199,43 @@ fn swapped_sentences_are_shared() {
              burning so late into the night.";
     assert_eq!(decide(Rule::LATEST, a, c, None, &mut || ()).reason, Reason::LittleShared);
 }
+
+/// The frame read only when the decision without it keeps a pair gives the verdict the frame
+/// gives: over a template's rows, reposts and slot edits, under every rule.
+#[test]
+fn a_frame_read_only_for_kept_pairs_decides_as_the_frame() {
+    use super::{decide_framed, Prepared, Strictness, Version};
+    let row = |name: &str, word: &str| {
+        format!("For an explanation of the {word} used in this section, see attributes(7). Interface Attribute Value {name}() Thread safety MT-Safe")
+    };
+    let names = ["clock_getcpuclockid", "expf", "strtok_r", "getenv", "pthread_mutex_lock", "qsort"];
+    let mut texts: Vec<String> = names.iter().map(|n| row(n, "terms")).collect();
+    for n in names {
+        texts.extend([format!("{}.", row(n, "terms")), row(&format!("{n}x"), "terms"), row(n, "words")]);
+        texts.push(format!("{} See the notes at the end of this page.", row(n, "terms")));
+    }
+    texts.extend([
+        "本公司地址位于北京市，华为有限公司主营电子产品".into(),
+        "本公司地址位于上海市，华为有限公司主营电子产品".into(),
+    ]);
+    let (mut kept, mut apart) = (0, 0);
+    for rule in [
+        Rule::D2,
+        Rule { version: Version::D3, strictness: Strictness::Loose },
+        Rule::LATEST,
+        Rule { version: Version::D3, strictness: Strictness::Strict },
+    ] {
+        let p: Vec<Prepared> = texts.iter().map(|t| Prepared::of(rule.version, t, &mut || ())).collect();
+        for (i, a) in p.iter().enumerate() {
+            let mates: Vec<&Prepared> = p.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, m)| m).collect();
+            let frame = a.frame(&mates, &mut || ());
+            for b in &p {
+                let want = decide(rule, a, b, Some(&frame), &mut || ()).duplicate;
+                let got = decide_framed(rule, a, b, &mut None, |_| frame.clone(), &mut || ());
+                assert_eq!(got, want, "{rule:?}");
+                (kept, apart) = if want { (kept + 1, apart) } else { (kept, apart + 1) };
+            }
+        }
+    }
+    assert!(kept > 100 && apart > 100, "{kept} kept, {apart} apart");
+}

@@ -90,10 +90,9 @@ impl Template {
         tokens.frame(&mates, tick)
     }
 
-    /// Whether `rule` keeps member `x` (its tokens `a`) and a row of its template (`b`), `x`'s
-    /// frame read, into `frame` if it is not there yet, only when the decision without one keeps
-    /// them: a frame only adds to what differences cost (`decision::fitted`, "slot"), and reading
-    /// it is 16 alignments.
+    /// Whether `rule` keeps member `x` (its tokens `a`) and a row of its template (`b`) with `x`'s
+    /// frame, read into `frame` if it is not there yet and only if it can matter
+    /// ([`crate::decision::decide_framed`]).
     pub(super) fn decide(
         &self,
         rule: Rule,
@@ -103,11 +102,7 @@ impl Template {
         frame: &mut Option<Frame>,
         tick: &mut dyn FnMut(),
     ) -> bool {
-        if !crate::decision::decide(rule, a, b, None, tick).duplicate {
-            return false;
-        }
-        let frame = frame.get_or_insert_with(|| self.frame_of(x, a, tick));
-        crate::decision::decide(rule, a, b, Some(frame), tick).duplicate
+        crate::decision::decide_framed(rule, a, b, frame, |tick| self.frame_of(x, a, tick), tick)
     }
 }
 
