@@ -320,7 +320,7 @@ impl Lsh {
             self.plan.codes_needed
         )));
         // The joins first: each is one job, longer than a band.
-        let joins = if self.templates.mode == Some(Mode::Joined) { self.templates.list.len() } else { 0 };
+        let joins = if self.templates.mode == Mode::Joined { self.templates.list.len() } else { 0 };
         for i in 0..joins {
             let (r, t) = (Arc::clone(&rows), Arc::clone(&self.templates));
             self.pool.submit(Box::new(move |ctx| {

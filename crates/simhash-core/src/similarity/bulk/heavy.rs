@@ -13,6 +13,7 @@
 //! which have no template (0.79 s of 10.5): each band read every row's key 224 bytes apart.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use super::pool::{Job, Pool};
 use super::radix::sort_high;
@@ -106,7 +107,6 @@ pub(super) fn find(
     reps: &std::sync::Arc<Vec<u32>>,
     cb: &mut dyn FnMut(Progress),
 ) -> Vec<Vec<u32>> {
-    use std::sync::Arc;
     let b = rows.plan.b;
     let halves = [0..b / 2, b / 2..b];
     let jobs = halves.iter().cloned().map(|bands| -> Job<Msg> {

@@ -50,9 +50,10 @@ const GUARD_DECIDED: usize = 256;
 const MEMBERS_CHUNK: usize = 8192;
 
 /// How a run treats its templates ([`super::Config::templates`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Mode {
     /// 6.0's: none found; every pair from the bands, decided without a frame.
+    #[default]
     Off,
     /// Found and framed, every pair from the bands: what `Joined` is measured against.
     Enumerated,
@@ -109,7 +110,7 @@ impl Template {
 /// A run's templates: each row's (its group's representative's), [`NONE`] for none.
 #[derive(Default)]
 pub(super) struct Templates {
-    pub mode: Option<Mode>,
+    pub mode: Mode,
     of_row: Vec<u32>,
     pub list: Vec<Arc<Template>>,
 }
@@ -125,13 +126,13 @@ impl Templates {
     /// Whether the bands leave the pair of `x` and `y` to the join.
     #[inline]
     pub(super) fn joined(&self, x: u32, y: u32) -> bool {
-        self.mode == Some(Mode::Joined) && self.shared(x, y).is_some()
+        self.mode == Mode::Joined && self.shared(x, y).is_some()
     }
 
     /// Whether row `x` is a member of a template whose pairs are joined.
     #[inline]
     pub(super) fn joins(&self, x: u32) -> bool {
-        self.mode == Some(Mode::Joined) && self.of_row.get(x as usize).is_some_and(|&t| t != NONE)
+        self.mode == Mode::Joined && self.of_row.get(x as usize).is_some_and(|&t| t != NONE)
     }
 
     /// The templates of `list` over `n` rows: each member's, and its group's members'
@@ -146,7 +147,7 @@ impl Templates {
         for &(rep, m) in links {
             of_row[m as usize] = of_row[rep as usize];
         }
-        Templates { mode: Some(mode), of_row, list: list.into_iter().map(Arc::new).collect() }
+        Templates { mode, of_row, list: list.into_iter().map(Arc::new).collect() }
     }
 }
 
